@@ -1,0 +1,1 @@
+"""The bench: pits bots against each other and measures them."""

@@ -1,0 +1,1 @@
+"""Bots: strategies that arrange 13 cards."""

@@ -1,0 +1,186 @@
+"""Cards: ids, parsing and formatting.
+
+A card is an int ``rank * 4 + suit`` in ``0..51``::
+
+    rank  0..12  =  2 3 4 5 6 7 8 9 T J Q K A
+    suit  0..3   =  C D H S   (clubs, diamonds, hearts, spades)
+
+    2C=0  2D=1  2H=2  2S=3  3C=4  ...  AC=48  AD=49  AH=50  AS=51
+
+:class:`Card` is an ``int`` subclass, so cards go straight into numpy arrays and
+kernels, and print as ``AS``. Everything here is friendly Python; the kernels only
+ever see the integer ids.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from typing import Union
+
+RANKS = "23456789TJQKA"
+SUITS = "CDHS"
+SUIT_SYMBOLS = "♣♦♥♠"
+RANK_NAMES = ("2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A")
+RANK_WORDS = (
+    "deuce", "three", "four", "five", "six", "seven", "eight",
+    "nine", "ten", "jack", "queen", "king", "ace",
+)  # fmt: skip
+
+_SUIT_LOOKUP = {s: i for i, s in enumerate(SUITS)} | {s: i for i, s in enumerate(SUIT_SYMBOLS)}
+# Variation selectors sometimes trail emoji-style suit symbols ("♥️").
+_VARIATION_SELECTORS = "\ufe0e\ufe0f"
+_SEPARATORS = re.compile(r"[\s,;]+")
+
+
+class CardError(ValueError):
+    """Cards that cannot be used as given: the message names the problem and the token."""
+
+
+class UnknownCardError(CardError):
+    """A token that is not a card (unknown rank or suit)."""
+
+
+class DuplicateCardError(CardError):
+    """The same card given twice."""
+
+
+class CardCountError(CardError):
+    """The wrong number of cards for the context (13 for a hand, 3/5/5 for rows)."""
+
+
+class Card(int):
+    """One card; an ``int`` in ``0..51`` that prints as ``AS``.
+
+    >>> Card("As"), Card("10h"), Card("2♣"), Card(51)
+    (Card('AS'), Card('TH'), Card('2C'), Card('AS'))
+    >>> int(Card("AS")), Card("AS").rank, Card("AS").suit, Card("AS").symbol
+    (51, 12, 3, 'A♠')
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, value: Union[int, str]) -> Card:
+        if isinstance(value, str):
+            value = _parse_token(value)
+        elif isinstance(value, bool) or not isinstance(value, int):
+            raise UnknownCardError(f"expected a card id or a string such as 'AS', got {value!r}")
+        elif not 0 <= value < 52:
+            raise UnknownCardError(f"card id {value} is out of range; ids are 0..51")
+        return super().__new__(cls, value)
+
+    @property
+    def rank(self) -> int:
+        """0 for a deuce up to 12 for an ace."""
+        return int(self) >> 2
+
+    @property
+    def suit(self) -> int:
+        """0..3 for clubs, diamonds, hearts, spades."""
+        return int(self) & 3
+
+    @property
+    def symbol(self) -> str:
+        """The card with its suit symbol, such as ``A♠``."""
+        return RANKS[self.rank] + SUIT_SYMBOLS[self.suit]
+
+    def __str__(self) -> str:
+        return RANKS[self.rank] + SUITS[self.suit]
+
+    def __repr__(self) -> str:
+        return f"Card('{self}')"
+
+
+CardLike = Union[Card, int, str]
+CardsLike = Union[str, Iterable[CardLike]]
+
+
+def _parse_token(token: str) -> int:
+    text = token.strip().strip(_VARIATION_SELECTORS).upper()
+    if len(text) < 2:
+        raise UnknownCardError(f"cannot read card {token!r}; write a rank and a suit, such as 'AS' or '10h'")
+    rank_text, suit_text = text[:-1], text[-1]
+    if rank_text == "10":
+        rank_text = "T"
+    if len(rank_text) != 1 or rank_text not in RANKS:
+        raise UnknownCardError(f"unknown rank {rank_text!r} in card {token!r}; ranks are {RANKS} (10 = T)")
+    if suit_text not in _SUIT_LOOKUP:
+        raise UnknownCardError(
+            f"unknown suit {suit_text!r} in card {token!r}; suits are {SUITS} or {SUIT_SYMBOLS}"
+        )
+    return RANKS.index(rank_text) * 4 + _SUIT_LOOKUP[suit_text]
+
+
+def parse_card(token: CardLike) -> Card:
+    """Parse one card such as ``"As"``, ``"td"``, ``"10h"`` or ``"Q♥"``.
+
+    >>> parse_card("As"), parse_card("2c")
+    (Card('AS'), Card('2C'))
+    >>> parse_card("Xs")
+    Traceback (most recent call last):
+    ...
+    solver.cards.UnknownCardError: unknown rank 'X' in card 'Xs'; ranks are 23456789TJQKA (10 = T)
+    """
+    return token if isinstance(token, Card) else Card(token)
+
+
+def parse_cards(cards: CardsLike, count: int | None = None, what: str = "cards") -> tuple[Card, ...]:
+    """Parse cards given as one string (space- or comma-separated) or as a sequence.
+
+    Checks for duplicates, and for ``count`` cards when it is given; ``what`` names the
+    context in the error ("hand", "front", ...).
+
+    >>> parse_cards("AS, kd 10h")
+    (Card('AS'), Card('KD'), Card('TH'))
+    >>> parse_cards("AS KD AS")
+    Traceback (most recent call last):
+    ...
+    solver.cards.DuplicateCardError: duplicate card 'AS' in cards: 'AS KD AS'
+    >>> parse_cards("AS KD", count=3, what="front")
+    Traceback (most recent call last):
+    ...
+    solver.cards.CardCountError: expected 3 cards for the front, got 2: 'AS KD'
+    """
+    if isinstance(cards, str):
+        tokens: Sequence[CardLike] = [t for t in _SEPARATORS.split(cards.strip()) if t]
+        shown = cards.strip()
+    else:
+        try:
+            tokens = list(cards)
+        except TypeError:
+            raise CardError(f"expected cards as a string or a sequence, got {cards!r}") from None
+        shown = " ".join(str(t) for t in tokens)
+    parsed = tuple(parse_card(t) for t in tokens)
+    if count is not None and len(parsed) != count:
+        target = f"the {what}" if what != "cards" else "cards"
+        raise CardCountError(f"expected {count} cards for {target}, got {len(parsed)}: {shown!r}")
+    seen: set[int] = set()
+    for card in parsed:
+        if card in seen:
+            raise DuplicateCardError(f"duplicate card '{card}' in {what}: {shown!r}")
+        seen.add(card)
+    return parsed
+
+
+def parse_hand(cards: CardsLike) -> tuple[Card, ...]:
+    """Parse the 13 distinct cards of a hand.
+
+    >>> len(parse_hand("AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C"))
+    13
+    """
+    return parse_cards(cards, count=13, what="hand")
+
+
+def format_cards(cards: Iterable[CardLike], symbols: bool = False) -> str:
+    """Cards as ``"AS KS TD"`` (or ``"A♠ K♠ T♦"`` with ``symbols=True``).
+
+    >>> format_cards([51, 47, 33]), format_cards("AS KS TD", symbols=True)
+    ('AS KS TD', 'A♠ K♠ T♦')
+    """
+    parsed = parse_cards(cards) if isinstance(cards, str) else tuple(parse_card(c) for c in cards)
+    return " ".join(c.symbol if symbols else str(c) for c in parsed)
+
+
+def deck() -> tuple[Card, ...]:
+    """All 52 cards in id order."""
+    return tuple(Card(i) for i in range(52))

@@ -1,0 +1,169 @@
+"""The 72,072 ways to split 13 cards into front (3), middle (5) and back (5).
+
+Split order (documented, stable): fronts in lexicographic order of their card
+positions (286 of them); for each front, the middles in lexicographic order of
+positions among the 10 cards left (252 of them); the back is the rest. So split
+``s`` has front ``s // 252`` and middle ``s % 252`` within that front's rest.
+
+All tables hold card *positions* 0..12 within the hand, never cards, so they are built
+once per process and serve every hand.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+
+from solver import _splits
+from solver.arrangement import Arrangement
+from solver.cards import Card, CardsLike, parse_hand
+
+N_SPLITS = 72_072
+N_CANONICAL = 36_036
+MIDDLES_PER_FRONT = 252
+
+
+@dataclass(frozen=True, slots=True)
+class SplitTables:
+    """Index tables over card positions; see the module docstring for the order."""
+
+    combos3: np.ndarray  # (286, 3) positions, lexicographic
+    combos5: np.ndarray  # (1287, 5) positions, lexicographic
+    front: np.ndarray  # (72072,) row of combos3 for each split
+    middle: np.ndarray  # (72072,) row of combos5
+    back: np.ndarray  # (72072,) row of combos5
+    canon_front: np.ndarray  # (36036,) row of combos3
+    canon_a: np.ndarray  # (36036,) row of combos5: the five holding the lowest free position
+    canon_b: np.ndarray  # (36036,) row of combos5: the other five
+    canon_split: np.ndarray  # (36036,) the split with canon_a as middle, canon_b as back
+    canon_twin: np.ndarray  # (36036,) the split with the fives swapped
+
+
+def _mask(positions) -> np.ndarray:
+    return (1 << np.asarray(positions, np.int64)).sum(axis=-1)
+
+
+@functools.cache
+def split_tables() -> SplitTables:
+    """The tables, built on first use (a few milliseconds) and shared after that."""
+    combos3 = np.array(list(itertools.combinations(range(13), 3)), np.int8)
+    combos5 = np.array(list(itertools.combinations(range(13), 5)), np.int8)
+    index5 = np.full(1 << 13, -1, np.int32)
+    index5[_mask(combos5)] = np.arange(len(combos5))
+    local5 = np.array(list(itertools.combinations(range(10), 5)), np.int64)  # (252, 5)
+
+    everything = np.arange(13)
+    rests = np.array([np.setdiff1d(everything, f) for f in combos3])  # (286, 10)
+    middles = rests[:, local5]  # (286, 252, 5) positions
+    full = (1 << 13) - 1
+    front_mask = _mask(combos3)[:, None]
+    middle_mask = _mask(middles)
+    back_mask = full ^ front_mask ^ middle_mask
+
+    front = np.repeat(np.arange(len(combos3), dtype=np.int16), MIDDLES_PER_FRONT)
+    middle = index5[middle_mask].astype(np.int16).ravel()
+    back = index5[back_mask].astype(np.int16).ravel()
+
+    # In lexicographic order the middles holding the rest's lowest position come first
+    # (126 = C(9, 4) of them); each one's twin has the fives swapped.
+    half = MIDDLES_PER_FRONT // 2
+    fronts = np.arange(len(combos3))
+    where = np.full((len(combos3), len(combos5)), -1, np.int32)  # (front, five) -> middle no.
+    where[fronts[:, None], index5[middle_mask]] = np.arange(MIDDLES_PER_FRONT)
+    first = (fronts[:, None] * MIDDLES_PER_FRONT + np.arange(half)).ravel()
+    twin = front[first].astype(np.int64) * MIDDLES_PER_FRONT + where[front[first], back[first]]
+    tables = SplitTables(
+        combos3=combos3,
+        combos5=combos5,
+        front=front,
+        middle=middle,
+        back=back,
+        canon_front=front[first],
+        canon_a=middle[first],
+        canon_b=back[first],
+        canon_split=first.astype(np.int32),
+        canon_twin=twin.astype(np.int32),
+    )
+    for array in (tables.combos3, tables.combos5, tables.front, tables.middle, tables.back):
+        array.setflags(write=False)
+    return tables
+
+
+@dataclass(frozen=True, slots=True)
+class Splits:
+    """Every split of one hand: row values (the ``solver.evaluate`` scale) and legality.
+
+    Arrays are indexed by split number in the module's documented order.
+    """
+
+    hand: tuple[Card, ...]
+    front: np.ndarray  # (72072,) int32
+    middle: np.ndarray  # (72072,) int32
+    back: np.ndarray  # (72072,) int32
+    legal: np.ndarray  # (72072,) bool: front <= middle <= back
+
+    def arrangement(self, split: int) -> Arrangement:
+        """The arrangement that split number ``split`` makes of this hand."""
+        return split_arrangement(self.hand, split)
+
+    @property
+    def n_legal(self) -> int:
+        return int(self.legal.sum())
+
+
+def split_positions(split: int) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+    """Card positions (front, middle, back) of split number ``split``."""
+    if not 0 <= split < N_SPLITS:
+        raise IndexError(f"split {split} is out of range; splits are 0..{N_SPLITS - 1}")
+    t = split_tables()
+    return (
+        tuple(int(p) for p in t.combos3[t.front[split]]),
+        tuple(int(p) for p in t.combos5[t.middle[split]]),
+        tuple(int(p) for p in t.combos5[t.back[split]]),
+    )
+
+
+def split_arrangement(hand: CardsLike, split: int) -> Arrangement:
+    """The arrangement that split number ``split`` makes of ``hand``.
+
+    >>> str(split_arrangement("AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C", 0))
+    'AS KS QS / JS TS 9H 9D 8C / 7C 6D 5H 4S 2C'
+    """
+    cards = parse_hand(hand)
+    front, middle, back = split_positions(split)
+    return Arrangement(
+        tuple(cards[p] for p in front), tuple(cards[p] for p in middle), tuple(cards[p] for p in back)
+    )
+
+
+def hand_array(hand: CardsLike) -> np.ndarray:
+    """A hand as the ``(13,)`` uint8 array of card ids the kernels take."""
+    return np.array(parse_hand(hand), np.uint8)
+
+
+def all_splits(hand: CardsLike) -> Splits:
+    """Row values and legality of all 72,072 splits of a 13-card hand.
+
+    >>> splits = all_splits("AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C")
+    >>> len(splits.legal), splits.n_legal
+    (72072, 18642)
+    """
+    cards = parse_hand(hand)
+    t = split_tables()
+    v3, v5 = _splits.hand_subset_values(np.array(cards, np.uint8), t.combos3, t.combos5)
+    front, middle, back, legal = _splits.split_rows(v3, v5, t.front, t.middle, t.back)
+    return Splits(cards, front, middle, back, legal)
+
+
+def count_legal(hands: np.ndarray, canonical: bool = True) -> np.ndarray:
+    """Legal splits of each hand of an ``(n, 13)`` array of card ids, in one kernel call."""
+    hands = np.ascontiguousarray(hands, np.uint8)
+    if hands.ndim != 2 or hands.shape[1] != 13:
+        raise ValueError(f"expected an (n, 13) array of card ids, got shape {hands.shape}")
+    t = split_tables()
+    if canonical:
+        return _splits.count_legal_canonical(hands, t.combos3, t.combos5, t.canon_front, t.canon_a, t.canon_b)
+    return _splits.count_legal_splits(hands, t.combos3, t.combos5, t.front, t.middle, t.back)

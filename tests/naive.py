@@ -1,0 +1,82 @@
+"""Slow, obvious reference rules written straight from RULES.md, for tests only.
+
+Nothing here shares code with the kernels: a row's strength is a plain tuple
+``(category, ranks...)`` compared the Python way, where a shorter tuple that agrees
+so far is smaller (RULES.md: a missing kicker ranks below any real card).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+RANKS = "23456789TJQKA"
+SUITS = "CDHS"
+
+HIGH_CARD, PAIR, TWO_PAIR, TRIPS, STRAIGHT, FLUSH, FULL_HOUSE, QUADS, STRAIGHT_FLUSH = range(9)
+
+
+def card_text(card: int) -> str:
+    return RANKS[card // 4] + SUITS[card % 4]
+
+
+def parse(text: str) -> list[int]:
+    out = []
+    for token in text.split():
+        token = token.upper().replace("10", "T")
+        out.append(RANKS.index(token[0]) * 4 + SUITS.index(token[1]))
+    return out
+
+
+def strength(cards: list[int]) -> tuple:
+    """(category, deciding ranks in order) of a 3- or 5-card row."""
+    ranks = sorted((c // 4 for c in cards), reverse=True)
+    suits = {c % 4 for c in cards}
+    counts = Counter(ranks)
+    # Groups first (bigger group first, then higher rank), kickers after, high to low.
+    ordered = sorted(counts.items(), key=lambda rc: (rc[1], rc[0]), reverse=True)
+    shape = sorted(counts.values(), reverse=True)
+    if len(cards) == 5:
+        is_flush = len(suits) == 1
+        straight_top = None
+        if len(counts) == 5:
+            if ranks[0] - ranks[4] == 4:
+                straight_top = ranks[0]
+            elif ranks == [12, 3, 2, 1, 0]:
+                straight_top = 3  # the wheel's top card is the 5
+        if straight_top is not None and is_flush:
+            return (STRAIGHT_FLUSH, straight_top)
+        if shape == [4, 1]:
+            return (QUADS, ordered[0][0], ordered[1][0])
+        if shape == [3, 2]:
+            return (FULL_HOUSE, ordered[0][0], ordered[1][0])
+        if is_flush:
+            return (FLUSH, *ranks)
+        if straight_top is not None:
+            return (STRAIGHT, straight_top)
+    if shape[0] == 3:
+        return (TRIPS, *(r for r, _ in ordered))
+    if shape[:2] == [2, 2]:
+        return (TWO_PAIR, *(r for r, _ in ordered))
+    if shape[0] == 2:
+        return (PAIR, *(r for r, _ in ordered))
+    return (HIGH_CARD, *ranks)
+
+
+def compare(a: list[int], b: list[int]) -> int:
+    sa, sb = strength(a), strength(b)
+    return (sa > sb) - (sa < sb)
+
+
+def fouled(front: list[int], middle: list[int], back: list[int]) -> bool:
+    return not (strength(front) <= strength(middle) <= strength(back))
+
+
+def score_pair(a: tuple[list[int], list[int], list[int]], b: tuple[list[int], list[int], list[int]]) -> int:
+    foul_a, foul_b = fouled(*a), fouled(*b)
+    if foul_a and foul_b:
+        return 0
+    if foul_a:
+        return -3
+    if foul_b:
+        return 3
+    return sum(compare(x, y) for x, y in zip(a, b))
