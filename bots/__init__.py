@@ -1,1 +1,17 @@
-"""Bots: strategies that arrange 13 cards."""
+"""Bots: strategies that arrange 13 cards, behind one small protocol.
+
+>>> from bots import make_bot
+>>> import numpy as np
+>>> str(make_bot("greedy").arrange(parse_hand("AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C"), np.random.default_rng(0)))
+'9D 4S 2C / 9H 8C 7C 6D 5H / AS KS QS JS TS'
+"""
+
+from solver import parse_hand  # noqa: F401  (used by the doctest above)
+
+from bots.base import Bot, BotError, arrange_many, arrangement_from_row, checked_arrangement, describe_bot
+from bots.registry import BOTS, ENTRY_POINT_GROUP, bot_names, bot_parameters, bot_spec, make_bot, parse_spec
+
+__all__ = [
+    "BOTS", "ENTRY_POINT_GROUP", "Bot", "BotError", "arrange_many", "arrangement_from_row", "bot_names",
+    "bot_parameters", "bot_spec", "checked_arrangement", "describe_bot", "make_bot", "parse_spec",
+]  # fmt: skip

@@ -40,6 +40,9 @@ class SplitTables:
     canon_b: np.ndarray  # (36036,) row of combos5: the other five
     canon_split: np.ndarray  # (36036,) the split with canon_a as middle, canon_b as back
     canon_twin: np.ndarray  # (36036,) the split with the fives swapped
+    masks5: np.ndarray  # (1287,) bit p set when position p is in the five
+    split_of: np.ndarray  # (1287, 1287) split number with back b and middle m (-1: overlapping)
+    by_back: np.ndarray  # (1287, 56) the splits with back b, in split order
 
 
 def _mask(positions) -> np.ndarray:
@@ -75,6 +78,8 @@ def split_tables() -> SplitTables:
     where[fronts[:, None], index5[middle_mask]] = np.arange(MIDDLES_PER_FRONT)
     first = (fronts[:, None] * MIDDLES_PER_FRONT + np.arange(half)).ravel()
     twin = front[first].astype(np.int64) * MIDDLES_PER_FRONT + where[front[first], back[first]]
+    split_of = np.full((len(combos5), len(combos5)), -1, np.int32)
+    split_of[back, middle] = np.arange(N_SPLITS)
     tables = SplitTables(
         combos3=combos3,
         combos5=combos5,
@@ -86,8 +91,11 @@ def split_tables() -> SplitTables:
         canon_b=back[first],
         canon_split=first.astype(np.int32),
         canon_twin=twin.astype(np.int32),
+        masks5=_mask(combos5).astype(np.int32),
+        split_of=split_of,
+        by_back=np.argsort(back, kind="stable").astype(np.int32).reshape(len(combos5), 56),
     )
-    for array in (tables.combos3, tables.combos5, tables.front, tables.middle, tables.back):
+    for array in (tables.combos3, tables.combos5, tables.front, tables.middle, tables.back, tables.split_of, tables.by_back):
         array.setflags(write=False)
     return tables
 

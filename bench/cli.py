@@ -1,0 +1,43 @@
+"""The ``bench`` command: bots, how they arrange hands, and how they fare."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from bench.commands import arrange, bots
+
+
+class UsageError(Exception):
+    """Bad input to a subcommand: reported as one line, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+COMMANDS = {"bots": bots, "arrange": arrange}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="bench", description="Pit Chinese Poker bots against each other and measure them.")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
+    for name, module in COMMANDS.items():
+        module.add_parser(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return COMMANDS[args.command].run(args)
+    except UsageError as error:
+        print(f"bench {args.command}: error: {error}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

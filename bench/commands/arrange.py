@@ -1,0 +1,92 @@
+"""``bench arrange``: how a bot sets one hand, or every hand of a file (one per line)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+
+def add_parser(sub) -> None:
+    parser = sub.add_parser(
+        "arrange",
+        help="set hands with a bot",
+        description="Set one hand, or every hand of a file (one per line; blank lines and # comments skipped), "
+        "with a bot. Hand i of a file draws its randomness from SeedSequence(seed, spawn_key=(i,)).",
+    )
+    parser.add_argument("hand", nargs="*", help="13 cards, such as 'AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C'")
+    parser.add_argument("--bot", required=True, help="bot spec, such as greedy or exhaustive:samples=2000")
+    parser.add_argument("--input", metavar="FILE", help="read hands from FILE (- for standard input)")
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default %(default)s)")
+    parser.add_argument("--json", action="store_true", help="one JSON object per line")
+    parser.add_argument("--ascii", action="store_true", help="letters for suits instead of symbols")
+
+
+def _lines(args: argparse.Namespace):
+    from bench.cli import UsageError
+
+    if args.input and args.hand:
+        raise UsageError("give a hand or --input FILE, not both")
+    if args.input:
+        try:
+            stream = sys.stdin if args.input == "-" else open(args.input, encoding="utf-8")
+        except OSError as error:
+            raise UsageError(f"cannot read {args.input}: {error.strerror}") from None
+        with stream:
+            for number, line in enumerate(stream, start=1):
+                text = line.split("#", 1)[0].strip()
+                if text:
+                    yield number, text
+    elif args.hand:
+        yield 1, " ".join(args.hand)
+    else:
+        raise UsageError("give a hand (13 cards) or --input FILE")
+
+
+def run(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from bench.cli import UsageError
+    from bots import BotError, checked_arrangement, make_bot
+    from solver import CardError, format_cards, parse_hand
+
+    try:
+        bot = make_bot(args.bot)
+    except BotError as error:
+        raise UsageError(str(error)) from None
+    symbols = not args.ascii and _symbols_ok()
+    failures = 0
+    for index, (number, text) in enumerate(_lines(args)):
+        where = f"line {number}: " if args.input else ""
+        try:
+            cards = parse_hand(text)
+        except CardError as error:
+            print(f"bench arrange: {where}{error}", file=sys.stderr)
+            failures += 1
+            continue
+        rng = np.random.default_rng(np.random.SeedSequence(args.seed, spawn_key=(index,)))
+        started = time.perf_counter()
+        try:
+            arrangement = checked_arrangement(bot, cards, rng)
+        except (BotError, CardError) as error:
+            print(f"bench arrange: {where}{error}", file=sys.stderr)
+            failures += 1
+            continue
+        seconds = time.perf_counter() - started
+        if args.json:
+            record = {"hand": format_cards(cards)}
+            record |= {name: format_cards(row) for name, row in zip(("front", "middle", "back"), arrangement.rows)}
+            record["seconds"] = seconds
+            print(json.dumps(record), flush=True)
+        else:
+            print(f"{format_cards(cards, symbols)}  ->  {arrangement.format(symbols)}", flush=True)
+    return 2 if failures else 0
+
+
+def _symbols_ok() -> bool:
+    try:
+        "♠♥♦♣".encode(sys.stdout.encoding or "ascii")
+    except (UnicodeEncodeError, LookupError):
+        return False
+    return True

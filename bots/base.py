@@ -1,0 +1,75 @@
+"""The bot contract: 13 cards and an rng in, an Arrangement out.
+
+A bot keeps no state between hands: its arrangement depends only on its cards, its
+parameters and the rng it is handed, so a tournament can compute each (bot, hand)
+once and reuse it in every seating.
+
+Bots may also offer ``arrange_many(hands, rng)``: an ``(n, 13)`` uint8 array of card
+ids in, the same hands reordered front (3) | middle (5) | back (5) out. The solver
+arranges thousands of simulated opponents that way; :func:`arrange_many` falls back to
+calling ``arrange`` once per hand for bots without it.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, Protocol, runtime_checkable
+
+import numpy as np
+
+from solver import Arrangement, Card
+
+
+class BotError(ValueError):
+    """An unknown bot, a bad parameter, or a bot that broke the contract."""
+
+
+@runtime_checkable
+class Bot(Protocol):
+    name: ClassVar[str]
+
+    def arrange(self, cards: tuple[Card, ...], rng: np.random.Generator) -> Arrangement: ...
+
+
+def arrangement_from_row(row: np.ndarray) -> Arrangement:
+    """An Arrangement from 13 card ids ordered front | middle | back."""
+    ids = [int(c) for c in row]
+    return Arrangement(ids[:3], ids[3:8], ids[8:])
+
+
+def arrange_many(bot: Bot, hands: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Arrange an ``(n, 13)`` array of hands; returns them ordered front | middle | back."""
+    hands = np.ascontiguousarray(hands, np.uint8)
+    many = getattr(bot, "arrange_many", None)
+    if many is not None:
+        return many(hands, rng)
+    out = np.empty_like(hands)
+    for i, hand in enumerate(hands):
+        out[i] = checked_arrangement(bot, tuple(Card(int(c)) for c in hand), rng).cards
+    return out
+
+
+def checked_arrangement(bot: Bot, cards: tuple[Card, ...], rng: np.random.Generator) -> Arrangement:
+    """``bot.arrange`` with the contract checked: an Arrangement of exactly these cards."""
+    arrangement = bot.arrange(cards, rng)
+    if not isinstance(arrangement, Arrangement):
+        raise BotError(f"bot '{bot.name}' returned {type(arrangement).__name__}, not an Arrangement")
+    if sorted(arrangement.cards) != sorted(cards):
+        raise BotError(f"bot '{bot.name}' arranged other cards than it was dealt: {arrangement}")
+    return arrangement
+
+
+def describe_bot(bot: Bot | type) -> str:
+    """The first line of a bot's docstring."""
+    doc = (bot.__doc__ or "").strip()
+    return doc.splitlines()[0] if doc else ""
+
+
+def play_points(hands: np.ndarray, points) -> np.ndarray:
+    """Hands (n, 13) set by the split that scores most under ``points`` (a ``RowPoints``)."""
+    from solver._search import splits_to_cards
+    from solver.classes import best_splits_by_points
+    from solver.splits import split_tables
+
+    t = split_tables()
+    splits = best_splits_by_points(hands, points)
+    return splits_to_cards(np.ascontiguousarray(hands, np.uint8), splits, t.combos3, t.combos5, t.front, t.middle, t.back)

@@ -1,0 +1,37 @@
+"""The ``greedy`` bot."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from solver import Arrangement, Card
+from solver._search import greedy_splits, splits_to_cards
+from solver.splits import split_tables
+
+from bots.base import arrangement_from_row
+
+
+@dataclass(frozen=True)
+class GreedyBot:
+    """The best five cards to the back, the best five of the other eight to the middle.
+
+    Strategy: maximise the back, then the middle; the last three cards go in front.
+    Ties go to the first five in the hand's order. Cost: 1,287 five-card evaluations
+    per hand (a few microseconds). Never fouls: the middle is at most the back because
+    the back was the best of all fives, and the front is at most the middle because the
+    middle beats every five drawn from the same eight cards, among them the front plus
+    two cards, and adding cards never lowers a row's value.
+    """
+
+    name: ClassVar[str] = "greedy"
+
+    def arrange(self, cards: tuple[Card, ...], rng: np.random.Generator) -> Arrangement:
+        return arrangement_from_row(self.arrange_many(np.array([cards], np.uint8), rng)[0])
+
+    def arrange_many(self, hands: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        t = split_tables()
+        splits = greedy_splits(hands, t.combos5, t.masks5, t.split_of)
+        return splits_to_cards(hands, splits, t.combos3, t.combos5, t.front, t.middle, t.back)

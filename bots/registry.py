@@ -1,0 +1,155 @@
+"""Bots by name: the registry, parameters, and plug-ins from other packages.
+
+A bot spec is ``NAME`` or ``NAME:key=value:key=value``, where NAME is a registered
+bot (``greedy``), an import path ``package.module:Class``, or a name that another
+installed package declares in the ``chinese_poker.bots`` entry-point group. Values
+are read as int, float or bool (``true``/``false``) when they look like one, else kept
+as text: ``exhaustive:samples=2000:opponent=greedy``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import inspect
+from collections.abc import Callable
+from importlib.metadata import entry_points
+from typing import Any
+
+from bots.base import Bot, BotError
+from bots.exhaustive import ExhaustiveBot
+from bots.greedy import GreedyBot
+from bots.heuristic import HeuristicBot
+from bots.random_bot import RandomBot
+
+ENTRY_POINT_GROUP = "chinese_poker.bots"
+
+BOTS: dict[str, Callable[..., Bot]] = {
+    "exhaustive": ExhaustiveBot,
+    "greedy": GreedyBot,
+    "heuristic": HeuristicBot,
+    "random": RandomBot,
+}
+
+
+def _plugin_entry_points() -> dict[str, Any]:
+    return {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def bot_names() -> list[str]:
+    """Registered names, then names declared by installed plug-in packages."""
+    return sorted(BOTS) + sorted(set(_plugin_entry_points()) - set(BOTS))
+
+
+def _choices() -> str:
+    return ", ".join(bot_names()) + " (or a plug-in as package.module:Class)"
+
+
+def _parse_value(text: str) -> Any:
+    lowered = text.lower()
+    if lowered in ("true", "false"):
+        return lowered == "true"
+    for convert in (int, float):
+        try:
+            return convert(text)
+        except ValueError:
+            pass
+    return text
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """Split a bot spec into its name (or import path) and parameters.
+
+    >>> parse_spec("exhaustive:samples=2000:opponent=greedy")
+    ('exhaustive', {'samples': 2000, 'opponent': 'greedy'})
+    >>> parse_spec("mypkg.mybot:MyBot:depth=2")
+    ('mypkg.mybot:MyBot', {'depth': 2})
+    """
+    parts = [p.strip() for p in spec.strip().split(":")]
+    name, rest = parts[0], parts[1:]
+    if rest and "=" not in rest[0] and name not in BOTS:
+        name, rest = f"{name}:{rest[0]}", rest[1:]
+    if not name:
+        raise BotError(f"empty bot name in {spec!r}; choose from: {_choices()}")
+    params: dict[str, Any] = {}
+    for part in rest:
+        key, sep, value = part.partition("=")
+        if not sep or not key:
+            raise BotError(f"bad parameter {part!r} in bot {spec!r}; write key=value, as in exhaustive:samples=2000")
+        params[key.strip()] = _parse_value(value.strip())
+    return name, params
+
+
+def _load_import_path(path: str) -> Callable[..., Bot]:
+    module_name, _, attribute = path.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as error:
+        raise BotError(f"cannot import bot module {module_name!r} for {path!r}: {error}") from None
+    try:
+        return getattr(module, attribute)
+    except AttributeError:
+        raise BotError(f"module {module_name!r} has no {attribute!r} (from bot {path!r})") from None
+
+
+def resolve_factory(name: str) -> Callable[..., Bot]:
+    """The factory (usually a class) behind a registered name, plug-in name or import path."""
+    if name in BOTS:
+        return BOTS[name]
+    if ":" in name:
+        return _load_import_path(name)
+    plugins = _plugin_entry_points()
+    if name in plugins:
+        return plugins[name].load()
+    raise BotError(f"unknown bot {name!r}; choose from: {_choices()}")
+
+
+def bot_parameters(factory: Callable[..., Bot]) -> dict[str, Any]:
+    """A bot's parameters and their defaults."""
+    if dataclasses.is_dataclass(factory):
+        return {
+            f.name: (f.default if f.default is not dataclasses.MISSING else None)
+            for f in dataclasses.fields(factory)
+            if f.init
+        }
+    signature = inspect.signature(factory)
+    return {
+        p.name: (None if p.default is inspect.Parameter.empty else p.default)
+        for p in signature.parameters.values()
+        if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+    }
+
+
+def make_bot(spec: str, **params: Any) -> Bot:
+    """A bot from a spec (``"greedy"``, ``"exhaustive:samples=500"``, ``"pkg.mod:Bot"``).
+
+    >>> make_bot("greedy").name
+    'greedy'
+    >>> make_bot("gredy")
+    Traceback (most recent call last):
+    ...
+    bots.base.BotError: unknown bot 'gredy'; choose from: exhaustive, greedy, heuristic, random (or a plug-in as package.module:Class)
+    """
+    name, spec_params = parse_spec(spec)
+    factory = resolve_factory(name)
+    merged = spec_params | params
+    known = bot_parameters(factory)
+    unknown = sorted(set(merged) - set(known))
+    if unknown:
+        choices = ", ".join(sorted(known)) or "none"
+        raise BotError(f"bot {name!r} has no parameter {unknown[0]!r}; its parameters: {choices}")
+    try:
+        bot = factory(**merged)
+    except (TypeError, ValueError) as error:
+        raise BotError(f"bad parameters for bot {name!r}: {error}") from None
+    if not callable(getattr(bot, "arrange", None)):
+        raise BotError(f"{name!r} is not a bot: it has no arrange(cards, rng) method")
+    return bot
+
+
+def bot_spec(bot: Bot) -> dict[str, Any]:
+    """Name and parameters of a bot, for reports."""
+    params = {}
+    if dataclasses.is_dataclass(bot):
+        params = {f.name: getattr(bot, f.name) for f in dataclasses.fields(bot) if f.init}
+    return {"name": getattr(bot, "name", type(bot).__name__), "params": params}

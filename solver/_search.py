@@ -1,0 +1,172 @@
+"""Search kernels: the best legal split of a hand under per-row scores.
+
+A "row score" array gives a number for each 3-card subset (``s3``, indexed like
+``combos3``) or 5-card subset (``sm`` as a middle, ``sb`` as a back, indexed like
+``combos5``). A split's score is the sum of its rows' scores. The canonical scan
+(``solver.splits``) visits each front and unordered pair of fives once, with the
+stronger five in the back; that covers every legal split.
+"""
+
+import numpy as np
+
+from solver._jit import inline, kernel
+from solver._splits import subset_values
+
+HASH_BITS = 15  # class table: 32,768 slots for 7,917 row classes (solver.classes.class_hash)
+HASH_MULTIPLIER = 0x9E3779B1
+
+
+@inline
+def _scan(v3, v5, s3, sm, sb, canon_front, canon_a, canon_b, canon_split, canon_twin, evs, splits):
+    """Score every canonical entry (``-inf`` when fouled); return the best split."""
+    best = -np.inf
+    best_split = -1
+    for e in range(canon_front.shape[0]):
+        cf = canon_front[e]
+        a = canon_a[e]
+        b = canon_b[e]
+        f = v3[cf]
+        x = v5[a]
+        y = v5[b]
+        total = -np.inf
+        split = canon_split[e]
+        if x <= y:
+            if f <= x:
+                total = s3[cf] + sm[a] + sb[b]
+        elif f <= y:
+            total = s3[cf] + sm[b] + sb[a]
+            split = canon_twin[e]
+        if evs.shape[0] > 0:
+            evs[e] = total
+            splits[e] = split
+        if total > best:
+            best = total
+            best_split = split
+    return best_split
+
+
+@kernel
+def score_canonical(v3, v5, s3, sm, sb, canon_front, canon_a, canon_b, canon_split, canon_twin):
+    """Score of every canonical entry of one hand (``-inf`` when fouled) and its split."""
+    n = canon_front.shape[0]
+    evs = np.empty(n, np.float64)
+    splits = np.empty(n, np.int32)
+    _scan(v3, v5, s3, sm, sb, canon_front, canon_a, canon_b, canon_split, canon_twin, evs, splits)
+    return evs, splits
+
+
+@inline
+def class_number(keys, numbers, value):
+    """Class of a row value through the open-addressing table of ``solver.classes``."""
+    slot = ((np.int64(value) * HASH_MULTIPLIER) & 0xFFFFFFFF) >> (32 - HASH_BITS)
+    while keys[slot] != value:
+        slot = (slot + 1) & ((1 << HASH_BITS) - 1)
+    return numbers[slot]
+
+
+@inline
+def _best_with_back(b, best, best_split, v3, v5, c3, c5, split_front, split_middle, by_back, front, middle, back,
+                    front_upto, hand_front):
+    """Improve (best, best_split) with the splits whose back is five number ``b``."""
+    vb = v5[b]
+    base = back[c5[b]]
+    for j in range(by_back.shape[1]):
+        s = by_back[b, j]
+        m = split_middle[s]
+        vm = v5[m]
+        if vm > vb:
+            continue
+        cm = c5[m]
+        partial = base + middle[cm]
+        if partial + min(front_upto[cm], hand_front) <= best:
+            continue
+        f = split_front[s]
+        if v3[f] > vm:
+            continue
+        total = partial + front[c3[f]]
+        if total > best:
+            best = total
+            best_split = s
+    return best, best_split
+
+
+@kernel
+def best_by_class_points(hands, combos3, combos5, split_front, split_middle, by_back, keys, numbers,
+                         front, middle, back, front_upto, middle_upto):
+    """Best split of each hand when each row scores by its class (``solver.classes.RowPoints``).
+
+    Exact branch and bound. A split with back ``b`` scores at most the back's points plus
+    the best middle and front at or below it (``*_upto``) and available in the hand;
+    backs that cannot beat the best split so far are skipped whole, and so is a middle
+    that cannot with the best front it allows. The most promising back goes first; the
+    first split found keeps a tie. Returns one split number per hand."""
+    n = hands.shape[0]
+    out = np.empty(n, np.int32)
+    v3 = np.empty(combos3.shape[0], np.int32)
+    v5 = np.empty(combos5.shape[0], np.int32)
+    c3 = np.empty(combos3.shape[0], np.int32)
+    c5 = np.empty(combos5.shape[0], np.int32)
+    bound = np.empty(combos5.shape[0], np.float64)
+    for h in range(n):
+        subset_values(hands[h], v3, v5)
+        hand_front = -np.inf
+        for k in range(v3.shape[0]):
+            c3[k] = class_number(keys, numbers, v3[k])
+            hand_front = max(hand_front, front[c3[k]])
+        hand_middle = -np.inf
+        for k in range(v5.shape[0]):
+            c5[k] = class_number(keys, numbers, v5[k])
+            hand_middle = max(hand_middle, middle[c5[k]])
+        top = 0
+        for k in range(v5.shape[0]):
+            c = c5[k]
+            bound[k] = back[c] + min(middle_upto[c], hand_middle) + min(front_upto[c], hand_front)
+            if bound[k] > bound[top]:
+                top = k
+        best, best_split = _best_with_back(top, -np.inf, -1, v3, v5, c3, c5, split_front, split_middle, by_back,
+                                           front, middle, back, front_upto, hand_front)
+        for b in range(v5.shape[0]):
+            if bound[b] > best and b != top:
+                best, best_split = _best_with_back(b, best, best_split, v3, v5, c3, c5, split_front, split_middle,
+                                                   by_back, front, middle, back, front_upto, hand_front)
+        out[h] = best_split
+    return out
+
+
+@kernel
+def greedy_splits(hands, combos5, masks5, split_of):
+    """Greedy: the best five to the back, the best five of the other eight to the middle.
+
+    Ties go to the first subset in lexicographic order of positions. ``split_of[b, m]``
+    is the split number with back ``b`` and middle ``m`` (both rows of ``combos5``)."""
+    n = hands.shape[0]
+    out = np.empty(n, np.int32)
+    v3 = np.empty(286, np.int32)
+    v5 = np.empty(combos5.shape[0], np.int32)
+    for h in range(n):
+        subset_values(hands[h], v3, v5)
+        back = 0
+        for k in range(combos5.shape[0]):
+            if v5[k] > v5[back]:
+                back = k
+        middle = -1
+        for k in range(combos5.shape[0]):
+            if (masks5[k] & masks5[back]) == 0 and (middle < 0 or v5[k] > v5[middle]):
+                middle = k
+        out[h] = split_of[back, middle]
+    return out
+
+
+@kernel
+def splits_to_cards(hands, splits, combos3, combos5, split_front, split_middle, split_back):
+    """Each hand's cards reordered by its split: front (3), middle (5), back (5)."""
+    n = hands.shape[0]
+    out = np.empty((n, 13), np.uint8)
+    for h in range(n):
+        s = splits[h]
+        for j in range(3):
+            out[h, j] = hands[h, combos3[split_front[s], j]]
+        for j in range(5):
+            out[h, 3 + j] = hands[h, combos5[split_middle[s], j]]
+            out[h, 8 + j] = hands[h, combos5[split_back[s], j]]
+    return out

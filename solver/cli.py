@@ -1,0 +1,114 @@
+"""The ``solve`` command: the best arrangement of 13 cards, how good it is, and why."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from solver.solve import DEFAULT_OPPONENT, DEFAULT_SAMPLES
+
+
+class _Parser(argparse.ArgumentParser):
+    """Usage errors as one line on stderr and exit status 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="solve",
+        description="Find the best way to set 13 cards into front (3), middle (5) and back (5): every legal "
+        "split is scored by Monte Carlo against opponents dealt from the other 39 cards and set by a bot.",
+        epilog='example: solve "AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C" --samples 2000 --seed 1',
+    )
+    parser.add_argument("hand", nargs="+", help="13 cards such as 'AS KS 10h 2c' (spaces or commas; 10 or T)")
+    parser.add_argument("--samples", type=int, default=DEFAULT_SAMPLES, help="simulated opponents (default %(default)s)")
+    parser.add_argument("--seed", type=int, default=None, help="random seed; the same seed gives the same output")
+    parser.add_argument("--opponent", default=DEFAULT_OPPONENT, metavar="BOT",
+                        help="bot that sets the simulated opponents' cards (default %(default)s)")
+    parser.add_argument("--players", type=int, default=2, help="players at the table, 2-4 (default %(default)s)")
+    parser.add_argument("--top", type=int, default=3, help="runner-up arrangements to show (default %(default)s)")
+    parser.add_argument("--json", action="store_true", help="print one JSON document instead of tables")
+    parser.add_argument("--ascii", action="store_true", help="letters for suits (S H D C) instead of symbols")
+    return parser
+
+
+def _symbols_ok(stream) -> bool:
+    try:
+        "♠♥♦♣".encode(stream.encoding or "ascii")
+    except (UnicodeEncodeError, LookupError):
+        return False
+    return True
+
+
+def _percent(p: float) -> str:
+    return f"{100 * p:5.1f}%"
+
+
+def render(solution, symbols: bool) -> str:
+    """The human-readable report of a Solution."""
+    from solver.cards import format_cards
+
+    opponents = solution.players - 1
+    lines = [
+        f"hand    {format_cards(solution.hand, symbols)}",
+        f"best    {solution.arrangement.format(symbols)}",
+        f"EV      {solution.ev:+.3f} ± {solution.ev_se:.3f} units per hand against {opponents} "
+        f"opponent{'s' if opponents > 1 else ''} set by '{solution.opponent}' ({solution.samples:,} samples, "
+        f"basic scoring)",
+        "",
+    ]
+    width = max(len(r.hand) for r in solution.rows)
+    lines.append(f"  {'row':<7} {'cards':<15} {'hand':<{width}} {'win':>6} {'tie':>6} {'lose':>6}  {'ev':>6}")
+    for r in solution.rows:
+        lines.append(
+            f"  {r.row:<7} {format_cards(r.cards, symbols):<15} {r.hand:<{width}} {_percent(r.win)} "
+            f"{_percent(r.tie)} {_percent(r.lose)}  {r.ev:+.3f}"
+        )
+    if solution.alternatives:
+        lines += ["", "next best (difference to the best, paired over the same opponents; * = significant at 95%)"]
+        for i, alt in enumerate(solution.alternatives, start=2):
+            mark = "*" if alt.significant else " "
+            lines.append(
+                f"  {i}. {alt.arrangement.format(symbols)}   EV {alt.ev:+.3f}   "
+                f"{alt.diff:+.3f} ± {alt.diff_se:.3f} {mark}"
+            )
+    lines += [
+        "",
+        f"{solution.legal_splits:,} legal splits of 72,072 searched in {solution.seconds:.2f} s (seed {solution.seed})",
+    ]
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.samples < 1:
+        parser.error(f"--samples must be a positive number, got {args.samples}")
+    if not 2 <= args.players <= 4:
+        parser.error(f"--players must be 2, 3 or 4, got {args.players}")
+    if args.top < 0:
+        parser.error(f"--top must be 0 or more, got {args.top}")
+
+    from solver.cards import CardError
+    from solver.solve import SolveError, solve
+
+    try:
+        solution = solve(
+            " ".join(args.hand), samples=args.samples, seed=args.seed, opponent=args.opponent,
+            players=args.players, top=args.top,
+        )  # fmt: skip
+    except (CardError, SolveError) as error:
+        parser.error(str(error))
+    if args.json:
+        print(json.dumps(solution.to_dict(), indent=2, ensure_ascii=False))
+    else:
+        print(render(solution, symbols=not args.ascii and _symbols_ok(sys.stdout)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,42 @@
+"""Decision time of every bot, one hand at a time and (where offered) in a batch.
+
+    pytest tests/benchmarks/test_bots_perf.py -m perf
+"""
+
+import numpy as np
+import pytest
+
+from bots import BOTS, arrange_many, make_bot
+from solver import Card
+
+
+def _hands(n: int) -> np.ndarray:
+    return np.argsort(np.random.default_rng(21).random((n, 52)), axis=1)[:, :13].astype(np.uint8)
+
+
+def _percentiles(benchmark) -> None:
+    data = np.array(benchmark.stats.stats.data)
+    benchmark.extra_info["median_ms"] = float(np.median(data) * 1e3)
+    benchmark.extra_info["p95_ms"] = float(np.percentile(data, 95) * 1e3)
+
+
+@pytest.mark.parametrize("name", sorted(BOTS))
+def test_one_decision(benchmark, name):
+    bot = make_bot(name)
+    hands = [tuple(Card(int(c)) for c in h) for h in _hands(200)]
+    rng = np.random.default_rng(0)
+    bot.arrange(hands[0], rng)
+    cycle = iter(range(10**9))
+    rounds = 30 if name == "exhaustive" else 200
+    benchmark.pedantic(lambda: bot.arrange(hands[next(cycle) % len(hands)], rng), rounds=rounds, iterations=1)
+    _percentiles(benchmark)
+
+
+@pytest.mark.parametrize("name", ["greedy", "heuristic"])
+def test_batch_of_1000(benchmark, name):
+    bot = make_bot(name)
+    hands = _hands(1_000)
+    rng = np.random.default_rng(0)
+    arrange_many(bot, hands[:2], rng)
+    benchmark(arrange_many, bot, hands, rng)
+    benchmark.extra_info["ms_per_hand"] = benchmark.stats.stats.median / len(hands) * 1e3

@@ -1,0 +1,32 @@
+"""A bot defined outside the registry, to enter through its import path or an entry point."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from solver import Arrangement, Card, all_splits
+
+
+@dataclass(frozen=True)
+class FirstLegalBot:
+    """Plays the first legal split in split order."""
+
+    name: ClassVar[str] = "first-legal"
+    offset: int = 0
+
+    def arrange(self, cards: tuple[Card, ...], rng: np.random.Generator) -> Arrangement:
+        splits = all_splits(cards)
+        legal = np.flatnonzero(splits.legal)
+        return splits.arrangement(int(legal[self.offset % len(legal)]))
+
+
+class CheatingBot:
+    """Returns cards it was not dealt."""
+
+    name = "cheater"
+
+    def arrange(self, cards, rng):
+        return Arrangement("AS AH AD", "KS KH KD KC 2C", "QS QH QD QC 2D")

@@ -1,0 +1,160 @@
+import itertools
+import json
+
+import numpy as np
+import pytest
+
+from bots import BOTS, BotError, arrange_many, arrangement_from_row, bot_names, checked_arrangement, make_bot, parse_spec
+from bots.heuristic import heuristic_points
+from solver import Card, all_splits, evaluate_many, is_foul
+from solver.classes import row_classes
+from solver.solve import row_values, solve
+from tests.conftest import load_vectors, random_hands
+
+FAST = {"exhaustive": "exhaustive:samples=40"}  # the solver as a bot, kept small for the test run
+
+
+def _bot(name: str):
+    return make_bot(FAST.get(name, name))
+
+
+def _cards(row) -> tuple[Card, ...]:
+    return tuple(Card(int(c)) for c in row)
+
+
+@pytest.mark.parametrize("name", sorted(BOTS))
+def test_bot_sets_exactly_its_cards_legally(name):
+    bot = _bot(name)
+    hands = random_hands(np.random.default_rng(11), 1_000 if name != "exhaustive" else 200)
+    for i, hand in enumerate(hands):
+        cards = _cards(hand)
+        arrangement = checked_arrangement(bot, cards, np.random.default_rng(i))
+        assert sorted(arrangement.cards) == sorted(cards)
+        assert not is_foul(arrangement), (name, arrangement)
+
+
+@pytest.mark.parametrize("name", sorted(BOTS))
+def test_same_seed_same_arrangement(name):
+    bot = _bot(name)
+    for hand in random_hands(np.random.default_rng(12), 20):
+        cards = _cards(hand)
+        first = bot.arrange(cards, np.random.default_rng(7))
+        assert bot.arrange(cards, np.random.default_rng(7)) == first
+
+
+@pytest.mark.parametrize("name", ["greedy", "heuristic"])
+def test_batch_matches_one_at_a_time(name):
+    bot = make_bot(name)
+    hands = random_hands(np.random.default_rng(13), 300)
+    batch = arrange_many(bot, hands, np.random.default_rng(0))
+    for hand, row in zip(hands, batch):
+        assert arrangement_from_row(row) == bot.arrange(_cards(hand), np.random.default_rng(0))
+
+
+def test_random_bot_varies_with_the_rng():
+    bot = make_bot("random")
+    cards = _cards(random_hands(np.random.default_rng(14), 1)[0])
+    assert len({bot.arrange(cards, np.random.default_rng(seed)) for seed in range(20)}) > 10
+
+
+def test_adding_cards_never_lowers_a_row():
+    """The lemma behind greedy never fouling: every five beats each three inside it."""
+    fives = np.array(list(itertools.combinations(range(52), 5)), np.uint8)
+    five_values = evaluate_many(fives)
+    for columns in itertools.combinations(range(5), 3):
+        assert (evaluate_many(fives[:, columns]) <= five_values).all()
+
+
+def test_greedy_matches_the_rule_vectors():
+    greedy = make_bot("greedy")
+    for v in load_vectors("splits.json"):
+        cards = all_splits(v["hand"]).hand
+        arrangement = greedy.arrange(cards, np.random.default_rng(0))
+        expected = v["greedy"]
+        assert str(arrangement) == f"{expected['front']} / {expected['middle']} / {expected['back']}", v["hand"]
+
+
+def test_heuristic_plays_its_own_best_split():
+    points = heuristic_points()
+    classes = row_classes()
+    bot = make_bot("heuristic")
+    for hand in random_hands(np.random.default_rng(15), 60):
+        splits = all_splits(hand.tolist())
+        legal = np.flatnonzero(splits.legal)
+        score = (
+            points.front[np.searchsorted(classes, splits.front[legal])]
+            + points.middle[np.searchsorted(classes, splits.middle[legal])]
+            + points.back[np.searchsorted(classes, splits.back[legal])]
+        )
+        arr = bot.arrange(_cards(hand), np.random.default_rng(0))
+        f, m, b = arr.values()
+        chosen = (points.front[np.searchsorted(classes, f)] + points.middle[np.searchsorted(classes, m)]
+                  + points.back[np.searchsorted(classes, b)])
+        assert chosen == pytest.approx(score.max(), abs=1e-12)
+
+
+def test_exhaustive_is_best_on_its_own_objective():
+    """On the solver's opponent sample no other bot's arrangement scores more."""
+    for seed, hand in enumerate(random_hands(np.random.default_rng(16), 8)):
+        cards = _cards(hand)
+        solution = solve(cards, samples=300, seed=seed, keep_sample=True, top=0)
+        opp = row_values(solution.sample)
+        foul = ~((opp[0] <= opp[1]) & (opp[1] <= opp[2]))
+
+        def ev(arrangement):
+            rows = [np.sign(np.int64(v) - o.astype(np.int64)) for v, o in zip(arrangement.values(), opp)]
+            total = np.sum(rows, axis=0)
+            return float(np.where(foul, 3, total).mean())
+
+        best = ev(solution.arrangement)
+        assert best == pytest.approx(solution.ev)
+        for name in ("random", "greedy", "heuristic"):
+            assert ev(make_bot(name).arrange(cards, np.random.default_rng(0))) <= best + 1e-12
+
+
+def test_plugin_by_import_path():
+    bot = make_bot("tests.plugin_bot:FirstLegalBot:offset=3")
+    assert bot.name == "first-legal" and bot.offset == 3
+    cards = _cards(random_hands(np.random.default_rng(17), 1)[0])
+    assert not is_foul(checked_arrangement(bot, cards, np.random.default_rng(0)))
+
+
+def test_plugin_by_entry_point(tmp_path, monkeypatch):
+    dist = tmp_path / "cp_plugin-1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: cp-plugin\nVersion: 1.0\n")
+    (dist / "entry_points.txt").write_text("[chinese_poker.bots]\nfirst = tests.plugin_bot:FirstLegalBot\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert "first" in bot_names()
+    assert make_bot("first:offset=1").offset == 1
+
+
+def test_a_bot_that_breaks_the_contract_is_caught():
+    bot = make_bot("tests.plugin_bot:CheatingBot")
+    cards = _cards(random_hands(np.random.default_rng(18), 1)[0])
+    with pytest.raises(BotError, match="arranged other cards than it was dealt"):
+        checked_arrangement(bot, cards, np.random.default_rng(0))
+
+
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        ("gredy", "unknown bot 'gredy'; choose from: exhaustive, greedy, heuristic, random"),
+        ("greedy:depth=2", "bot 'greedy' has no parameter 'depth'; its parameters: none"),
+        ("exhaustive:sample=5", "bot 'exhaustive' has no parameter 'sample'; its parameters: opponent, samples"),
+        ("exhaustive:samples=0", "bad parameters for bot 'exhaustive': samples must be a positive whole number"),
+        ("exhaustive:samples", "bad parameter 'samples' in bot 'exhaustive:samples'"),
+        ("nosuchmodule.x:Bot", "cannot import bot module 'nosuchmodule.x'"),
+        ("tests.plugin_bot:Nope", "module 'tests.plugin_bot' has no 'Nope'"),
+        ("", "empty bot name"),
+    ],
+)
+def test_bad_specs(spec, message):
+    with pytest.raises(BotError) as info:
+        make_bot(spec)
+    assert message in str(info.value)
+
+
+def test_spec_values_are_typed():
+    assert parse_spec("x.y:Z:a=1:b=0.5:c=true:d=text") == ("x.y:Z", {"a": 1, "b": 0.5, "c": True, "d": "text"})
+    json.dumps(parse_spec("exhaustive:samples=10"))

@@ -1,0 +1,115 @@
+import json
+import subprocess
+import sys
+
+import pytest
+
+from bench.cli import main as bench_main
+from solver.cli import main as solve_main
+
+HAND = "AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C"
+
+
+def test_solve_prints_rows_and_alternatives(capsys):
+    assert solve_main([HAND, "--samples", "300", "--seed", "1", "--ascii"]) == 0
+    out = capsys.readouterr().out
+    assert "best    9H 9D 2C / 8C 7C 6D 5H 4S / AS KS QS JS TS" in out
+    for word in ("front", "middle", "back", "royal flush", "next best", "EV", "heuristic", "seed 1"):
+        assert word in out
+
+
+def test_solve_accepts_separate_tokens(capsys):
+    assert solve_main([*HAND.split(), "--samples", "50", "--seed", "1", "--top", "0", "--ascii"]) == 0
+    assert "next best" not in capsys.readouterr().out
+
+
+def test_solve_json(capsys):
+    assert solve_main([HAND, "--samples", "200", "--seed", "4", "--json", "--players", "3"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["schema_version"] == 1 and doc["players"] == 3 and doc["seed"] == 4
+    assert doc["arrangement"]["back"] == "AS KS QS JS TS"
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["AS KS"], "solve: error: expected 13 cards for the hand, got 2: 'AS KS'"),
+        ([HAND.replace("2C", "AS")], "solve: error: duplicate card 'AS' in hand"),
+        ([HAND.replace("2C", "ZC")], "solve: error: unknown rank 'Z' in card 'ZC'"),
+        ([HAND, "--opponent", "gredy"], "solve: error: unknown bot 'gredy'; choose from: exhaustive, greedy"),
+        ([HAND, "--samples", "0"], "solve: error: --samples must be a positive number, got 0"),
+        ([HAND, "--samples", "many"], "solve: error: argument --samples: invalid int value: 'many'"),
+        ([HAND, "--players", "1"], "solve: error: --players must be 2, 3 or 4, got 1"),
+        ([HAND, "--players", "5"], "solve: error: --players must be 2, 3 or 4, got 5"),
+    ],
+)
+def test_solve_bad_input_is_one_line_and_status_2(capsys, args, message):
+    with pytest.raises(SystemExit) as exit_info:
+        solve_main(args)
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(message) and err.count("\n") == 1
+
+
+def test_solve_console_script_runs():
+    result = subprocess.run(
+        [sys.executable, "-m", "solver.cli", HAND, "--samples", "100", "--seed", "1", "--json"],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    assert json.loads(result.stdout)["samples"] == 100
+
+
+def test_bench_bots_lists_every_bot(capsys):
+    assert bench_main(["bots"]) == 0
+    out = capsys.readouterr().out
+    for name in ("exhaustive", "greedy", "heuristic", "random", "samples=1000"):
+        assert name in out
+    assert bench_main(["bots", "--json"]) == 0
+    assert {b["name"] for b in json.loads(capsys.readouterr().out)} >= {"greedy", "exhaustive"}
+
+
+def test_bench_arrange_one_hand(capsys):
+    assert bench_main(["arrange", "--bot", "greedy", "--json", HAND]) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert record == record | {"hand": HAND, "front": "9D 4S 2C", "middle": "9H 8C 7C 6D 5H", "back": "AS KS QS JS TS"}
+    assert record["seconds"] >= 0
+
+
+def test_bench_arrange_file_with_a_bad_line(tmp_path, capsys):
+    path = tmp_path / "hands.txt"
+    path.write_text(f"{HAND}\n# a comment\n\nAS KS QS\n2S 3H 4D 5C 6S 7H 8D 9C TS JH QD KC AS\n")
+    assert bench_main(["arrange", "--bot", "heuristic", "--input", str(path), "--json"]) == 2
+    captured = capsys.readouterr()
+    assert [json.loads(line)["hand"] for line in captured.out.splitlines()] == [
+        HAND, "2S 3H 4D 5C 6S 7H 8D 9C TS JH QD KC AS"
+    ]
+    assert captured.err == "bench arrange: line 4: expected 13 cards for the hand, got 3: 'AS KS QS'\n"
+
+
+def test_bench_arrange_same_seed_same_output(capsys):
+    runs = []
+    for _ in range(2):
+        bench_main(["arrange", "--bot", "random", "--seed", "9", "--json", HAND])
+        runs.append(json.loads(capsys.readouterr().out)["middle"])
+    assert runs[0] == runs[1]
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["arrange", "--bot", "gredy", HAND], "bench arrange: error: unknown bot 'gredy'; choose from"),
+        (["arrange", "--bot", "greedy"], "bench arrange: error: give a hand (13 cards) or --input FILE"),
+        (["arrange", "--bot", "greedy", "--input", "/no/such/file"], "bench arrange: error: cannot read /no/such"),
+    ],
+)
+def test_bench_bad_input(capsys, args, message):
+    assert bench_main(args) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(message) and err.count("\n") == 1
+
+
+def test_bench_unknown_command(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        bench_main(["tournamint"])
+    assert exit_info.value.code == 2
+    assert "invalid choice: 'tournamint'" in capsys.readouterr().err

@@ -1,0 +1,118 @@
+import numpy as np
+import pytest
+
+from solver import Arrangement, CardCountError, DuplicateCardError, UnknownCardError, all_splits, is_foul
+from solver.solve import SolveError, row_values, solve
+from tests import naive
+from tests.conftest import random_hands
+
+HAND = "AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C"
+
+
+def _brute_force(hand, sample):
+    """EV of every legal split against the sample, the slow way, with the reference rules."""
+    splits = all_splits(hand)
+    legal = np.flatnonzero(splits.legal)
+    opp = [o.astype(np.int64) for o in row_values(sample)]
+    opp_foul = ~((opp[0] <= opp[1]) & (opp[1] <= opp[2]))
+    evs = np.empty(len(legal))
+    for start in range(0, len(legal), 4096):
+        chunk = legal[start:start + 4096]
+        total = sum(np.sign(rows[chunk, None].astype(np.int64) - o[None, :])
+                    for rows, o in zip((splits.front, splits.middle, splits.back), opp))
+        total = np.where(opp_foul[None, :], 3, total)
+        evs[start:start + len(chunk)] = total.mean(axis=1)
+    return splits, legal, evs
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_exhaustive_means_exhaustive(seed):
+    hand = random_hands(np.random.default_rng(100 + seed), 1)[0].tolist()
+    solution = solve(hand, samples=150, seed=seed, keep_sample=True)
+    splits, legal, evs = _brute_force(hand, solution.sample)
+    assert solution.ev == pytest.approx(evs.max(), abs=1e-12)
+    chosen = solution.arrangement.values()
+    best = legal[np.isclose(evs, evs.max(), atol=1e-12)]
+    assert chosen in {(splits.front[s], splits.middle[s], splits.back[s]) for s in best.tolist()}
+    # Per-row probabilities, recomputed with the reference rules.
+    opponents = [[row[:3].tolist(), row[3:8].tolist(), row[8:].tolist()] for row in solution.sample]
+    mine = [[int(c) for c in r] for r in solution.arrangement.rows]
+    for i, result in enumerate(solution.rows):
+        outcomes = [1 if naive.fouled(*o) else naive.compare(mine[i], o[i]) for o in opponents]
+        assert result.win == pytest.approx(outcomes.count(1) / len(outcomes))
+        assert result.tie == pytest.approx(outcomes.count(0) / len(outcomes))
+        assert result.lose == pytest.approx(outcomes.count(-1) / len(outcomes))
+    assert sum(r.ev for r in solution.rows) == pytest.approx(solution.ev)
+    for alt in solution.alternatives:
+        assert alt.diff <= 0 and alt.ev == pytest.approx(solution.ev + alt.diff)
+
+
+def test_never_fouled_and_exactly_the_thirteen_cards():
+    for seed, hand in enumerate(random_hands(np.random.default_rng(101), 60)):
+        solution = solve(hand.tolist(), samples=100, seed=seed, top=1)
+        assert not is_foul(solution.arrangement)
+        assert sorted(solution.arrangement.cards) == sorted(int(c) for c in hand)
+
+
+def test_same_seed_same_solution():
+    a, b = solve(HAND, samples=300, seed=5), solve(HAND, samples=300, seed=5)
+    assert a.to_dict() | {"seconds": 0, "timings": 0} == b.to_dict() | {"seconds": 0, "timings": 0}
+    unseeded = solve(HAND, samples=300)
+    replay = solve(HAND, samples=300, seed=unseeded.seed)
+    assert replay.ev == unseeded.ev and replay.arrangement == unseeded.arrangement
+
+
+def test_players_scale_the_expectation_not_the_choice():
+    two = solve(HAND, samples=400, seed=3)
+    four = solve(HAND, samples=400, seed=3, players=4)
+    assert four.arrangement == two.arrangement
+    assert four.ev == pytest.approx(3 * two.ev) and four.ev_se == pytest.approx(3 * two.ev_se)
+
+
+def test_two_equal_flushes_keep_both():
+    solution = solve("AS KS QS JS 9S AH KH QH JH 9H 2C 3D 4C", samples=500, seed=1)
+    assert {tuple(sorted(str(c)[1] for c in row)) for row in solution.arrangement.rows[1:]} == {
+        ("S",) * 5, ("H",) * 5
+    }
+
+
+def test_seven_spades_with_pairs():
+    solution = solve("AS KS QS JS 6S 5S 3S QH 9H 2H JD 8C 3C", samples=2000, seed=1)
+    assert not is_foul(solution.arrangement)
+    assert solution.rows[2].hand.endswith("flush, A K 6 5 3") or "flush" in solution.rows[2].hand
+    assert solution.rows[0].hand.startswith("pair of jacks")
+
+
+def test_json_document():
+    doc = solve(HAND, samples=200, seed=2, top=2).to_dict()
+    assert doc["schema_version"] == 1
+    assert set(doc) >= {"hand", "arrangement", "ev", "ev_se", "rows", "alternatives", "samples", "seed",
+                        "opponent", "players", "rules", "seconds"}
+    assert set(doc["arrangement"]) == {"front", "middle", "back"}
+    Arrangement(**doc["arrangement"])
+    assert set(doc["rows"]["front"]) >= {"hand", "win", "tie", "lose", "ev"}
+    assert len(doc["alternatives"]) == 2 and doc["rules"] == "basic" and doc["opponent"] == "heuristic"
+
+
+def test_any_bot_is_an_opponent_model():
+    assert solve(HAND, samples=50, seed=1, opponent="greedy").opponent == "greedy"
+    assert solve(HAND, samples=20, seed=1, opponent="tests.plugin_bot:FirstLegalBot").samples == 20
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, message",
+    [
+        ({"hand": "AS KS"}, CardCountError, "expected 13 cards for the hand, got 2"),
+        ({"hand": HAND.replace("2C", "AS")}, DuplicateCardError, "duplicate card 'AS'"),
+        ({"hand": HAND.replace("2C", "1C")}, UnknownCardError, "unknown rank '1'"),
+        ({"samples": 0}, SolveError, "samples must be a positive whole number, got 0"),
+        ({"players": 5}, SolveError, "players must be 2, 3 or 4, got 5"),
+        ({"opponent": "gredy"}, SolveError, "unknown bot 'gredy'; choose from"),
+        ({"opponent": "exhaustive"}, SolveError, "the exhaustive bot cannot be the opponent model"),
+    ],
+)
+def test_bad_input(kwargs, error, message):
+    args = {"hand": HAND} | kwargs
+    hand = args.pop("hand")
+    with pytest.raises(error, match=message):
+        solve(hand, **args)
