@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from bench.commands import arrange, bots
+from bench.commands import arrange, bots, perf, report, tournament, train
 
 
 class UsageError(Exception):
@@ -18,13 +18,20 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
-COMMANDS = {"bots": bots, "arrange": arrange}
+COMMANDS = {
+    "bots": bots,
+    "arrange": arrange,
+    "tournament": tournament,
+    "report": report,
+    "train": train,
+    "perf": perf,
+}
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="bench", description="Pit Chinese Poker bots against each other and measure them.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
-    for name, module in COMMANDS.items():
+    for module in COMMANDS.values():
         module.add_parser(sub)
     return parser
 

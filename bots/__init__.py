@@ -6,10 +6,9 @@
 '9D 4S 2C / 9H 8C 7C 6D 5H / AS KS QS JS TS'
 """
 
-from solver import parse_hand  # noqa: F401  (used by the doctest above)
-
 from bots.base import Bot, BotError, arrange_many, arrangement_from_row, checked_arrangement, describe_bot
 from bots.registry import BOTS, ENTRY_POINT_GROUP, bot_names, bot_parameters, bot_spec, make_bot, parse_spec
+from solver import parse_hand  # noqa: F401  (used by the doctest above)
 
 __all__ = [
     "BOTS", "ENTRY_POINT_GROUP", "Bot", "BotError", "arrange_many", "arrangement_from_row", "bot_names",

@@ -73,3 +73,20 @@ def play_points(hands: np.ndarray, points) -> np.ndarray:
     t = split_tables()
     splits = best_splits_by_points(hands, points)
     return splits_to_cards(np.ascontiguousarray(hands, np.uint8), splits, t.combos3, t.combos5, t.front, t.middle, t.back)
+
+
+def declared_natural(bot: Bot, cards: tuple[Card, ...], rng: np.random.Generator, rules):
+    """The natural ``bot`` declares with these cards under ``rules``, or None.
+
+    A bot with a ``declare(cards, rng) -> bool`` method decides for itself; any other
+    bot declares every natural it holds (the best paid one): a natural pays 3 or 4 units
+    per opponent for sure, more than playing out is worth for nearly every such hand."""
+    if not rules.naturals:
+        return None
+    from solver.naturals import best_natural
+
+    natural = best_natural(cards, rules)
+    if natural is None:
+        return None
+    decide = getattr(bot, "declare", None)
+    return natural if decide is None or decide(cards, rng) else None

@@ -7,11 +7,10 @@ from typing import ClassVar
 
 import numpy as np
 
+from bots.base import arrangement_from_row
 from solver import Arrangement, Card
 from solver._search import greedy_splits, splits_to_cards
 from solver.splits import split_tables
-
-from bots.base import arrangement_from_row
 
 
 @dataclass(frozen=True)

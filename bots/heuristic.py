@@ -8,13 +8,10 @@ from typing import ClassVar
 
 import numpy as np
 
+from bots.base import arrangement_from_row, play_points
 from solver import Arrangement, Card
 from solver._evaluator import CATEGORY_SHIFT, MAJOR_SHIFT, RANK_MASK
-from solver._search import best_by_class_points, splits_to_cards
-from solver.classes import RowPoints, class_hash, row_classes
-from solver.splits import split_tables
-
-from bots.base import arrangement_from_row, play_points
+from solver.classes import RowPoints, row_classes
 
 # Rough chance that a row wins, by position and category, before the rank adjustment.
 # Category order: high card, pair, two pair, trips, straight, flush, full house, quads, straight flush.

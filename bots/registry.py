@@ -21,6 +21,7 @@ from bots.exhaustive import ExhaustiveBot
 from bots.greedy import GreedyBot
 from bots.heuristic import HeuristicBot
 from bots.random_bot import RandomBot
+from bots.table import TableBot
 
 ENTRY_POINT_GROUP = "chinese_poker.bots"
 
@@ -29,6 +30,7 @@ BOTS: dict[str, Callable[..., Bot]] = {
     "greedy": GreedyBot,
     "heuristic": HeuristicBot,
     "random": RandomBot,
+    "table": TableBot,
 }
 
 
@@ -125,10 +127,10 @@ def make_bot(spec: str, **params: Any) -> Bot:
 
     >>> make_bot("greedy").name
     'greedy'
-    >>> make_bot("gredy")
+    >>> make_bot("gredy")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    bots.base.BotError: unknown bot 'gredy'; choose from: exhaustive, greedy, heuristic, random (or a plug-in as package.module:Class)
+    bots.base.BotError: unknown bot 'gredy'; choose from: exhaustive, greedy, heuristic, random, table (or a plug-in ...)
     """
     name, spec_params = parse_spec(spec)
     factory = resolve_factory(name)

@@ -14,9 +14,9 @@ ever see the integer ids.
 
 from __future__ import annotations
 
+import operator
 import re
 from collections.abc import Iterable, Sequence
-from typing import Union
 
 RANKS = "23456789TJQKA"
 SUITS = "CDHS"
@@ -60,12 +60,17 @@ class Card(int):
 
     __slots__ = ()
 
-    def __new__(cls, value: Union[int, str]) -> Card:
+    def __new__(cls, value: int | str) -> Card:
         if isinstance(value, str):
             value = _parse_token(value)
-        elif isinstance(value, bool) or not isinstance(value, int):
-            raise UnknownCardError(f"expected a card id or a string such as 'AS', got {value!r}")
-        elif not 0 <= value < 52:
+        else:
+            try:
+                if isinstance(value, bool):
+                    raise TypeError
+                value = operator.index(value)  # int, numpy integers
+            except TypeError:
+                raise UnknownCardError(f"expected a card id or a string such as 'AS', got {value!r}") from None
+        if not 0 <= value < 52:
             raise UnknownCardError(f"card id {value} is out of range; ids are 0..51")
         return super().__new__(cls, value)
 
@@ -91,8 +96,8 @@ class Card(int):
         return f"Card('{self}')"
 
 
-CardLike = Union[Card, int, str]
-CardsLike = Union[str, Iterable[CardLike]]
+CardLike = Card | int | str
+CardsLike = str | Iterable[CardLike]
 
 
 def _parse_token(token: str) -> int:

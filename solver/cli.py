@@ -7,7 +7,7 @@ import json
 import sys
 from collections.abc import Sequence
 
-from solver.solve import DEFAULT_OPPONENT, DEFAULT_SAMPLES
+from solver.solution import DEFAULT_OPPONENT, DEFAULT_SAMPLES
 
 
 class _Parser(argparse.ArgumentParser):
@@ -31,6 +31,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="bot that sets the simulated opponents' cards (default %(default)s)")
     parser.add_argument("--players", type=int, default=2, help="players at the table, 2-4 (default %(default)s)")
     parser.add_argument("--top", type=int, default=3, help="runner-up arrangements to show (default %(default)s)")
+    parser.add_argument("--rules", default="basic",
+                        help="rule set: basic (default), 1-6, 2-4, royalties, royalties-win, naturals, joined with + "
+                        "(2-4+royalties), or a .toml/.json house-rules file")
     parser.add_argument("--json", action="store_true", help="print one JSON document instead of tables")
     parser.add_argument("--ascii", action="store_true", help="letters for suits (S H D C) instead of symbols")
     return parser
@@ -58,7 +61,7 @@ def render(solution, symbols: bool) -> str:
         f"best    {solution.arrangement.format(symbols)}",
         f"EV      {solution.ev:+.3f} ± {solution.ev_se:.3f} units per hand against {opponents} "
         f"opponent{'s' if opponents > 1 else ''} set by '{solution.opponent}' ({solution.samples:,} samples, "
-        f"basic scoring)",
+        f"{'basic scoring' if solution.rules.is_basic else 'rules ' + solution.rules.name})",
         "",
     ]
     width = max(len(r.hand) for r in solution.rows)
@@ -76,6 +79,9 @@ def render(solution, symbols: bool) -> str:
                 f"  {i}. {alt.arrangement.format(symbols)}   EV {alt.ev:+.3f}   "
                 f"{alt.diff:+.3f} ± {alt.diff_se:.3f} {mark}"
             )
+    if solution.natural:
+        verdict = "declare it" if solution.declare else "play the hand out"
+        lines += ["", f"natural: {solution.natural}, worth {solution.natural_ev:+.3f} if declared: {verdict}"]
     lines += [
         "",
         f"{solution.legal_splits:,} legal splits of 72,072 searched in {solution.seconds:.2f} s (seed {solution.seed})",
@@ -94,12 +100,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"--top must be 0 or more, got {args.top}")
 
     from solver.cards import CardError
-    from solver.solve import SolveError, solve
+    from solver.solution import SolveError, solve
 
     try:
         solution = solve(
             " ".join(args.hand), samples=args.samples, seed=args.seed, opponent=args.opponent,
-            players=args.players, top=args.top,
+            players=args.players, top=args.top, rules=args.rules,
         )  # fmt: skip
     except (CardError, SolveError) as error:
         parser.error(str(error))

@@ -4,11 +4,20 @@ import json
 import numpy as np
 import pytest
 
-from bots import BOTS, BotError, arrange_many, arrangement_from_row, bot_names, checked_arrangement, make_bot, parse_spec
+from bots import (
+    BOTS,
+    BotError,
+    arrange_many,
+    arrangement_from_row,
+    bot_names,
+    checked_arrangement,
+    make_bot,
+    parse_spec,
+)
 from bots.heuristic import heuristic_points
 from solver import Card, all_splits, evaluate_many, is_foul
 from solver.classes import row_classes
-from solver.solve import row_values, solve
+from solver.solution import row_values, solve
 from tests.conftest import load_vectors, random_hands
 
 FAST = {"exhaustive": "exhaustive:samples=40"}  # the solver as a bot, kept small for the test run
@@ -101,7 +110,7 @@ def test_exhaustive_is_best_on_its_own_objective():
         opp = row_values(solution.sample)
         foul = ~((opp[0] <= opp[1]) & (opp[1] <= opp[2]))
 
-        def ev(arrangement):
+        def ev(arrangement, opp=opp, foul=foul):
             rows = [np.sign(np.int64(v) - o.astype(np.int64)) for v, o in zip(arrangement.values(), opp)]
             total = np.sum(rows, axis=0)
             return float(np.where(foul, 3, total).mean())
@@ -141,7 +150,7 @@ def test_a_bot_that_breaks_the_contract_is_caught():
     [
         ("gredy", "unknown bot 'gredy'; choose from: exhaustive, greedy, heuristic, random"),
         ("greedy:depth=2", "bot 'greedy' has no parameter 'depth'; its parameters: none"),
-        ("exhaustive:sample=5", "bot 'exhaustive' has no parameter 'sample'; its parameters: opponent, samples"),
+        ("exhaustive:sample=5", "bot 'exhaustive' has no parameter 'sample'; its parameters: opponent, rules, samples"),
         ("exhaustive:samples=0", "bad parameters for bot 'exhaustive': samples must be a positive whole number"),
         ("exhaustive:samples", "bad parameter 'samples' in bot 'exhaustive:samples'"),
         ("nosuchmodule.x:Bot", "cannot import bot module 'nosuchmodule.x'"),

@@ -14,7 +14,7 @@ def test_solve_prints_rows_and_alternatives(capsys):
     assert solve_main([HAND, "--samples", "300", "--seed", "1", "--ascii"]) == 0
     out = capsys.readouterr().out
     assert "best    9H 9D 2C / 8C 7C 6D 5H 4S / AS KS QS JS TS" in out
-    for word in ("front", "middle", "back", "royal flush", "next best", "EV", "heuristic", "seed 1"):
+    for word in ("front", "middle", "back", "royal flush", "next best", "EV", "'table'", "seed 1"):
         assert word in out
 
 

@@ -1,7 +1,6 @@
 """The evaluator: exhaustive counts, the slow reference, edge cases and the vectors."""
 
 import itertools
-from collections import Counter
 
 import numpy as np
 import pytest

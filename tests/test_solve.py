@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from solver import Arrangement, CardCountError, DuplicateCardError, UnknownCardError, all_splits, is_foul
-from solver.solve import SolveError, row_values, solve
+from solver.solution import SolveError, row_values, solve
 from tests import naive
 from tests.conftest import random_hands
 
@@ -70,7 +70,14 @@ def test_players_scale_the_expectation_not_the_choice():
 
 
 def test_two_equal_flushes_keep_both():
-    solution = solve("AS KS QS JS 9S AH KH QH JH 9H 2C 3D 4C", samples=500, seed=1)
+    """Two fives of equal value may go in either order; keeping both flushes is best.
+
+    Against the table field it beats aces in front with two pair twice by about 0.02 to
+    0.04 units, so it takes a large sample to tell them apart."""
+    hand = "AS KS QS JS 9S AH KH QH JH 9H 2C 3D 4C"
+    assert not is_foul("2C 3D 4C / AS KS QS JS 9S / AH KH QH JH 9H")
+    assert not is_foul("2C 3D 4C / AH KH QH JH 9H / AS KS QS JS 9S")
+    solution = solve(hand, samples=10_000, seed=1)
     assert {tuple(sorted(str(c)[1] for c in row)) for row in solution.arrangement.rows[1:]} == {
         ("S",) * 5, ("H",) * 5
     }
@@ -91,7 +98,7 @@ def test_json_document():
     assert set(doc["arrangement"]) == {"front", "middle", "back"}
     Arrangement(**doc["arrangement"])
     assert set(doc["rows"]["front"]) >= {"hand", "win", "tie", "lose", "ev"}
-    assert len(doc["alternatives"]) == 2 and doc["rules"] == "basic" and doc["opponent"] == "heuristic"
+    assert len(doc["alternatives"]) == 2 and doc["rules"]["name"] == "basic" and doc["opponent"] == "table"
 
 
 def test_any_bot_is_an_opponent_model():

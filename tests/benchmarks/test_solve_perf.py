@@ -11,7 +11,7 @@ import time
 import numpy as np
 import pytest
 
-from solver.solve import solve
+from solver.solution import solve
 
 HANDS = np.argsort(np.random.default_rng(31).random((64, 52)), axis=1)[:, :13].astype(np.uint8)
 

@@ -25,18 +25,20 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from solver import _search
+from solver import _search, _splits
 from solver.arrangement import ROWS, Arrangement
 from solver.cards import Card, CardsLike, format_cards, parse_hand
 from solver.evaluator import describe_value, evaluate_many
+from solver.naturals import Natural, best_natural, natural_mask, settle_naturals
+from solver.rules import Rules, RulesError, as_rules
+from solver.scoring import royalty_array, settle
 from solver.splits import split_arrangement, split_tables
-from solver import _splits
 
 if TYPE_CHECKING:
     from bots.base import Bot
 
 SCHEMA_VERSION = 1
-DEFAULT_OPPONENT = "heuristic"
+DEFAULT_OPPONENT = "table"
 DEFAULT_SAMPLES = 1000
 Z95 = 1.959964
 
@@ -89,9 +91,12 @@ class Solution:
     seed: int
     opponent: str
     players: int
-    rules: str
+    rules: Rules
     seconds: float
     legal_splits: int
+    natural: str | None = None  # the natural this hand holds, when the rules allow naturals
+    natural_ev: float | None = None  # expected score of declaring it
+    declare: bool = False  # declaring the natural beats playing the best arrangement
     timings: dict[str, float] = field(default_factory=dict)  # seconds: deal, arrange, score
     sample: np.ndarray | None = field(default=None, repr=False, compare=False)  # (samples, 13) opponents, set
 
@@ -119,7 +124,10 @@ class Solution:
             "seed": self.seed,
             "opponent": self.opponent,
             "players": self.players,
-            "rules": self.rules,
+            "rules": self.rules.to_dict(),
+            "natural": self.natural,
+            "natural_ev": self.natural_ev,
+            "declare": self.declare,
             "legal_splits": self.legal_splits,
             "seconds": self.seconds,
             "timings": self.timings,
@@ -166,11 +174,90 @@ def _row_scores(ours: np.ndarray, theirs_sorted: np.ndarray, n_foul: int, n: int
     return (below + n_foul - above) / n
 
 
+class _Sample:
+    """The opponents as the scoring sees them: row values, fouls, categories, naturals."""
+
+    def __init__(self, arranged: np.ndarray, deals: np.ndarray, rules: Rules):
+        self.n = len(arranged)
+        self.rows = row_values(arranged)
+        self.values = np.stack(self.rows, axis=1).astype(np.int64)  # (n, 3)
+        self.foul = ~((self.values[:, 0] <= self.values[:, 1]) & (self.values[:, 1] <= self.values[:, 2]))
+        self.cats = self.values >> 26
+        self.naturals: list[Natural | None] = [None] * self.n
+        if rules.naturals:
+            for i in np.flatnonzero(natural_mask(deals)).tolist():
+                self.naturals[i] = best_natural(deals[i].tolist(), rules)  # opponents declare what they hold
+        self.declared = np.array([x is not None for x in self.naturals], bool)
+        self.plain = ~self.declared
+
+    def natural_scores(self, mine: Natural | None, rules: Rules) -> np.ndarray:
+        """Per-sample settlement where a natural decides it (0 elsewhere)."""
+        out = np.zeros(self.n)
+        for i, theirs in enumerate(self.naturals):
+            if mine is not None or theirs is not None:
+                out[i] = settle_naturals(mine, theirs, rules)
+        return out
+
+
 def per_sample_rows(values: tuple[int, int, int], opp: tuple[np.ndarray, ...], opp_foul: np.ndarray) -> np.ndarray:
     """(n, 3) row results (+1/0/-1) of one legal arrangement against each opponent."""
     out = np.stack([np.sign(np.int64(v) - o.astype(np.int64)) for v, o in zip(values, opp)], axis=1)
     out[opp_foul] = 1
     return out
+
+
+def per_sample_scores(values: tuple[int, int, int], sample: _Sample, rules: Rules) -> np.ndarray:
+    """(n,) units one legal arrangement wins from each sampled opponent under ``rules``."""
+    rows = per_sample_rows(values, sample.rows, sample.foul)
+    cats = np.array([v >> 26 for v in values], np.int64)
+    scores = settle(rows, np.zeros(sample.n, bool), sample.foul, np.broadcast_to(cats, rows.shape), sample.cats, rules)
+    scores = scores.astype(np.float64)
+    if sample.declared.any():
+        scores[sample.declared] = sample.natural_scores(None, rules)[sample.declared]
+    return scores
+
+
+def _separable_scores(v3, v5, sample: _Sample, rules: Rules) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]]:
+    """Per subset and row: expected separable score, P(win) and P(lose), over the whole sample.
+
+    Declared naturals settle outside the rows (no row score); the rows, the opponent's
+    fouls and the royalties (both kinds) are sums over rows, so exact per subset."""
+    n = sample.n
+    plain = sample.plain
+    valid = plain & ~sample.foul
+    n_foul = int((plain & sample.foul).sum())
+    royalties = royalty_array(rules)
+    scores, wins, losses = [], [], []
+    for i, ours in enumerate((v3, v5, v5)):
+        theirs = sample.values[valid, i]
+        order = np.argsort(theirs, kind="stable")
+        theirs = theirs[order]
+        below = np.searchsorted(theirs, ours, side="left")
+        above = theirs.size - np.searchsorted(theirs, ours, side="right")
+        win = (below + n_foul) / n
+        lose = above / n
+        score = win - lose
+        if rules.royalties:
+            mine = royalties[i, ours.astype(np.int64) >> 26]
+            score = score + mine * (win if rules.royalty_needs_win else plain.mean())
+            if rules.royalty_needs_win:  # we pay the opponent's royalty on the rows they win
+                paid = royalties[i, sample.cats[valid, i][order]]
+                suffix = np.concatenate([np.cumsum(paid[::-1])[::-1], [0]])
+                score = score - suffix[np.searchsorted(theirs, ours, side="right")] / n
+        scores.append(score)
+        wins.append(win)
+        losses.append(lose)
+    return scores, wins, losses
+
+
+def _constant(sample: _Sample, rules: Rules) -> float:
+    """The part of the expectation no arrangement changes: opponents' naturals, and the
+    royalties of valid opponents when they are paid whatever the row does."""
+    total = float(sample.natural_scores(None, rules)[sample.declared].sum())
+    if rules.royalties and not rules.royalty_needs_win:
+        valid = sample.plain & ~sample.foul
+        total -= float(royalty_array(rules)[np.arange(3), sample.cats[valid]].sum())
+    return total / sample.n
 
 
 def solve(
@@ -181,15 +268,23 @@ def solve(
     opponent: str | Bot = DEFAULT_OPPONENT,
     players: int = 2,
     top: int = 3,
+    rules: Rules | str | None = None,
     keep_sample: bool = False,
 ) -> Solution:
     """The legal arrangement with the highest expected score against ``opponent``.
+
+    ``rules`` names the rule set (``solver.rules``; basic scoring by default). Under
+    basic scoring and royalties the expectation is a sum over rows and every split is
+    scored by look-up. With a scoop or majority bonus the rows interact: every split
+    gets bounds from its per-row chances, and each split whose upper bound reaches the
+    best lower bounds is scored jointly against every sampled opponent, so the choice is
+    the best on the sample under those rules.
 
     >>> s = solve("AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C", samples=200, seed=1)
     >>> print(s.arrangement)
     9H 9D 2C / 8C 7C 6D 5H 4S / AS KS QS JS TS
     >>> s.opponent, s.legal_splits
-    ('heuristic', 18642)
+    ('table', 18642)
     """
     started = time.perf_counter()
     cards = parse_hand(hand)
@@ -199,6 +294,10 @@ def solve(
         raise SolveError(f"players must be 2, 3 or 4, got {players!r}")
     if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or top < 0:
         raise SolveError(f"top must be a whole number of alternatives >= 0, got {top!r}")
+    try:
+        rules = as_rules(rules)
+    except RulesError as error:
+        raise SolveError(str(error)) from None
     bot, opponent_name = _resolve_opponent(opponent)
     entropy = int(np.random.SeedSequence(seed).entropy)  # type: ignore[arg-type]
     deal_seed, bot_seed = np.random.SeedSequence(entropy).spawn(2)
@@ -211,33 +310,27 @@ def solve(
     arranged = arrange_many(bot, deals, np.random.default_rng(bot_seed))
     t2 = time.perf_counter()
 
-    opp = row_values(arranged)
-    opp_foul = ~((opp[0] <= opp[1]) & (opp[1] <= opp[2]))
-    n_foul = int(opp_foul.sum())
-    valid = ~opp_foul
-    sorted_rows = [np.sort(o[valid]) for o in opp]
-
+    sample = _Sample(arranged, deals, rules)
     t = split_tables()
-    hand_ids = np.array(cards, np.uint8)
-    v3, v5 = _splits.hand_subset_values(hand_ids, t.combos3, t.combos5)
-    s3 = _row_scores(v3, sorted_rows[0], n_foul, samples)
-    sm = _row_scores(v5, sorted_rows[1], n_foul, samples)
-    sb = _row_scores(v5, sorted_rows[2], n_foul, samples)
+    v3, v5 = _splits.hand_subset_values(np.array(cards, np.uint8), t.combos3, t.combos5)
+    seps, wins, losses = _separable_scores(v3, v5, sample, rules)
     evs, splits = _search.score_canonical(
-        v3, v5, s3, sm, sb, t.canon_front, t.canon_a, t.canon_b, t.canon_split, t.canon_twin
+        v3, v5, seps[0], seps[1], seps[2], t.canon_front, t.canon_a, t.canon_b, t.canon_split, t.canon_twin
     )
     legal = np.isfinite(evs)
     legal_splits = int(legal.sum() + (legal & (v5[t.canon_a] == v5[t.canon_b])).sum())
+    entries = np.flatnonzero(legal)
+    if rules.is_separable:
+        exact = evs[entries] + _constant(sample, rules)
+    else:
+        entries, exact = _joint_candidates(entries, evs, splits, v3, v5, wins, losses, sample, rules, top)
 
     # Best first; equal scores keep the canonical order. Runners-up are distinct plays:
     # splits with the same three row values score the same against any sample.
-    order = np.argsort(-np.where(legal, evs, -np.inf), kind="stable")
     chosen: list[tuple[int, tuple[int, int, int]]] = []
     seen: set[tuple[int, int, int]] = set()
-    for e in order[: max(1, top) * 64 + 64].tolist():
-        if not legal[e]:
-            break
-        s = int(splits[e])
+    for k in np.argsort(-exact, kind="stable").tolist():
+        s = int(splits[entries[k]])
         vals = (int(v3[t.front[s]]), int(v5[t.middle[s]]), int(v5[t.back[s]]))
         if vals in seen:
             continue
@@ -248,17 +341,17 @@ def solve(
 
     scale = players - 1
     best_split, best_vals = chosen[0]
-    best_rows = per_sample_rows(best_vals, opp, opp_foul)
-    best_total = best_rows.sum(axis=1)
+    best_total = per_sample_scores(best_vals, sample, rules)
+    best_rows = per_sample_rows(best_vals, sample.rows, sample.foul)[sample.plain]
     arrangement = split_arrangement(cards, best_split)
     rows = tuple(
         RowResult(
             row=name,
             cards=row_cards,
             hand=describe_value(value),
-            win=float((best_rows[:, i] == 1).mean()),
-            tie=float((best_rows[:, i] == 0).mean()),
-            lose=float((best_rows[:, i] == -1).mean()),
+            win=float((best_rows[:, i] == 1).mean()) if len(best_rows) else float("nan"),
+            tie=float((best_rows[:, i] == 0).mean()) if len(best_rows) else float("nan"),
+            lose=float((best_rows[:, i] == -1).mean()) if len(best_rows) else float("nan"),
         )
         for i, (name, row_cards, value) in enumerate(zip(ROWS, arrangement.rows, best_vals))
     )
@@ -266,7 +359,7 @@ def solve(
     ev_se = float(best_total.std(ddof=1) / np.sqrt(samples)) if samples > 1 else float("nan")
     alternatives = []
     for s, vals in chosen[1:]:
-        total = per_sample_rows(vals, opp, opp_foul).sum(axis=1)
+        total = per_sample_scores(vals, sample, rules)
         diff = total - best_total
         diff_se = float(diff.std(ddof=1) / np.sqrt(samples)) if samples > 1 else float("nan")
         mean_diff = float(diff.mean())
@@ -279,6 +372,8 @@ def solve(
                 significant=bool(abs(mean_diff) > Z95 * diff_se),
             )
         )
+    natural = best_natural(cards, rules) if rules.naturals else None
+    natural_ev = float(sample.natural_scores(natural, rules).mean()) * scale if natural else None
     t3 = time.perf_counter()
     return Solution(
         hand=cards,
@@ -291,9 +386,47 @@ def solve(
         seed=entropy,
         opponent=opponent_name,
         players=players,
-        rules="basic",
+        rules=rules,
         seconds=t3 - started,
         legal_splits=legal_splits,
+        natural=natural.kind if natural else None,
+        natural_ev=natural_ev,
+        declare=bool(natural is not None and natural_ev > ev * scale),
         timings={"deal": t1 - t0, "arrange": t2 - t1, "score": t3 - t2},
         sample=arranged if keep_sample else None,
     )
+
+
+def _joint_candidates(entries, evs, splits, v3, v5, wins, losses, sample: _Sample, rules: Rules, top: int):
+    """Exact expectations of the splits that may be among the best under a bonus rule.
+
+    The bonus of a split lies between bounds from its per-row chances of winning and
+    losing (a scoop needs every row won, so it is no likelier than the least likely
+    win); a split whose upper bound is below the lower bounds of enough others cannot be
+    among the best and is never scored jointly."""
+    t = split_tables()
+    s = splits[entries]
+    w = np.stack([wins[0][t.front[s]], wins[1][t.middle[s]], wins[2][t.back[s]]])
+    lo = np.stack([losses[0][t.front[s]], losses[1][t.middle[s]], losses[2][t.back[s]]])
+    base = evs[entries] + _constant(sample, rules)
+    if rules.scoring == "1-6":
+        upper, lower = base + 3 * w.min(axis=0), base - 3 * lo.min(axis=0)
+    else:  # 2-4: the majority unit needs a row won (or lost)
+        share = sample.plain.mean()
+        upper, lower = base + np.minimum(share, w.sum(axis=0)), base - np.minimum(share, lo.sum(axis=0))
+    keep = min(len(lower), 4 * (top + 1))
+    threshold = np.partition(lower, len(lower) - keep)[len(lower) - keep]
+    candidates = np.flatnonzero(upper >= threshold - 1e-9)
+    exact = np.empty(len(candidates))
+    vals = np.stack([v3[t.front[s[candidates]]], v5[t.middle[s[candidates]]], v5[t.back[s[candidates]]]], axis=1)
+    for start in range(0, len(candidates), 128):
+        block = vals[start:start + 128].astype(np.int64)  # (k, 3)
+        rows = np.sign(block[:, None, :] - sample.values[None, :, :])  # (k, n, 3)
+        rows[:, sample.foul, :] = 1
+        cats = np.broadcast_to((block >> 26)[:, None, :], rows.shape)
+        scores = settle(rows, np.zeros(rows.shape[:2], bool), np.broadcast_to(sample.foul, rows.shape[:2]), cats,
+                        np.broadcast_to(sample.cats, rows.shape), rules).astype(np.float64)
+        if sample.declared.any():
+            scores[:, sample.declared] = sample.natural_scores(None, rules)[sample.declared]
+        exact[start:start + 128] = scores.mean(axis=1)
+    return entries[candidates], exact

@@ -1,0 +1,33 @@
+"""``bench report``: rebuild report.md and the plots from a results.json alone."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+
+def add_parser(sub) -> None:
+    parser = sub.add_parser("report", help="rebuild a tournament report from results.json",
+                            description="Rebuild report.md and the plots from a tournament's results.json.")
+    parser.add_argument("results", help="a results.json written by bench tournament --out")
+    parser.add_argument("--out", metavar="DIR", help="folder for the report (default: beside results.json)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from bench.cli import UsageError
+    from bench.results import SCHEMA_VERSION, render_terminal, write_report
+
+    path = Path(args.results)
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise UsageError(f"cannot read {path}: {error.strerror}") from None
+    except json.JSONDecodeError as error:
+        raise UsageError(f"{path} is not JSON: {error}") from None
+    if not isinstance(doc, dict) or doc.get("schema_version") != SCHEMA_VERSION or "records" not in doc:
+        raise UsageError(f"{path} is not a results.json of schema version {SCHEMA_VERSION} from bench tournament")
+    report, _ = write_report(doc, Path(args.out) if args.out else path.parent)
+    print(render_terminal(doc))
+    print(f"\nwrote {report}")
+    return 0

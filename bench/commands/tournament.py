@@ -1,0 +1,103 @@
+"""``bench tournament``: duplicate sessions between bots, with tables, JSON and a report."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import sys
+import time
+from pathlib import Path
+
+BACKENDS = ("loky", "threading", "sequential", "dask")
+
+
+def add_parser(sub) -> None:
+    parser = sub.add_parser(
+        "tournament",
+        help="duplicate 8-hand sessions between bots",
+        description="Play duplicate sessions of 8 hands: every deal is replayed with the bots rotated through the "
+        "seats. Bots are given by name, with parameters after colons (exhaustive:samples=2000), or as a "
+        "plug-in import path (mypkg.mybot:MyBot).",
+    )
+    parser.add_argument("--bots", required=True, help="comma-separated bot specs, e.g. greedy,table,exhaustive")
+    parser.add_argument("--players", type=int, default=None, help="seats at the table, 2-4 (default: one per bot)")
+    parser.add_argument("--sessions", type=int, default=100, help="sessions of 8 hands (default %(default)s)")
+    parser.add_argument("--seed", type=int, default=None, help="seed entropy (default: fresh, printed and stored)")
+    parser.add_argument("--jobs", type=int, default=-1, help="parallel workers (default: all cores)")
+    parser.add_argument("--backend", choices=BACKENDS, default="loky", help="where the work runs (default loky)")
+    parser.add_argument("--scheduler", metavar="ADDRESS", help="dask scheduler, e.g. tcp://host:8786")
+    parser.add_argument("--rules", default="basic",
+                        help="rule set: basic (default), 1-6, 2-4, royalties, royalties-win, naturals, joined with +, "
+                        "or a .toml/.json file")
+    parser.add_argument("--out", metavar="DIR", help="write results.json, report.md and plots to DIR")
+    parser.add_argument("--json", action="store_true", help="print the results document instead of tables")
+
+
+def _cores() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+def run(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from bench.cli import UsageError
+    from bench.progress import note, progress
+    from bench.results import build_document, render_terminal, write_json, write_report
+    from bench.tournament import HANDS_PER_SESSION, TournamentError, run_deals
+    from bench.tournament import make_bots
+    from bots import BotError, bot_spec
+    from solver.rules import Rules, RulesError
+
+    specs = [s.strip() for s in args.bots.split(",") if s.strip()]
+    if not specs:
+        raise UsageError("--bots needs at least one bot, e.g. --bots greedy,table")
+    players = args.players if args.players is not None else max(2, len(specs))
+    if not 2 <= players <= 4:
+        raise UsageError(f"--players must be 2, 3 or 4, got {players}")
+    if args.sessions < 1:
+        raise UsageError(f"--sessions must be a positive number, got {args.sessions}")
+    if args.scheduler and args.backend != "dask":
+        raise UsageError("--scheduler goes with --backend dask")
+    try:
+        rules = Rules.parse(args.rules)
+    except RulesError as error:
+        raise UsageError(str(error)) from None
+    try:
+        made = make_bots(specs, args.rules)
+    except BotError as error:
+        raise UsageError(str(error)) from None
+    bot_specs = [bot_spec(made[spec]) for spec in specs]
+    out = Path(args.out) if args.out else None
+    if out is not None and out.exists() and not out.is_dir():
+        raise UsageError(f"--out {out} exists and is not a folder")
+    jobs = _cores() if args.jobs < 1 else args.jobs
+    entropy = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy)
+    n_deals = args.sessions * HANDS_PER_SESSION
+    note(f"seed entropy {entropy} (replay with --seed {entropy})")
+
+    started = time.perf_counter()
+    try:
+        with progress(total=n_deals, desc="deals", unit="deal") as bar:
+            records = run_deals(specs, players, entropy, n_deals, jobs=jobs, backend=args.backend,
+                                scheduler=args.scheduler, on_progress=bar.update, rules_name=args.rules)
+    except TournamentError as error:
+        raise UsageError(str(error)) from None
+    wall = time.perf_counter() - started
+    command = "bench " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv[1:2] == ["tournament"] else (
+        f"bench tournament --bots {args.bots} --players {players} --sessions {args.sessions} --seed {entropy}"
+        f" --rules {args.rules}")
+    doc = build_document(command=command, specs=specs, bot_specs=bot_specs, players=players,
+                         sessions=args.sessions, entropy=entropy, records=records, wall_seconds=wall,
+                         backend=args.backend, jobs=jobs, rules=rules)
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        write_json(doc, out / "results.json")
+        report, _ = write_report(doc, out)
+        note(f"wrote {out / 'results.json'} and {report}")
+    if args.json:
+        print(json.dumps(doc, indent=1))
+    else:
+        print(render_terminal(doc))
+    return 0

@@ -1,0 +1,58 @@
+"""``bench train``: train the ``table`` bot's tables by self-play."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+from pathlib import Path
+
+
+def add_parser(sub) -> None:
+    parser = sub.add_parser(
+        "train",
+        help="train the table bot by self-play",
+        description="Train the table bot's tables by fictitious play from the heuristic bot. The defaults "
+        "reproduce the tables that ship with the package.",
+    )
+    parser.add_argument("--hands", type=int, default=200_000, help="hands dealt per round (default %(default)s)")
+    parser.add_argument("--rounds", type=int, default=24, help="rounds of self-play (default %(default)s)")
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default %(default)s)")
+    parser.add_argument("--jobs", type=int, default=-1, help="threads (default: all cores); does not change the result")
+    parser.add_argument("--out", default="table.npz", help="file to write (default %(default)s)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from bench.cli import UsageError
+
+    if args.hands < 1:
+        raise UsageError(f"--hands must be a positive number, got {args.hands}")
+    if args.rounds < 1:
+        raise UsageError(f"--rounds must be a positive number, got {args.rounds}")
+    out = Path(args.out)
+    if not out.parent.is_dir():
+        raise UsageError(f"cannot write {out}: folder {out.parent} does not exist")
+
+    from bench.progress import note, progress
+    from bots.training import train
+
+    jobs = args.jobs if args.jobs > 0 else _cores()
+    started = time.perf_counter()
+    with progress(total=args.rounds, desc="rounds", unit="round") as bar:
+
+        def on_round(report) -> None:
+            change = "" if math.isnan(report.points_change) else f", points moved {report.points_change:.4f}"
+            note(f"round {report.round:3d}: {100 * report.changed:5.2f}% of check hands changed{change}")
+            bar.update(1)
+
+        tables, _ = train(hands=args.hands, rounds=args.rounds, seed=args.seed, jobs=jobs, on_round=on_round)
+    tables.save(out)
+    print(f"wrote {out} ({out.stat().st_size:,} bytes) in {time.perf_counter() - started:.0f} s", file=sys.stderr)
+    return 0
+
+
+def _cores() -> int:
+    import os
+
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)

@@ -1,0 +1,20 @@
+"""Progress bars on stderr (tqdm), shown only when stderr is a terminal."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+
+def progress(**kwargs: Any):
+    """A tqdm bar; silent (but still counting) when stderr is not a terminal."""
+    from tqdm import tqdm
+
+    return tqdm(file=sys.stderr, disable=not sys.stderr.isatty(), dynamic_ncols=True, **kwargs)
+
+
+def note(message: str) -> None:
+    """A line on stderr that does not break a progress bar."""
+    from tqdm import tqdm
+
+    tqdm.write(message, file=sys.stderr)

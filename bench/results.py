@@ -1,0 +1,354 @@
+"""Tournament results: the versioned JSON document, terminal tables, report.md and plots.
+
+Everything shown is computed from the document alone, so ``bench report results.json``
+rebuilds the same report without replaying a hand.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import subprocess
+import sys
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from bench.tournament import session_totals, summarise, timing_summary
+
+SCHEMA_VERSION = 1
+PLOTS = ("crosstable.png", "means.png", "cumulative.png", "sessions.png")
+
+
+def _rules_name(doc: dict[str, Any]):
+    from solver.rules import Rules
+
+    rules = doc.get("rules", "basic")
+    return Rules.parse(rules) if isinstance(rules, str) else Rules.from_dict(rules)
+
+
+def _version(package: str) -> str | None:
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def _git_commit() -> str | None:
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=Path(__file__).resolve().parent, capture_output=True, text=True, timeout=5
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None if out.returncode == 0 else None
+
+
+def unique_names(specs: list[str]) -> list[str]:
+    """Display names: the spec, with ``#2``, ``#3`` for repeats.
+
+    >>> unique_names(["greedy", "table", "greedy"])
+    ['greedy', 'table', 'greedy#2']
+    """
+    seen: dict[str, int] = {}
+    names = []
+    for spec in specs:
+        seen[spec] = seen.get(spec, 0) + 1
+        names.append(spec if seen[spec] == 1 else f"{spec}#{seen[spec]}")
+    return names
+
+
+def build_document(
+    *,
+    command: str,
+    specs: list[str],
+    bot_specs: list[dict[str, Any]],
+    players: int,
+    sessions: int,
+    entropy: int,
+    records: list[dict[str, Any]],
+    wall_seconds: float,
+    backend: str,
+    jobs: int,
+    rules: Any = None,
+) -> dict[str, Any]:
+    """The results.json document of a tournament."""
+    names = unique_names(specs)
+    records = sorted(records, key=lambda r: r["deal"])
+    seconds = [[[p["seconds"] for p in row] for row in r["plays"]] for r in records]
+    clean = [r | {"plays": [[{k: v for k, v in p.items() if k != "seconds"} for p in row] for row in r["plays"]]}
+             for r in records]
+    from solver.rules import as_rules
+
+    rules = as_rules(rules)
+    summary = summarise(clean, names, players, rules)
+    deals = len(records)
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "command": command,
+        "rules": rules.to_dict(),
+        "bots": [{"name": n, "spec": s} | b for n, s, b in zip(names, specs, bot_specs)],
+        "players": players,
+        "sessions": sessions,
+        "hands_per_session": 8,
+        "seed_entropy": entropy,
+        "versions": {
+            "chinese-poker-solver": _version("chinese-poker-solver"),
+            "python": platform.python_version(),
+            "numpy": _version("numpy"),
+            "numba": _version("numba"),
+            "joblib": _version("joblib"),
+        },
+        "git_commit": _git_commit(),
+        "machine": {"platform": platform.platform(), "processor": platform.processor() or platform.machine(),
+                    "cpus": os.cpu_count()},
+        "results": summary,
+        "timing": {
+            "backend": backend,
+            "jobs": jobs,
+            "wall_seconds": wall_seconds,
+            "deals_per_second": deals / wall_seconds if wall_seconds > 0 else None,
+            "hands_per_second": deals * players / wall_seconds if wall_seconds > 0 else None,
+            "hands_played_per_second": summary["hands_played"] / wall_seconds if wall_seconds > 0 else None,
+            "decisions": timing_summary(records, names),
+            "seconds": seconds,
+        },
+        "records": clean,
+    }
+
+
+# --- text -------------------------------------------------------------------------------------
+
+
+def _pm(estimate: dict[str, Any], digits: int = 3) -> str:
+    return f"{estimate['mean']:+.{digits}f} ± {estimate['se']:.{digits}f}"
+
+
+def _ci(estimate: dict[str, Any]) -> str:
+    low, high = estimate["ci95"]
+    return f"[{low:+.3f}, {high:+.3f}]"
+
+
+def _table(header: list[str], rows: list[list[str]], markdown: bool) -> list[str]:
+    if markdown:
+        out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+        return out + ["| " + " | ".join(r) + " |" for r in rows]
+    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
+    fmt = lambda r: "  ".join(str(x).ljust(w) if i == 0 else str(x).rjust(w) for i, (x, w) in enumerate(zip(r, widths)))  # noqa: E731
+    return [fmt(header), fmt(["-" * w for w in widths])] + [fmt(r) for r in rows]
+
+
+def _names(doc: dict[str, Any]) -> list[str]:
+    return [b["name"] for b in doc["bots"]]
+
+
+def per_bot_table(doc: dict[str, Any], markdown: bool = False) -> list[str]:
+    res = doc["results"]["bots"]
+    timing = doc["timing"]["decisions"]
+    order = sorted(_names(doc), key=lambda n: -res[n]["units_per_hand"]["mean"])
+    header = ["bot", "units/hand ± se", "95% CI", "n deals", "sessions won", "front", "middle", "back",
+              "fouls", "scoops", "ms/decision", "p95 ms"]
+    rows = []
+    for name in order:
+        r = res[name]
+        u = r["units_per_hand"]
+        rows.append([
+            name, _pm(u), _ci(u), f"{u['n']:,}", f"{100 * r['session_win_share']:.1f}%",
+            *(f"{100 * r['row_win_rate'][row]:.1f}%" for row in ("front", "middle", "back")),
+            f"{100 * r['foul_rate']:.1f}%", f"{100 * r['scoop_rate']:.1f}%",
+            f"{timing[name]['median_ms']:.3f}", f"{timing[name]['p95_ms']:.3f}",
+        ])  # fmt: skip
+    return _table(header, rows, markdown)
+
+
+def crosstable_lines(doc: dict[str, Any], markdown: bool = False) -> list[str]:
+    names = _names(doc)
+    cross = doc["results"]["crosstable"]
+    rows = []
+    for a in names:
+        cells = [a]
+        for b in names:
+            if a == b or b not in cross[a]:
+                cells.append("—")
+            else:
+                c = cross[a][b]
+                cells.append(f"{_pm(c)}{' *' if c['significant'] else '  '}")
+        rows.append(cells)
+    return _table(["row vs column", *names], rows, markdown)
+
+
+def same_arrangement_lines(doc: dict[str, Any]) -> list[str]:
+    names = _names(doc)
+    cross = doc["results"]["crosstable"]
+    return [
+        f"{a} / {b}: {100 * cross[a][b]['same_arrangement']:.1f}%"
+        for i, a in enumerate(names) for b in names[i + 1:] if b in cross[a]
+    ]  # fmt: skip
+
+
+def headline(doc: dict[str, Any]) -> str:
+    res = doc["results"]
+    names = _names(doc)
+    return (
+        f"{' vs '.join(names)}: {doc['players']} players, {doc['sessions']:,} sessions of 8 hands "
+        f"({res['deals']:,} deals, each replayed in {len(res['seatings'])} seatings), rules {doc['rules']['name']}, "
+        f"seed entropy {doc['seed_entropy']}"
+    )
+
+
+def variance_lines(doc: dict[str, Any]) -> list[str]:
+    res = doc["results"]["bots"]
+    parts = ", ".join(f"{n} {res[n]['variance_reduction']:.1f}×" for n in _names(doc))
+    return [f"duplicate cut the variance per hand played by: {parts} (against the same number of hands dealt "
+            "independently)"]
+
+
+def speed_line(doc: dict[str, Any]) -> str:
+    t = doc["timing"]
+    return (f"{doc['results']['deals']:,} deals in {t['wall_seconds']:.1f} s on {t['backend']} with {t['jobs']} "
+            f"job(s): {t['deals_per_second']:.1f} deals/s, {t['hands_per_second']:.0f} hands dealt and set/s, "
+            f"{t['hands_played_per_second']:.0f} hands played/s over all seatings")
+
+
+def render_terminal(doc: dict[str, Any]) -> str:
+    lines = [headline(doc), ""]
+    lines += per_bot_table(doc)
+    lines += ["", "crosstable: row bot against column bot, units per hand ± se (* = 95% interval excludes 0)"]
+    lines += crosstable_lines(doc)
+    lines += ["", "same arrangement of the same hand: " + "; ".join(same_arrangement_lines(doc))]
+    lines += variance_lines(doc)
+    lines.append(speed_line(doc))
+    return "\n".join(lines)
+
+
+def render_markdown(doc: dict[str, Any], plots: bool) -> str:
+    """report.md: the same tables, the plots, and how to read them."""
+    lines = ["# Tournament report", "", headline(doc) + ".", "", f"Command: `{doc['command']}`", ""]
+    lines += ["## Bots", ""] + per_bot_table(doc, markdown=True)
+    lines += [
+        "",
+        "Units per hand are per hand played, averaged over every seating of a deal (duplicate), with the "
+        "standard error over deals, its 95% interval and n, the number of deals. Sessions won: share of "
+        "8-hand sessions finished first (ties share). Row columns: share of rows won against each opponent.",
+        "",
+        "## Crosstable",
+        "",
+        "Row bot against column bot, units per hand ± standard error; * marks a 95% interval that excludes 0.",
+        "",
+    ]
+    lines += crosstable_lines(doc, markdown=True)
+    lines += ["", "Same arrangement of the same hand: " + "; ".join(same_arrangement_lines(doc)) + ".", ""]
+    lines += variance_lines(doc) + ["", speed_line(doc) + ".", ""]
+    if plots:
+        lines += ["## Plots", ""] + [f"![{p[:-4]}]({p})" for p in PLOTS] + [""]
+    lines += ["## Run", "", f"- bots: {', '.join(b['spec'] for b in doc['bots'])}",
+              f"- versions: {', '.join(f'{k} {v}' for k, v in doc['versions'].items())}",
+              f"- git commit: {doc['git_commit'] or 'unknown'}", f"- machine: {doc['machine']['platform']}, "
+              f"{doc['machine']['cpus']} cpus", ""]
+    return "\n".join(lines)
+
+
+# --- plots ------------------------------------------------------------------------------------
+
+
+def write_plots(doc: dict[str, Any], out: Path) -> list[Path]:
+    """The four PNG plots; raises ImportError without matplotlib."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    from bench.tournament import seatings, table_scores
+
+    names = _names(doc)
+    res = doc["results"]
+    written = []
+
+    fig, ax = plt.subplots(figsize=(1.6 * len(names) + 2, 1.3 * len(names) + 1.5))
+    grid = np.full((len(names), len(names)), np.nan)
+    for i, a in enumerate(names):
+        for j, b in enumerate(names):
+            if b in res["crosstable"].get(a, {}):
+                grid[i, j] = res["crosstable"][a][b]["mean"]
+    limit = np.nanmax(np.abs(grid)) if np.isfinite(grid).any() else 1.0
+    image = ax.imshow(grid, cmap="RdBu", vmin=-limit, vmax=limit)
+    for i in range(len(names)):
+        for j in range(len(names)):
+            if np.isfinite(grid[i, j]):
+                c = res["crosstable"][names[i]][names[j]]
+                dark = abs(c["mean"]) > 0.6 * limit
+                ax.text(j, i, f"{c['mean']:+.3f}\n±{1.96 * c['se']:.3f}", ha="center", va="center", fontsize=8,
+                        color="white" if dark else "black")
+    ax.set_xticks(range(len(names)), names, rotation=30, ha="right")
+    ax.set_yticks(range(len(names)), names)
+    ax.set_title("units per hand, row bot against column bot (±95%)")
+    fig.colorbar(image, ax=ax)
+    fig.tight_layout()
+    written.append(out / "crosstable.png")
+    fig.savefig(written[-1], dpi=110)
+    plt.close(fig)
+
+    fig, ax = plt.subplots(figsize=(7, 0.6 * len(names) + 1.5))
+    means = [res["bots"][n]["units_per_hand"]["mean"] for n in names]
+    errors = [1.96 * res["bots"][n]["units_per_hand"]["se"] for n in names]
+    ax.errorbar(means, range(len(names)), xerr=errors, fmt="o", capsize=4)
+    ax.axvline(0, color="grey", lw=0.8)
+    ax.set_yticks(range(len(names)), names)
+    ax.set_xlabel("units per hand (95% interval)")
+    ax.set_title("mean result per bot")
+    fig.tight_layout()
+    written.append(out / "means.png")
+    fig.savefig(written[-1], dpi=110)
+    plt.close(fig)
+
+    seats = np.array(seatings(len(names), doc["players"]))
+    seat_scores = table_scores(doc["records"], len(names), doc["players"], _rules_name(doc))[1].sum(axis=-1)
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for b, name in enumerate(names):
+        occupied = seats == b
+        per_deal = (seat_scores * occupied).sum(axis=(1, 2)) / occupied.sum()
+        ax.plot(np.arange(1, len(per_deal) + 1), np.cumsum(per_deal), label=name)
+    ax.axhline(0, color="grey", lw=0.8)
+    ax.set_xlabel("deal")
+    ax.set_ylabel("cumulative units (duplicate average)")
+    ax.set_title("cumulative score")
+    ax.legend()
+    fig.tight_layout()
+    written.append(out / "cumulative.png")
+    fig.savefig(written[-1], dpi=110)
+    plt.close(fig)
+
+    totals = session_totals(doc["records"], names, doc["players"], _rules_name(doc))
+    fig, ax = plt.subplots(figsize=(1.5 * len(names) + 3, 4))
+    if any(totals.values()):
+        ax.boxplot([totals[n] for n in names])
+        ax.set_xticks(range(1, len(names) + 1), names)
+    ax.axhline(0, color="grey", lw=0.8)
+    ax.set_ylabel("session total (units over 8 hands)")
+    ax.set_title("session totals")
+    fig.tight_layout()
+    written.append(out / "sessions.png")
+    fig.savefig(written[-1], dpi=110)
+    plt.close(fig)
+    return written
+
+
+def write_report(doc: dict[str, Any], out: Path) -> tuple[Path, bool]:
+    """report.md (and the plots when matplotlib is installed) in ``out``."""
+    out.mkdir(parents=True, exist_ok=True)
+    try:
+        write_plots(doc, out)
+        plots = True
+    except ImportError:
+        plots = False
+        print("bench: matplotlib is not installed, so the report has no plots "
+              "(pip install 'chinese-poker-solver[plots]')", file=sys.stderr)
+    path = out / "report.md"
+    path.write_text(render_markdown(doc, plots), encoding="utf-8")
+    return path, plots
+
+
+def write_json(doc: dict[str, Any], path: Path) -> None:
+    path.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")

@@ -1,0 +1,1 @@
+"""Data files that ship with the bots (trained tables)."""

@@ -1,0 +1,143 @@
+import json
+
+import numpy as np
+import pytest
+
+from bench.cli import main as bench_main
+from bench.tournament import HANDS_PER_SESSION, deal_hands, dealer_of, play_deals, run_deals, seatings, summarise
+from solver import Arrangement, score_pair
+
+
+def test_seatings():
+    assert seatings(2, 2) == [(0, 1), (1, 0)]
+    assert len(seatings(3, 3)) == 6 and len(seatings(4, 4)) == 24 and len(seatings(4, 3)) == 24
+    for players in (2, 3, 4):
+        for seat_plan in seatings(2, players):
+            assert sorted(set(seat_plan)) == [0, 1]
+    # Every bot sits in every seat equally often.
+    plan = np.array(seatings(3, 2))
+    assert all(len(set(np.bincount(plan[:, s], minlength=3))) == 1 for s in range(2))
+
+
+def test_deals_use_distinct_cards_and_the_dealer_rotates():
+    assert [dealer_of(d, 3) for d in range(10)] == [0, 1, 2, 0, 1, 2, 0, 1, 0, 1]
+    for players in (2, 3, 4):
+        hands = deal_hands(123, 5, players)
+        assert hands.shape == (players, 13) and len(np.unique(hands)) == 13 * players
+    assert np.array_equal(deal_hands(123, 5, 4), deal_hands(123, 5, 4))
+    assert not np.array_equal(deal_hands(123, 5, 4), deal_hands(123, 6, 4))
+
+
+def _run(specs, players=None, sessions=2, **kwargs):
+    players = players or max(2, len(specs))
+    records = run_deals(specs, players, entropy=2026, n_deals=sessions * HANDS_PER_SESSION, **kwargs)
+    names = [s if specs.index(s) == i else f"{s}#2" for i, s in enumerate(specs)]
+    return records, summarise(records, names, players), names
+
+
+def test_scores_are_zero_sum_and_sessions_have_eight_hands():
+    records, summary, _ = _run(["greedy", "heuristic", "table"], players=3, sessions=3)
+    assert summary["zero_sum"] and summary["deals"] == 24 and summary["sessions"] == 3
+    assert [r["deal"] for r in records] == list(range(24))
+    assert [r["dealer"] for r in records[:8]] == [0, 1, 2, 0, 1, 2, 0, 1]
+    assert sum(b["units_per_hand"]["mean"] for b in summary["bots"].values()) == pytest.approx(0, abs=1e-12)
+
+
+@pytest.mark.parametrize("spec", ["greedy", "random"])
+def test_a_bot_against_itself_scores_exactly_zero_and_shares_the_sessions(spec):
+    _, summary, names = _run([spec, spec])
+    for name in names:
+        assert summary["bots"][name]["units_per_hand"]["mean"] == 0
+        assert summary["bots"][name]["session_win_share"] == 0.5  # every session tied: half a win each
+    assert summary["crosstable"][names[0]][names[1]]["same_arrangement"] == 1.0
+
+
+def test_crosstable_agrees_with_the_records():
+    records, summary, names = _run(["greedy", "table"], players=3, sessions=1)
+    plan = seatings(2, 3)
+    totals = {(a, b): [] for a in range(2) for b in range(2) if a != b}
+    for r in records:
+        arr = [[Arrangement.parse(p["arrangement"]) for p in row] for row in r["plays"]]
+        per_pair = {k: [] for k in totals}
+        for seats in plan:
+            for i in range(3):
+                for j in range(3):
+                    if i != j and seats[i] != seats[j]:
+                        per_pair[(seats[i], seats[j])].append(score_pair(arr[seats[i]][i], arr[seats[j]][j]))
+        for k, scores in per_pair.items():
+            totals[k].append(np.mean(scores))
+    for (a, b), per_deal in totals.items():
+        assert summary["crosstable"][names[a]][names[b]]["mean"] == pytest.approx(np.mean(per_deal))
+
+
+def test_same_seed_same_results_for_any_workers_and_backend():
+    base, _, _ = _run(["greedy", "heuristic"], sessions=3)
+    strip = lambda records: [r | {"plays": [[{k: v for k, v in p.items() if k != "seconds"} for p in row]  # noqa: E731
+                                            for row in r["plays"]]} for r in records]
+    for kwargs in ({"jobs": 2, "backend": "loky"}, {"jobs": 2, "backend": "threading"}, {"jobs": 2, "backend": "dask"}):
+        if kwargs["backend"] == "dask":
+            pytest.importorskip("dask.distributed")
+        records, _, _ = _run(["greedy", "heuristic"], sessions=3, **kwargs)
+        assert strip(sorted(records, key=lambda r: r["deal"])) == strip(base), kwargs
+
+
+def test_tournament_command_writes_results_and_report(tmp_path, capsys):
+    out = tmp_path / "run"
+    assert bench_main(["tournament", "--bots", "greedy,heuristic", "--sessions", "2", "--seed", "9",
+                       "--jobs", "1", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "crosstable" in printed and "heuristic" in printed and "seed entropy 9" in printed
+    doc = json.loads((out / "results.json").read_text())
+    assert doc["schema_version"] == 1 and doc["seed_entropy"] == 9 and doc["players"] == 2
+    assert {b["name"] for b in doc["bots"]} == {"greedy", "heuristic"} and doc["rules"]["name"] == "basic"
+    assert len(doc["records"]) == 16 and doc["versions"]["numpy"]
+    report = (out / "report.md").read_text()
+    assert "# Tournament report" in report
+    for plot in ("crosstable.png", "means.png", "cumulative.png", "sessions.png"):
+        assert (out / plot).stat().st_size > 1000
+    # The report comes back from the JSON alone.
+    again = tmp_path / "again"
+    assert bench_main(["report", str(out / "results.json"), "--out", str(again)]) == 0
+    assert (again / "report.md").read_text() == report
+
+
+def test_tournament_json_replays_from_its_seed(capsys):
+    assert bench_main(["tournament", "--bots", "random,greedy", "--sessions", "1", "--json", "--jobs", "1"]) == 0
+    first = json.loads(capsys.readouterr().out)
+    assert bench_main(["tournament", "--bots", "random,greedy", "--sessions", "1", "--json", "--jobs", "1",
+                       "--seed", str(first["seed_entropy"])]) == 0
+    second = json.loads(capsys.readouterr().out)
+    assert first["results"] == second["results"] and first["records"] == second["records"]
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--bots", "greedy,gredy"], "unknown bot 'gredy'; choose from"),
+        (["--bots", "greedy,table", "--players", "5"], "--players must be 2, 3 or 4, got 5"),
+        (["--bots", "greedy,table", "--sessions", "0"], "--sessions must be a positive number, got 0"),
+        (["--bots", ","], "--bots needs at least one bot"),
+        (["--bots", "greedy,table", "--scheduler", "tcp://127.0.0.1:1"], "--scheduler goes with --backend dask"),
+        (["--bots", "greedy,table", "--backend", "dask", "--scheduler", "tcp://127.0.0.1:1", "--sessions", "1"],
+         "cannot reach the dask scheduler at tcp://127.0.0.1:1"),
+    ],
+)
+def test_tournament_bad_input(capsys, args, message):
+    if "dask" in args:
+        pytest.importorskip("dask.distributed")
+    assert bench_main(["tournament", *args]) == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err.startswith("bench tournament: error: ") and message in err
+
+
+def test_report_bad_input(tmp_path, capsys):
+    assert bench_main(["report", str(tmp_path / "none.json")]) == 2
+    (tmp_path / "x.json").write_text("{}")
+    assert bench_main(["report", str(tmp_path / "x.json")]) == 2
+    assert "is not a results.json" in capsys.readouterr().err
+
+
+def test_play_deals_is_a_pure_function_of_the_seed():
+    a = play_deals(["random"], 2, 5, [3])
+    b = play_deals(["random"], 2, 5, [3])
+    assert [p["arrangement"] for p in a[0]["plays"][0]] == [p["arrangement"] for p in b[0]["plays"][0]]
