@@ -88,7 +88,7 @@ def build_document(
         "schema_version": SCHEMA_VERSION,
         "command": command,
         "rules": rules.to_dict(),
-        "bots": [{"name": n, "spec": s} | b for n, s, b in zip(names, specs, bot_specs)],
+        "bots": [{"name": n, "spec": s, "bot": b["name"], "params": b["params"]} for n, s, b in zip(names, specs, bot_specs)],
         "players": players,
         "sessions": sessions,
         "hands_per_session": 8,
@@ -192,7 +192,7 @@ def headline(doc: dict[str, Any]) -> str:
     names = _names(doc)
     return (
         f"{' vs '.join(names)}: {doc['players']} players, {doc['sessions']:,} sessions of 8 hands "
-        f"({res['deals']:,} deals, each replayed in {len(res['seatings'])} seatings), rules {doc['rules']['name']}, "
+        f"({res['deals']:,} deals, each replayed in {len(res['seatings'])} seatings), rules {_rules_name(doc).name}, "
         f"seed entropy {doc['seed_entropy']}"
     )
 
