@@ -19,8 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bots.base import play_points
-from bots.table import FieldTables
+from bots.table import FieldTables, play_tables
+from solver.rules import BASIC, Rules, as_rules
 
 CHUNKS = 16
 CHECK_KEY = 10**6
@@ -33,17 +33,24 @@ def deal_hands(n: int, seed: np.random.SeedSequence) -> np.ndarray:
     return np.ascontiguousarray(decks.reshape(-1, 13)[:n])
 
 
-def _arrange(hands: np.ndarray, points, jobs: int) -> np.ndarray:
+def _arrange(hands: np.ndarray, policy, rules: Rules, jobs: int) -> np.ndarray:
     chunks = np.array_split(hands, CHUNKS)
     if jobs == 1:
-        parts = [play_points(c, points) for c in chunks]
+        parts = [play_tables(c, policy, rules) for c in chunks]
     else:
         import joblib
 
         parts = joblib.Parallel(n_jobs=jobs, backend="threading")(
-            joblib.delayed(play_points)(c, points) for c in chunks
+            joblib.delayed(play_tables)(c, policy, rules) for c in chunks
         )  # the kernels release the GIL (nogil), so threads run them in parallel
     return np.concatenate(parts)
+
+
+def _policy(field: FieldTables, rules: Rules):
+    if rules.is_separable:
+        return field.points(rules)
+    win, tie = field.win_tie()
+    return (win, tie, field.royalty_points(rules))
 
 
 @dataclass(frozen=True)
@@ -60,8 +67,11 @@ def train(
     check_hands: int = 10_000,
     jobs: int = 1,
     on_round: Callable[[RoundReport], None] | None = None,
+    rules: Rules | str | None = None,
 ) -> tuple[FieldTables, list[RoundReport]]:
-    """Tables for the ``table`` bot by ``rounds`` rounds of fictitious play."""
+    """Tables for the ``table`` bot by ``rounds`` rounds of fictitious play under ``rules``
+    (its scoring method; basic by default)."""
+    rules = as_rules(rules)
     if hands < 1 or rounds < 0 or check_hands < 1:
         raise ValueError("hands and check_hands must be positive and rounds at least 0")
     from bots.heuristic import heuristic_points
@@ -70,16 +80,17 @@ def train(
     check = deal_hands(check_hands, np.random.SeedSequence(root.entropy, spawn_key=(CHECK_KEY,)))
     start = heuristic_points()
     first = deal_hands(hands, np.random.SeedSequence(root.entropy, spawn_key=(0,)))
-    field = FieldTables.from_arranged(_arrange(first, start, jobs))
-    previous = _arrange(check, start, jobs)
+    field = FieldTables.from_arranged(_arrange(first, start, BASIC, jobs))
+    previous = _arrange(check, start, BASIC, jobs)
     previous_points = None
     reports = []
     for r in range(1, rounds + 1):
+        policy = _policy(field, rules)
         points = field.points()
         dealt = deal_hands(hands, np.random.SeedSequence(root.entropy, spawn_key=(r,)))
-        response = FieldTables.from_arranged(_arrange(dealt, points, jobs))
+        response = FieldTables.from_arranged(_arrange(dealt, policy, rules, jobs))
         field = field.blend(response, 1.0 / (r + 1))
-        current = _arrange(check, points, jobs)
+        current = _arrange(check, policy, rules, jobs)
         moved = float(np.mean(np.any(current != previous, axis=1)))
         delta = float("nan")
         if previous_points is not None:
@@ -92,7 +103,7 @@ def train(
         previous, previous_points = current, points
     info = {
         "method": "fictitious play from heuristic, field blended with weight 1/(round+1)",
-        "rules": "basic",
+        "rules": rules.name,
         "hands_per_round": hands,
         "rounds": rounds,
         "seed": seed,

@@ -170,3 +170,68 @@ def splits_to_cards(hands, splits, combos3, combos5, split_front, split_middle, 
             out[h, 3 + j] = hands[h, combos5[split_middle[s], j]]
             out[h, 8 + j] = hands[h, combos5[split_back[s], j]]
     return out
+
+
+@inline
+def _joint_value(w0, t0, w1, t1, w2, t2, scoring):
+    """Expected pair score of three independent rows with these win/tie chances.
+
+    scoring 0: basic; 1: 1-6 (a scoop pays 6); 2: 2-4 (one more unit for more rows won)."""
+    l0 = 1.0 - w0 - t0
+    l1 = 1.0 - w1 - t1
+    l2 = 1.0 - w2 - t2
+    value = (w0 - l0) + (w1 - l1) + (w2 - l2)
+    if scoring == 1:
+        value += 3.0 * (w0 * w1 * w2 - l0 * l1 * l2)
+    elif scoring == 2:
+        # Distribution of wins minus losses over the three rows, -3..3.
+        d = np.zeros(7)
+        for a in range(3):
+            pa = l0 if a == 0 else (t0 if a == 1 else w0)
+            for b in range(3):
+                pb = l1 if b == 0 else (t1 if b == 1 else w1)
+                for c in range(3):
+                    pc = l2 if c == 0 else (t2 if c == 1 else w2)
+                    d[a + b + c] += pa * pb * pc
+        value += (d[4] + d[5] + d[6]) - (d[0] + d[1] + d[2])
+    return value
+
+
+@kernel
+def best_by_class_joint(hands, canon_front, canon_a, canon_b, canon_split, canon_twin, keys, numbers,
+                        win, tie, extra, scoring):
+    """Best split of each hand for a bonus rule, rows taken as independent.
+
+    ``win``/``tie`` (3, classes) are each row's chances against the field, ``extra``
+    (3, classes) separable points (royalties); every legal split is scored by the
+    canonical scan. Returns one split number per hand."""
+    n = hands.shape[0]
+    out = np.empty(n, np.int32)
+    v3 = np.empty(286, np.int32)
+    v5 = np.empty(1287, np.int32)
+    c3 = np.empty(286, np.int32)
+    c5 = np.empty(1287, np.int32)
+    for h in range(n):
+        subset_values(hands[h], v3, v5)
+        for k in range(286):
+            c3[k] = class_number(keys, numbers, v3[k])
+        for k in range(1287):
+            c5[k] = class_number(keys, numbers, v5[k])
+        best = -np.inf
+        best_split = -1
+        for e in range(canon_front.shape[0]):
+            f = canon_front[e]
+            a = canon_a[e]
+            b = canon_b[e]
+            low = min(v5[a], v5[b])
+            if v3[f] > low:
+                continue
+            m, k = (a, b) if v5[a] <= v5[b] else (b, a)
+            cf, cm, ck = c3[f], c5[m], c5[k]
+            value = _joint_value(win[0, cf], tie[0, cf], win[1, cm], tie[1, cm], win[2, ck], tie[2, ck], scoring)
+            value += extra[0, cf] + extra[1, cm] + extra[2, ck]
+            if value > best:
+                best = value
+                best_split = canon_split[e] if m == a else canon_twin[e]
+        out[h] = best_split
+    return out

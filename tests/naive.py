@@ -80,3 +80,42 @@ def score_pair(a: tuple[list[int], list[int], list[int]], b: tuple[list[int], li
     if foul_b:
         return 3
     return sum(compare(x, y) for x, y in zip(a, b))
+
+
+CATEGORY_WORDS = ("high card", "pair", "two pair", "three of a kind", "straight", "flush", "full house",
+                  "four of a kind", "straight flush")
+
+
+def settle(a, b, scoring="basic", royalties=None, needs_win=False) -> int:
+    """Units A wins from B under an optional rule set, straight from RULES.md.
+
+    ``royalties`` maps (row name, category words) to units."""
+    royalties = royalties or {}
+    foul_a, foul_b = fouled(*a), fouled(*b)
+    if foul_a and foul_b:
+        return 0
+    if foul_a or foul_b:
+        rows = [-1 if foul_a else 1] * 3
+    else:
+        rows = [compare(x, y) for x, y in zip(a, b)]
+    wins, losses = rows.count(1), rows.count(-1)
+    if scoring == "1-6" and wins == 3:
+        total = 6
+    elif scoring == "1-6" and losses == 3:
+        total = -6
+    else:
+        total = sum(rows)
+        if scoring == "2-4":
+            total += (wins > losses) - (losses > wins)
+
+    def royalty(hand, foul, sign):
+        if foul:
+            return 0
+        units = 0
+        for name, row, result in zip(("front", "middle", "back"), hand, rows):
+            if needs_win and result != sign:
+                continue
+            units += royalties.get((name, CATEGORY_WORDS[strength(row)[0]]), 0)
+        return units
+
+    return total + royalty(a, foul_a, 1) - royalty(b, foul_b, -1)

@@ -113,3 +113,29 @@ def test_bench_unknown_command(capsys):
         bench_main(["tournamint"])
     assert exit_info.value.code == 2
     assert "invalid choice: 'tournamint'" in capsys.readouterr().err
+
+
+def test_solve_under_other_rules(capsys):
+    assert solve_main([HAND, "--samples", "200", "--seed", "1", "--rules", "2-4+royalties", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["rules"]["name"] == "2-4+royalties" and doc["rules"]["scoring"] == "2-4"
+    assert solve_main([HAND, "--samples", "100", "--seed", "1", "--rules", "1-6", "--ascii"]) == 0
+    assert "rules 1-6" in capsys.readouterr().out
+    six_pairs = "AS AD KH KC QS QD JH JC TS TD 9H 9C 2S"
+    assert solve_main([six_pairs, "--samples", "100", "--seed", "1", "--rules", "naturals", "--ascii"]) == 0
+    assert "natural: six pairs" in capsys.readouterr().out
+
+
+def test_solve_unknown_rules(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        solve_main([HAND, "--rules", "3-9"])
+    assert exit_info.value.code == 2
+    assert capsys.readouterr().err.startswith("solve: error: unknown rules '3-9'")
+
+
+def test_bench_arrange_declares_naturals(capsys):
+    six_pairs = "AS AD KH KC QS QD JH JC TS TD 9H 9C 2S"
+    assert bench_main(["arrange", "--bot", "table", "--rules", "naturals", "--json", six_pairs]) == 0
+    assert json.loads(capsys.readouterr().out)["natural"] == "six pairs"
+    assert bench_main(["arrange", "--bot", "greedy", "--rules", "nope", six_pairs]) == 2
+    assert "unknown rules 'nope'" in capsys.readouterr().err

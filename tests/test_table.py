@@ -81,3 +81,52 @@ def test_table_beats_greedy_clearly():
     result = summarise(records, ["table", "greedy"], 2)["crosstable"]["table"]["greedy"]
     # Measured about +0.8 units per hand with a standard error near 0.04.
     assert result["mean"] - 8 * result["se"] > 0.4
+
+
+def _joint_reference(w, t, scoring):
+    """Expected pair score of independent rows, by listing all 27 outcomes."""
+    import itertools
+
+    total = 0.0
+    for outcome in itertools.product((1, 0, -1), repeat=3):
+        p = 1.0
+        for i, r in enumerate(outcome):
+            p *= w[i] if r == 1 else (t[i] if r == 0 else 1 - w[i] - t[i])
+        wins, losses = outcome.count(1), outcome.count(-1)
+        score = sum(outcome)
+        if scoring == "1-6" and wins == 3:
+            score = 6
+        elif scoring == "1-6" and losses == 3:
+            score = -6
+        elif scoring == "2-4":
+            score += (wins > losses) - (losses > wins)
+        total += p * score
+    return total
+
+
+@pytest.mark.parametrize("rules", ["1-6", "2-4", "2-4+royalties-win"])
+def test_table_variants_maximise_their_own_objective(rules):
+    from bots.table import shipped_tables
+    from solver.rules import Rules
+
+    parsed = Rules.parse(rules)
+    tables = shipped_tables(parsed)
+    win, tie = tables.win_tie()
+    extra = tables.royalty_points(parsed)
+    classes = row_classes()
+    bot = make_bot(f"table:rules={rules}")
+    assert bot.rules == rules
+    for hand in random_hands(np.random.default_rng(42), 4):
+        splits = all_splits(hand.tolist())
+        legal = np.flatnonzero(splits.legal)
+        k = [np.searchsorted(classes, rows[legal]) for rows in (splits.front, splits.middle, splits.back)]
+        values = [
+            _joint_reference([win[i, k[i][s]] for i in range(3)], [tie[i, k[i][s]] for i in range(3)], parsed.scoring)
+            + sum(extra[i, k[i][s]] for i in range(3))
+            for s in range(len(legal))
+        ]
+        arrangement = bot.arrange(tuple(Card(int(c)) for c in hand), np.random.default_rng(0))
+        mine = [np.searchsorted(classes, v) for v in arrangement.values()]
+        chosen = _joint_reference([win[i, mine[i]] for i in range(3)], [tie[i, mine[i]] for i in range(3)],
+                                  parsed.scoring) + sum(extra[i, mine[i]] for i in range(3))
+        assert chosen == pytest.approx(max(values), abs=1e-9)

@@ -141,3 +141,38 @@ def test_play_deals_is_a_pure_function_of_the_seed():
     a = play_deals(["random"], 2, 5, [3])
     b = play_deals(["random"], 2, 5, [3])
     assert [p["arrangement"] for p in a[0]["plays"][0]] == [p["arrangement"] for p in b[0]["plays"][0]]
+
+
+@pytest.mark.parametrize("rules", ["1-6", "2-4+royalties-win+naturals"])
+def test_tournaments_under_other_rules(rules):
+    records = run_deals(["table", "greedy", "heuristic"], 3, entropy=5, n_deals=16, rules_name=rules)
+    summary = summarise(records, ["table", "greedy", "heuristic"], 3, rules)
+    assert summary["zero_sum"]
+    basic = summarise(records, ["table", "greedy", "heuristic"], 3)
+    assert summary["bots"]["table"]["units_per_hand"]["mean"] != basic["bots"]["table"]["units_per_hand"]["mean"]
+
+
+def test_naturals_are_settled_in_tournaments():
+    # A deal in which some player holds a natural, found by scanning seeds.
+    from solver.naturals import natural_mask
+
+    deal = next(d for d in range(5000) if natural_mask(deal_hands(3, d, 4)).any())
+    records = play_deals(["greedy"], 4, 3, [deal], rules_name="naturals")
+    held = [p.get("natural") for p in records[0]["plays"][0]]
+    assert any(held)
+    from bench.tournament import table_scores
+
+    scores = table_scores(records, 1, 4, "naturals")[1][0, 0]
+    seat = next(i for i, h in enumerate(held) if h)
+    assert all(scores[seat, j] >= 3 for j in range(4) if j != seat and not held[j])
+    assert (scores + scores.T == 0).all()
+
+
+def test_tournament_command_states_its_rules(tmp_path, capsys):
+    assert bench_main(["tournament", "--bots", "greedy,table", "--sessions", "1", "--seed", "3", "--jobs", "1",
+                       "--rules", "1-6", "--out", str(tmp_path)]) == 0
+    assert "rules 1-6" in capsys.readouterr().out
+    doc = json.loads((tmp_path / "results.json").read_text())
+    assert doc["rules"]["scoring"] == "1-6"
+    assert next(b for b in doc["bots"] if b["name"] == "table")["params"]["rules"] == "1-6"
+    assert bench_main(["tournament", "--bots", "greedy,table", "--rules", "x"]) == 2

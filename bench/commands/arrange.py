@@ -19,6 +19,8 @@ def add_parser(sub) -> None:
     parser.add_argument("--bot", required=True, help="bot spec, such as greedy or exhaustive:samples=2000")
     parser.add_argument("--input", metavar="FILE", help="read hands from FILE (- for standard input)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default %(default)s)")
+    parser.add_argument("--rules", default="basic", help="rule set the bot plays for (basic, 1-6, 2-4, royalties, "
+                        "royalties-win, naturals, joined with +, or a .toml/.json file)")
     parser.add_argument("--json", action="store_true", help="one JSON object per line")
     parser.add_argument("--ascii", action="store_true", help="letters for suits instead of symbols")
 
@@ -48,12 +50,16 @@ def run(args: argparse.Namespace) -> int:
     import numpy as np
 
     from bench.cli import UsageError
-    from bots import BotError, checked_arrangement, make_bot
+    from bench.tournament import make_bots
+    from bots import BotError, checked_arrangement
+    from bots.base import declared_natural
     from solver import CardError, format_cards, parse_hand
+    from solver.rules import Rules, RulesError
 
     try:
-        bot = make_bot(args.bot)
-    except BotError as error:
+        rules = Rules.parse(args.rules)
+        bot = make_bots([args.bot], args.rules)[args.bot]
+    except (BotError, RulesError) as error:
         raise UsageError(str(error)) from None
     symbols = not args.ascii and _symbols_ok()
     failures = 0
@@ -69,6 +75,7 @@ def run(args: argparse.Namespace) -> int:
         started = time.perf_counter()
         try:
             arrangement = checked_arrangement(bot, cards, rng)
+            natural = declared_natural(bot, cards, rng, rules)
         except (BotError, CardError) as error:
             print(f"bench arrange: {where}{error}", file=sys.stderr)
             failures += 1
@@ -78,9 +85,12 @@ def run(args: argparse.Namespace) -> int:
             record = {"hand": format_cards(cards)}
             record |= {name: format_cards(row) for name, row in zip(("front", "middle", "back"), arrangement.rows)}
             record["seconds"] = seconds
+            if rules.naturals:
+                record["natural"] = natural.kind if natural else None
             print(json.dumps(record), flush=True)
         else:
-            print(f"{format_cards(cards, symbols)}  ->  {arrangement.format(symbols)}", flush=True)
+            declared = f"   (declares {natural.kind})" if natural else ""
+            print(f"{format_cards(cards, symbols)}  ->  {arrangement.format(symbols)}{declared}", flush=True)
     return 2 if failures else 0
 
 

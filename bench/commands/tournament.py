@@ -22,7 +22,7 @@ def add_parser(sub) -> None:
         "plug-in import path (mypkg.mybot:MyBot).",
     )
     parser.add_argument("--bots", required=True, help="comma-separated bot specs, e.g. greedy,table,exhaustive")
-    parser.add_argument("--players", type=int, default=None, help="seats at the table, 2-4 (default: one per bot)")
+    parser.add_argument("--players", type=int, default=None, help="seats at the table, 2-4 (default: one per bot, at most 4)")
     parser.add_argument("--sessions", type=int, default=100, help="sessions of 8 hands (default %(default)s)")
     parser.add_argument("--seed", type=int, default=None, help="seed entropy (default: fresh, printed and stored)")
     parser.add_argument("--jobs", type=int, default=-1, help="parallel workers (default: all cores)")
@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     specs = [s.strip() for s in args.bots.split(",") if s.strip()]
     if not specs:
         raise UsageError("--bots needs at least one bot, e.g. --bots greedy,table")
-    players = args.players if args.players is not None else max(2, len(specs))
+    players = args.players if args.players is not None else min(4, max(2, len(specs)))
     if not 2 <= players <= 4:
         raise UsageError(f"--players must be 2, 3 or 4, got {players}")
     if args.sessions < 1:

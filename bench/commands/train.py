@@ -20,6 +20,8 @@ def add_parser(sub) -> None:
     parser.add_argument("--rounds", type=int, default=24, help="rounds of self-play (default %(default)s)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default %(default)s)")
     parser.add_argument("--jobs", type=int, default=-1, help="threads (default: all cores); does not change the result")
+    parser.add_argument("--rules", default="basic", help="scoring method to train for: basic, 1-6 or 2-4 "
+                        "(default %(default)s)")
     parser.add_argument("--out", default="table.npz", help="file to write (default %(default)s)")
 
 
@@ -30,6 +32,15 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--hands must be a positive number, got {args.hands}")
     if args.rounds < 1:
         raise UsageError(f"--rounds must be a positive number, got {args.rounds}")
+    from solver.rules import Rules, RulesError
+
+    try:
+        rules = Rules.parse(args.rules)
+    except RulesError as error:
+        raise UsageError(str(error)) from None
+    if rules.royalties or rules.naturals:
+        raise UsageError("tables are trained per scoring method (basic, 1-6, 2-4); royalties and naturals are "
+                         "added in play, without training")
     out = Path(args.out)
     if not out.parent.is_dir():
         raise UsageError(f"cannot write {out}: folder {out.parent} does not exist")
@@ -46,7 +57,8 @@ def run(args: argparse.Namespace) -> int:
             note(f"round {report.round:3d}: {100 * report.changed:5.2f}% of check hands changed{change}")
             bar.update(1)
 
-        tables, _ = train(hands=args.hands, rounds=args.rounds, seed=args.seed, jobs=jobs, on_round=on_round)
+        tables, _ = train(hands=args.hands, rounds=args.rounds, seed=args.seed, jobs=jobs, on_round=on_round,
+                          rules=rules)
     tables.save(out)
     print(f"wrote {out} ({out.stat().st_size:,} bytes) in {time.perf_counter() - started:.0f} s", file=sys.stderr)
     return 0

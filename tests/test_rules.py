@@ -1,0 +1,213 @@
+"""Optional rule sets: settlements checked by hand against RULES.md, naturals, and solving."""
+
+import json
+
+import numpy as np
+import pytest
+
+from solver import Arrangement, score_pair, score_table, solve
+from solver.naturals import Natural, best_natural, compare_naturals, natural_mask, naturals_of, settle_naturals
+from solver.rules import COMMON_ROYALTIES, Rules, RulesError
+from solver.solution import _Sample, per_sample_scores
+from tests import naive
+from tests.conftest import random_hands
+
+# The worked example of RULES.md: B wins the front, A the middle and the back straight flush.
+A = "2S 2H AD / 7C 7D 9S 5H 3D / TC JC QC KC AC"
+B = "3S 3H 4D / 6C 6D 8S 5C 2D / 9C 9D TH TS AS"
+# S scoops W: pair of kings over 6-high, pair of aces over Q-high, a full house over two pair.
+S = "KS KH 2C / AS AH 3C 4C 5S / 9D 9C 9H 6S 6H"
+W = "3D 4H 6D / 7S 8H TD JH QD / 7D 7H 8C 8D 2H"
+# F fouls (front trips over a middle pair); V is legal with a back straight (2 in the preset).
+F = "AS AH AD / 9S 9H 5C 6C 8D / KS KH KD 7C 7D"
+V = "2C 3D 4H / 5D 6D 8H 9D JC / TC JD QC KC AC"
+F2 = "QS QH 2C / JS JH 3S 4D 6H / TS TH 4C 5S 7H"  # fouls too (queens over jacks)
+# X and Y both hold front trips (3 each); Y wins the front and the middle, X the back.
+X = "9S 9H 9D / TS TH TD 2C 3C / AS AH AD 5C 5D"
+Y = "QS QH QD / KS KH KD 2D 3D / 7C 7D 7H 8S 8H"
+
+
+@pytest.mark.parametrize(
+    "a, b, rules, expected",
+    [
+        (A, B, "basic", 1),
+        (A, B, "1-6", 1),  # two wins and a loss still nets 1
+        (A, B, "2-4", 2),  # two of three nets 2
+        (A, B, "royalties", 1 + 10),  # A's back straight flush earns 10
+        (A, B, "royalties-win", 1 + 10),  # ... and A won that row
+        (S, W, "basic", 3),
+        (S, W, "1-6", 6),  # a scoop takes 6
+        (S, W, "2-4", 4),  # a scoop nets 4
+        (S, W, "royalties", 3),  # a full house pays only in the middle in the preset
+        (V, F, "basic", 3),
+        (V, F, "1-6", 6),  # a fouled hand counts as scooped by every valid opponent
+        (V, F, "2-4", 4),
+        (V, F, "royalties", 3 + 2),  # F earns nothing for its trips and pays V's straight
+        (V, F, "royalties-win", 3 + 2),
+        (F, F2, "basic", 0),  # two fouled hands score 0
+        (F, F2, "1-6", 0),
+        (F, F2, "2-4+royalties", 0),
+        (X, Y, "basic", -1),
+        (X, Y, "1-6", -1),
+        (X, Y, "2-4", -2),  # Y wins more rows: one more unit
+        (X, Y, "royalties", -1 + 3 - 3),  # both fronts earn 3
+        (X, Y, "royalties-win", -1 - 3),  # only Y won its front
+    ],
+)
+def test_settlements_by_hand(a, b, rules, expected):
+    assert score_pair(a, b, rules) == expected
+    assert score_pair(b, a, rules) == -expected
+
+
+def test_the_example_hands_are_what_they_say():
+    from solver import is_foul, row_results
+
+    assert row_results(A, B) == (-1, 1, 1) and row_results(S, W) == (1, 1, 1) and row_results(X, Y) == (-1, -1, 1)
+    assert is_foul(F) and is_foul(F2) and not any(is_foul(h) for h in (A, B, S, W, V, X, Y))
+
+
+@pytest.mark.parametrize("rules", ["basic", "1-6", "2-4", "royalties", "royalties-win", "2-4+royalties"])
+def test_random_pairs_match_the_reference_and_are_zero_sum(rng, rules):
+    parsed = Rules.parse(rules)
+    table = dict(COMMON_ROYALTIES) if parsed.royalties else {}
+    for _ in range(400):
+        cards = random_hands(rng, 1, size=26)[0].tolist()
+        a = Arrangement(cards[0:3], cards[3:8], cards[8:13])
+        b = Arrangement(cards[13:16], cards[16:21], cards[21:26])
+        ra, rb = ([[int(c) for c in r] for r in x.rows] for x in (a, b))
+        expected = naive.settle(ra, rb, parsed.scoring, table, parsed.royalty_needs_win)
+        assert score_pair(a, b, parsed) == expected
+        assert score_pair(b, a, parsed) == -expected
+
+
+@pytest.mark.parametrize("rules", ["1-6", "2-4+royalties-win"])
+def test_tables_are_zero_sum_under_every_rule_set(rng, rules):
+    for _ in range(50):
+        cards = random_hands(rng, 1, size=52)[0].tolist()
+        arrs = [Arrangement(cards[13 * p:13 * p + 3], cards[13 * p + 3:13 * p + 8], cards[13 * p + 8:13 * p + 13])
+                for p in range(4)]
+        assert sum(score_table(arrs, rules)) == 0
+
+
+# --- naturals ---------------------------------------------------------------------------------
+
+NATURAL_HANDS = {
+    "dragon": "AS KD QH JC TS 9D 8H 7C 6S 5D 4H 3C 2S",
+    "four trips": "AS AH AD KS KH KD QS QH QD JS JH JD 2C",
+    "three straights": "AS 2D 3H 4C 5S 6D 7H 8C 9C TS JD QH KC",
+    "three flushes": "KC 5C 9C 3D 6D 8D JD KD 4H 7H TH QH AH",
+    "six pairs": "AS AD KH KC QS QD JH JC TS TD 9H 9C 2S",
+}
+NEAR_MISSES = {
+    "dragon": "AS KD QH JC TS 9D 8H 7C 6S 5D 4H 3C 3S",  # a pair instead of the deuce
+    "four trips": "AS AH AD KS KH KD QS QH QD JS JH 2D 2C",  # three trips and two pairs
+    "three straights": "AS 2D 3H 4C 5S 6D 7H 8C 9C TS JD QH QC",  # K missing
+    "three flushes": "KC 5C 9C 3C 6D 8D JD KD 4H 7H TH QH AH",  # 4 clubs, 4 diamonds, 5 hearts
+    "six pairs": "AS AD KH KC QS QD JH JC TS TD 9H 8C 2S",  # five pairs
+}
+
+
+@pytest.mark.parametrize("kind", sorted(NATURAL_HANDS))
+def test_each_natural_is_found(kind):
+    assert kind in [n.kind for n in naturals_of(NATURAL_HANDS[kind])]
+    cards = np.array([[int(c) for c in Arrangement.parse("AS AH AD / " + "KS KH KD QS QH / QD JS JH JD 2C").cards]])
+    assert natural_mask(cards)[0]  # four trips, as a batch
+
+
+@pytest.mark.parametrize("kind", sorted(NEAR_MISSES))
+def test_near_misses_are_not(kind):
+    assert kind not in [n.kind for n in naturals_of(NEAR_MISSES[kind])]
+
+
+def test_natural_mask_agrees_with_detection(rng):
+    hands = random_hands(rng, 3000)
+    exact = np.array([bool(naturals_of(h.tolist())) for h in hands])
+    assert (natural_mask(hands) == exact).all() and exact.sum() > 5
+
+
+def test_naturals_against_hands_and_each_other():
+    rules = Rules.parse("naturals")
+    six = best_natural(NATURAL_HANDS["six pairs"], rules)
+    trips = best_natural(NATURAL_HANDS["four trips"], rules)
+    dragon = Natural("dragon", ())
+    assert score_pair(six, W, rules) == 3 and score_pair(W, six, rules) == -3
+    assert score_pair(trips, B, rules) == 4  # four trips pays 4
+    assert settle_naturals(dragon, six, rules) == 3  # the higher natural collects its payout
+    assert settle_naturals(six, trips, rules) == -4
+    lower_six = Natural("six pairs", (11, 10, 9, 8, 7, 6))
+    assert compare_naturals(six, lower_six, rules) == 1 and settle_naturals(lower_six, six, rules) == -3
+    assert settle_naturals(six, six, rules) == 0  # the same natural, equal: a tie pays nothing
+    flushes = naturals_of(NATURAL_HANDS["three flushes"])
+    assert [n.kind for n in flushes] == ["three flushes"]
+    back, middle, front = flushes[0].key  # back first, then middle, then front
+    assert str(flushes[0].arrangement) == "KC 5C 9C / 3D 6D 8D JD KD / 4H 7H TH QH AH"
+    assert back > middle > front
+    with pytest.raises(RulesError, match="no naturals"):
+        score_pair(six, W, "basic")
+
+
+def test_a_solved_natural_says_whether_to_declare():
+    solution = solve(NATURAL_HANDS["six pairs"], samples=300, seed=1, rules="naturals")
+    assert solution.natural == "six pairs" and solution.natural_ev > 2.5
+    assert solution.declare == (solution.natural_ev > solution.ev)
+    assert solve(NATURAL_HANDS["six pairs"], samples=100, seed=1).natural is None  # off by default
+
+
+# --- solving under coupled rules --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("rules", ["1-6", "2-4", "2-4+royalties-win", "royalties"])
+def test_solver_choice_equals_brute_force_on_its_sample(rules):
+    from solver import all_splits
+
+    parsed = Rules.parse(rules)
+    for seed, hand in enumerate(random_hands(np.random.default_rng(300), 3)):
+        solution = solve(hand.tolist(), samples=120, seed=seed, rules=rules, keep_sample=True, top=2)
+        deals = np.zeros((120, 13), np.uint8)  # naturals are off here, so the deals are not needed
+        sample = _Sample(solution.sample, deals, parsed)
+        splits = all_splits(hand.tolist())
+        legal = np.flatnonzero(splits.legal)
+        evs = np.array([per_sample_scores((int(splits.front[s]), int(splits.middle[s]), int(splits.back[s])),
+                                          sample, parsed).mean() for s in legal])
+        assert solution.ev == pytest.approx(evs.max(), abs=1e-12)
+        for alt in solution.alternatives:
+            assert alt.ev <= solution.ev + 1e-12
+
+
+def test_rules_presets_and_files(tmp_path):
+    assert Rules.parse("basic") == Rules() and Rules.parse(None).is_basic
+    combo = Rules.parse("2-4+royalties+naturals")
+    assert combo.scoring == "2-4" and dict(combo.royalties) == COMMON_ROYALTIES and combo.naturals
+    toml = tmp_path / "house.toml"
+    toml.write_text('name = "house"\nscoring = "1-6"\nroyalty_needs_win = true\n'
+                    '[royalties.back]\n"four of a kind" = 8\n[royalties.front]\n"three of a kind" = 5\n')
+    house = Rules.parse(str(toml))
+    assert house.name == "house" and house.scoring == "1-6" and house.royalty_needs_win
+    assert house.royalty_table() == {("back", "four of a kind"): 8, ("front", "three of a kind"): 5}
+    doc = tmp_path / "house.json"
+    doc.write_text(json.dumps(house.to_dict()))
+    assert Rules.parse(str(doc)) == house
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("3-9", "unknown rules '3-9'; presets are basic, 1-6, 2-4"),
+        ("basic+royaltees", "unknown rules 'royaltees'"),
+        ("/no/such/rules.toml", "cannot read rules file"),
+    ],
+)
+def test_bad_rules(text, message):
+    with pytest.raises(RulesError, match=message):
+        Rules.parse(text)
+
+
+def test_bad_rule_tables():
+    with pytest.raises(RulesError, match="a front cannot make 'flush'"):
+        Rules.from_dict({"royalties": {"front": {"flush": 2}}})
+    with pytest.raises(RulesError, match="unknown category 'flushes'"):
+        Rules.from_dict({"royalties": {"back": {"flushes": 2}}})
+    with pytest.raises(RulesError, match="must be a whole number >= 0"):
+        Rules.from_dict({"royalties": {"back": {"flush": -1}}})
+    with pytest.raises(RulesError, match="unknown rules setting 'scoop'"):
+        Rules.from_dict({"scoop": 6})
