@@ -45,8 +45,7 @@ def run(args: argparse.Namespace) -> int:
     from bench.cli import UsageError
     from bench.progress import note, progress
     from bench.results import build_document, render_terminal, write_json, write_report
-    from bench.tournament import HANDS_PER_SESSION, TournamentError, run_deals
-    from bench.tournament import make_bots
+    from bench.tournament import HANDS_PER_SESSION, TournamentError, make_bots, run_deals
     from bots import BotError, bot_spec
     from solver.rules import Rules, RulesError
 
