@@ -151,6 +151,11 @@ def play_tables(hands: np.ndarray, policy, rules: Rules) -> np.ndarray:
 SCORING_CODES = {"basic": 0, "1-6": 1, "2-4": 2}
 
 
+@functools.cache
+def _parse(rules: str) -> Rules:
+    return Rules.parse(rules)
+
+
 @dataclass(frozen=True)
 class TableBot:
     """Plays the split with the highest expected score against a trained field.
@@ -173,11 +178,11 @@ class TableBot:
     rules: str = "basic"
 
     def __post_init__(self) -> None:
-        _policy(self.tables, Rules.parse(self.rules))  # a bad file or rule set fails here, when the bot is made
+        _policy(self.tables, _parse(self.rules))  # a bad file or rule set fails here, when the bot is made
 
     def arrange(self, cards: tuple[Card, ...], rng: np.random.Generator) -> Arrangement:
         return arrangement_from_row(self.arrange_many(np.array([cards], np.uint8), rng)[0])
 
     def arrange_many(self, hands: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        rules = Rules.parse(self.rules)
+        rules = _parse(self.rules)
         return play_tables(hands, _policy(self.tables, rules), rules)

@@ -228,10 +228,64 @@ def best_by_class_joint(hands, canon_front, canon_a, canon_b, canon_split, canon
                 continue
             m, k = (a, b) if v5[a] <= v5[b] else (b, a)
             cf, cm, ck = c3[f], c5[m], c5[k]
-            value = _joint_value(win[0, cf], tie[0, cf], win[1, cm], tie[1, cm], win[2, ck], tie[2, ck], scoring)
-            value += extra[0, cf] + extra[1, cm] + extra[2, ck]
+            w0, w1, w2 = win[0, cf], win[1, cm], win[2, ck]
+            t0, t1, t2 = tie[0, cf], tie[1, cm], tie[2, ck]
+            separable = (2 * w0 + t0 - 1) + (2 * w1 + t1 - 1) + (2 * w2 + t2 - 1)
+            separable += extra[0, cf] + extra[1, cm] + extra[2, ck]
+            # The bonus is at most 3 P(scoop) (1-6) or P(some row won) (2-4).
+            if scoring == 1:
+                ceiling = 3.0 * w0 * w1 * w2
+            else:
+                ceiling = 1.0 - (1.0 - w0) * (1.0 - w1) * (1.0 - w2)
+            if separable + ceiling <= best:
+                continue
+            value = _joint_value(w0, t0, w1, t1, w2, t2, scoring) + extra[0, cf] + extra[1, cm] + extra[2, ck]
             if value > best:
                 best = value
                 best_split = canon_split[e] if m == a else canon_twin[e]
         out[h] = best_split
+    return out
+
+
+@kernel
+def joint_means(cand, opp, opp_foul, plain, royalties, needs_win, scoring):
+    """Mean settlement of each candidate (k, 3) row values against the sampled opponents
+    (n, 3), over the samples settled by rows (``plain``), divided by all n samples.
+
+    Same rules as ``solver.scoring.settle``: fouls, scoring 0 basic / 1 1-6 / 2 2-4, and
+    the royalty table (3, 9), paid only on rows won when ``needs_win``."""
+    k = cand.shape[0]
+    n = opp.shape[0]
+    out = np.zeros(k)
+    for c in range(k):
+        total = 0.0
+        for s in range(n):
+            if not plain[s]:
+                continue
+            wins = 0
+            losses = 0
+            score = 0
+            roy_a = 0
+            roy_b = 0
+            for i in range(3):
+                if opp_foul[s]:
+                    r = 1
+                else:
+                    r = (cand[c, i] > opp[s, i]) - (cand[c, i] < opp[s, i])
+                score += r
+                wins += r == 1
+                losses += r == -1
+                if not needs_win or r == 1:
+                    roy_a += royalties[i, cand[c, i] >> 26]
+                if not opp_foul[s] and (not needs_win or r == -1):
+                    roy_b += royalties[i, opp[s, i] >> 26]
+            if scoring == 1:
+                if wins == 3:
+                    score = 6
+                elif losses == 3:
+                    score = -6
+            elif scoring == 2:
+                score += (wins > losses) - (losses > wins)
+            total += score + roy_a - roy_b
+        out[c] = total / n
     return out

@@ -298,6 +298,8 @@ def solve(
         rules = as_rules(rules)
     except RulesError as error:
         raise SolveError(str(error)) from None
+    if opponent == DEFAULT_OPPONENT and rules.scoring != "basic":
+        opponent = f"{DEFAULT_OPPONENT}:rules={rules.scoring}"  # the table strategy trained for this scoring
     bot, opponent_name = _resolve_opponent(opponent)
     entropy = int(np.random.SeedSequence(seed).entropy)  # type: ignore[arg-type]
     deal_seed, bot_seed = np.random.SeedSequence(entropy).spawn(2)
@@ -417,16 +419,9 @@ def _joint_candidates(entries, evs, splits, v3, v5, wins, losses, sample: _Sampl
     keep = min(len(lower), 4 * (top + 1))
     threshold = np.partition(lower, len(lower) - keep)[len(lower) - keep]
     candidates = np.flatnonzero(upper >= threshold - 1e-9)
-    exact = np.empty(len(candidates))
     vals = np.stack([v3[t.front[s[candidates]]], v5[t.middle[s[candidates]]], v5[t.back[s[candidates]]]], axis=1)
-    for start in range(0, len(candidates), 128):
-        block = vals[start:start + 128].astype(np.int64)  # (k, 3)
-        rows = np.sign(block[:, None, :] - sample.values[None, :, :])  # (k, n, 3)
-        rows[:, sample.foul, :] = 1
-        cats = np.broadcast_to((block >> 26)[:, None, :], rows.shape)
-        scores = settle(rows, np.zeros(rows.shape[:2], bool), np.broadcast_to(sample.foul, rows.shape[:2]), cats,
-                        np.broadcast_to(sample.cats, rows.shape), rules).astype(np.float64)
-        if sample.declared.any():
-            scores[:, sample.declared] = sample.natural_scores(None, rules)[sample.declared]
-        exact[start:start + 128] = scores.mean(axis=1)
+    exact = _search.joint_means(vals.astype(np.int64), sample.values, sample.foul, sample.plain, royalty_array(rules),
+                                rules.royalty_needs_win, {"basic": 0, "1-6": 1, "2-4": 2}[rules.scoring])
+    if sample.declared.any():
+        exact = exact + sample.natural_scores(None, rules)[sample.declared].sum() / sample.n
     return entries[candidates], exact

@@ -32,7 +32,7 @@ def test_one_decision(benchmark, name):
     _percentiles(benchmark)
 
 
-@pytest.mark.parametrize("name", ["greedy", "heuristic"])
+@pytest.mark.parametrize("name", ["greedy", "heuristic", "table"])
 def test_batch_of_1000(benchmark, name):
     bot = make_bot(name)
     hands = _hands(1_000)
