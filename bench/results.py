@@ -118,6 +118,12 @@ def build_document(
     }
 
 
+def refresh_results(doc: dict[str, Any]) -> dict[str, Any]:
+    """The document with its results computed again from its per-deal records."""
+    names = [b["name"] for b in doc["bots"]]
+    return doc | {"results": summarise(doc["records"], names, doc["players"], _rules_name(doc))}
+
+
 # --- text -------------------------------------------------------------------------------------
 
 
@@ -200,8 +206,8 @@ def headline(doc: dict[str, Any]) -> str:
 def variance_lines(doc: dict[str, Any]) -> list[str]:
     res = doc["results"]["bots"]
     parts = ", ".join(f"{n} {res[n]['variance_reduction']:.1f}×" for n in _names(doc))
-    return [f"duplicate cut the variance per hand played by: {parts} (against the same number of hands dealt "
-            "independently)"]
+    return [f"duplicate cut the variance of a deal's result by: {parts} (one seating alone against the average "
+            "over every seating)"]
 
 
 def speed_line(doc: dict[str, Any]) -> str:

@@ -252,8 +252,7 @@ def summarise(records: Sequence[dict[str, Any]], names: Sequence[str], players: 
         estimate = Estimate.of(per_deal)
         var_dup = float(per_deal.var(ddof=1)) if n_deals > 1 else float("nan")
         var_single = float(single.var(ddof=1)) if single.size > 1 else float("nan")
-        instances = occupied.sum()
-        reduction = (var_single / instances) / var_dup if var_dup > 0 else float("inf")
+        reduction = var_single / var_dup if var_dup > 0 else float("inf")
         # Row results against every other seat.
         others = occupied[:, :, None] & ~np.eye(players, dtype=bool)[None]
         bot_rows = rows[:, others]  # (D, comparisons, 3)

@@ -9,7 +9,8 @@ from pathlib import Path
 
 def add_parser(sub) -> None:
     parser = sub.add_parser("report", help="rebuild a tournament report from results.json",
-                            description="Rebuild report.md and the plots from a tournament's results.json.")
+                            description="Rebuild report.md and the plots from a tournament's results.json: the "
+                            "results are computed again from its per-deal records.")
     parser.add_argument("results", help="a results.json written by bench tournament --out")
     parser.add_argument("--out", metavar="DIR", help="folder for the report (default: beside results.json)")
 
@@ -27,6 +28,9 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"{path} is not JSON: {error}") from None
     if not isinstance(doc, dict) or doc.get("schema_version") != SCHEMA_VERSION or "records" not in doc:
         raise UsageError(f"{path} is not a results.json of schema version {SCHEMA_VERSION} from bench tournament")
+    from bench.results import refresh_results
+
+    doc = refresh_results(doc)
     report, _ = write_report(doc, Path(args.out) if args.out else path.parent)
     print(render_terminal(doc))
     print(f"\nwrote {report}")
