@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 SUITE = Path(__file__).resolve().parents[1] / "tests" / "benchmarks"
-BASELINES = ("eval7", "treys", "phevaluator")
+BASELINES = ("eval7", "treys", "phevaluator", "pokerkit")
 
 
 class PerfError(RuntimeError):

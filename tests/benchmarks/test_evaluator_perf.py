@@ -67,6 +67,16 @@ def test_baseline_treys(benchmark, five_card_columns):
     _per_second(benchmark, BASELINE_HANDS)
 
 
+def test_baseline_pokerkit(benchmark, five_card_columns):
+    pokerkit = pytest.importorskip("pokerkit")
+    names = [r + s for r in "23456789TJQKA" for s in "cdhs"]
+    deck = [list(pokerkit.Card.parse(n))[0] for n in names]
+    hands = [[deck[c] for c in h] for h in five_card_columns[:, :BASELINE_HANDS // 4].T.tolist()]
+    evaluate = pokerkit.StandardHighHand
+    benchmark(lambda: [evaluate(h) for h in hands])
+    _per_second(benchmark, len(hands))
+
+
 @pytest.mark.parametrize("canonical", [True, False], ids=["canonical", "full"])
 def test_all_splits_one_core(benchmark, canonical):
     """All 72,072 splits of 1,000 hands evaluated and foul-checked, in one kernel call."""
