@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -11,6 +12,11 @@ from bench.commands import arrange, bots, perf, report, tournament, train
 
 class UsageError(Exception):
     """Bad input to a subcommand: reported as one line, exit status 2."""
+
+
+def available_cores() -> int:
+    """Cores this process may run on."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
 class _Parser(argparse.ArgumentParser):

@@ -189,3 +189,12 @@ def format_cards(cards: Iterable[CardLike], symbols: bool = False) -> str:
 def deck() -> tuple[Card, ...]:
     """All 52 cards in id order."""
     return tuple(Card(i) for i in range(52))
+
+
+def symbols_supported(stream) -> bool:
+    """Whether a text stream (such as ``sys.stdout``) can show the suit symbols."""
+    try:
+        SUIT_SYMBOLS.encode(getattr(stream, "encoding", None) or "ascii")
+    except (UnicodeEncodeError, LookupError):
+        return False
+    return True

@@ -39,14 +39,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _symbols_ok(stream) -> bool:
-    try:
-        "♠♥♦♣".encode(stream.encoding or "ascii")
-    except (UnicodeEncodeError, LookupError):
-        return False
-    return True
-
-
 def _percent(p: float) -> str:
     return f"{100 * p:5.1f}%"
 
@@ -99,7 +91,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.top < 0:
         parser.error(f"--top must be 0 or more, got {args.top}")
 
-    from solver.cards import CardError
+    from solver.cards import CardError, symbols_supported
     from solver.solution import SolveError, solve
 
     try:
@@ -112,7 +104,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.json:
         print(json.dumps(solution.to_dict(), indent=2, ensure_ascii=False))
     else:
-        print(render(solution, symbols=not args.ascii and _symbols_ok(sys.stdout)))
+        print(render(solution, symbols=not args.ascii and symbols_supported(sys.stdout)))
     return 0
 
 

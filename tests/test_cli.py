@@ -139,3 +139,27 @@ def test_bench_arrange_declares_naturals(capsys):
     assert json.loads(capsys.readouterr().out)["natural"] == "six pairs"
     assert bench_main(["arrange", "--bot", "greedy", "--rules", "nope", six_pairs]) == 2
     assert "unknown rules 'nope'" in capsys.readouterr().err
+
+
+def test_bench_train_writes_tables_a_bot_can_use(tmp_path, capsys):
+    from bots import make_bot
+
+    out = tmp_path / "t.npz"
+    assert bench_main(["train", "--hands", "400", "--rounds", "1", "--seed", "2", "--jobs", "1", "--out", str(out)]) == 0
+    assert "round   1:" in capsys.readouterr().err
+    bot = make_bot(f"table:tables={out}")
+    assert bot.arrange_many(__import__("numpy").arange(13, dtype="uint8")[None, :], None).shape == (1, 13)
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--hands", "0"], "--hands must be a positive number, got 0"),
+        (["--rounds", "0"], "--rounds must be a positive number, got 0"),
+        (["--rules", "2-4+royalties"], "tables are trained per scoring method"),
+        (["--out", "/no/such/folder/t.npz"], "folder /no/such/folder does not exist"),
+    ],
+)
+def test_bench_train_bad_input(capsys, args, message):
+    assert bench_main(["train", *args]) == 2
+    assert message in capsys.readouterr().err

@@ -54,6 +54,7 @@ def run(args: argparse.Namespace) -> int:
     from bots import BotError, checked_arrangement
     from bots.base import declared_natural
     from solver import CardError, format_cards, parse_hand
+    from solver.cards import symbols_supported
     from solver.rules import Rules, RulesError
 
     try:
@@ -61,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
         bot = make_bots([args.bot], args.rules)[args.bot]
     except (BotError, RulesError) as error:
         raise UsageError(str(error)) from None
-    symbols = not args.ascii and _symbols_ok()
+    symbols = not args.ascii and symbols_supported(sys.stdout)
     failures = 0
     for index, (number, text) in enumerate(_lines(args)):
         where = f"line {number}: " if args.input else ""
@@ -92,11 +93,3 @@ def run(args: argparse.Namespace) -> int:
             declared = f"   (declares {natural.kind})" if natural else ""
             print(f"{format_cards(cards, symbols)}  ->  {arrangement.format(symbols)}{declared}", flush=True)
     return 2 if failures else 0
-
-
-def _symbols_ok() -> bool:
-    try:
-        "♠♥♦♣".encode(sys.stdout.encoding or "ascii")
-    except (UnicodeEncodeError, LookupError):
-        return False
-    return True

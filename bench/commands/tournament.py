@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shlex
 import sys
 import time
@@ -35,14 +34,11 @@ def add_parser(sub) -> None:
     parser.add_argument("--json", action="store_true", help="print the results document instead of tables")
 
 
-def _cores() -> int:
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-
 
 def run(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from bench.cli import UsageError
+    from bench.cli import UsageError, available_cores
     from bench.progress import note, progress
     from bench.results import build_document, render_terminal, write_json, write_report
     from bench.tournament import HANDS_PER_SESSION, TournamentError, make_bots, run_deals
@@ -71,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else None
     if out is not None and out.exists() and not out.is_dir():
         raise UsageError(f"--out {out} exists and is not a folder")
-    jobs = _cores() if args.jobs < 1 else args.jobs
+    jobs = available_cores() if args.jobs < 1 else args.jobs
     entropy = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy)
     n_deals = args.sessions * HANDS_PER_SESSION
     note(f"seed entropy {entropy} (replay with --seed {entropy})")

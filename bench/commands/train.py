@@ -26,7 +26,7 @@ def add_parser(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from bench.cli import UsageError
+    from bench.cli import UsageError, available_cores
 
     if args.hands < 1:
         raise UsageError(f"--hands must be a positive number, got {args.hands}")
@@ -48,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     from bench.progress import note, progress
     from bots.training import train
 
-    jobs = args.jobs if args.jobs > 0 else _cores()
+    jobs = args.jobs if args.jobs > 0 else available_cores()
     started = time.perf_counter()
     with progress(total=args.rounds, desc="rounds", unit="round") as bar:
 
@@ -62,9 +62,3 @@ def run(args: argparse.Namespace) -> int:
     tables.save(out)
     print(f"wrote {out} ({out.stat().st_size:,} bytes) in {time.perf_counter() - started:.0f} s", file=sys.stderr)
     return 0
-
-
-def _cores() -> int:
-    import os
-
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
