@@ -103,11 +103,6 @@ class FieldTables:
         return cls(*arrays, info=info)
 
 
-def shipped_name(rules: Rules) -> str:
-    """The shipped tables for a rule set: one per scoring method."""
-    return f"table_{rules.scoring}.npz"
-
-
 @functools.cache
 def _load(path: str | None, scoring: str) -> FieldTables:
     if path is None:

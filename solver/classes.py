@@ -86,7 +86,6 @@ class RowPoints:
     back: np.ndarray
     front_upto: np.ndarray
     middle_upto: np.ndarray
-    back_bound: np.ndarray  # back + middle_upto + front_upto: the most a split with this back can score
 
     @classmethod
     def build(cls, front: np.ndarray, middle: np.ndarray, back: np.ndarray) -> RowPoints:
@@ -101,9 +100,8 @@ class RowPoints:
         back_pts[~five] = -np.inf
         front_upto = np.maximum.accumulate(front_pts)
         middle_upto = np.maximum.accumulate(middle_pts)
-        bound = back_pts + middle_upto + front_upto
-        out = cls(front_pts, middle_pts, back_pts, front_upto, middle_upto, bound)
-        for a in (front_pts, middle_pts, back_pts, front_upto, middle_upto, bound):
+        out = cls(front_pts, middle_pts, back_pts, front_upto, middle_upto)
+        for a in (front_pts, middle_pts, back_pts, front_upto, middle_upto):
             a.setflags(write=False)
         return out
 

@@ -26,8 +26,6 @@ from solver.evaluator import CATEGORY_NAMES
 from solver.naturals import Natural, settle_naturals
 from solver.rules import Rules, RulesError, as_rules
 
-FOUL_PENALTY = 3  # a fouled hand loses all three rows
-
 
 def _sign(x: int) -> int:
     return (x > 0) - (x < 0)

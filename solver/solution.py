@@ -166,14 +166,6 @@ def row_values(arranged: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
     )
 
 
-def _row_scores(ours: np.ndarray, theirs_sorted: np.ndarray, n_foul: int, n: int) -> np.ndarray:
-    """Expected row score (+1 win, -1 loss) of each of our values against the sample."""
-    below = np.searchsorted(theirs_sorted, ours, side="left")
-    not_above = np.searchsorted(theirs_sorted, ours, side="right")
-    above = theirs_sorted.size - not_above
-    return (below + n_foul - above) / n
-
-
 class _Sample:
     """The opponents as the scoring sees them: row values, fouls, categories, naturals."""
 

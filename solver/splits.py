@@ -22,7 +22,6 @@ from solver.arrangement import Arrangement
 from solver.cards import Card, CardsLike, parse_hand
 
 N_SPLITS = 72_072
-N_CANONICAL = 36_036
 MIDDLES_PER_FRONT = 252
 
 
@@ -145,11 +144,6 @@ def split_arrangement(hand: CardsLike, split: int) -> Arrangement:
     return Arrangement(
         tuple(cards[p] for p in front), tuple(cards[p] for p in middle), tuple(cards[p] for p in back)
     )
-
-
-def hand_array(hand: CardsLike) -> np.ndarray:
-    """A hand as the ``(13,)`` uint8 array of card ids the kernels take."""
-    return np.array(parse_hand(hand), np.uint8)
 
 
 def all_splits(hand: CardsLike) -> Splits:
