@@ -54,16 +54,15 @@ def figures(raw: dict[str, Any]) -> dict[str, Any]:
         return b[name]["stats"]["median"] * 1e3 if name in b else None
 
     ours = info("test_eval5_one_core", "per_second")
+    baselines = {}
+    for name in BASELINES:
+        rate = info(f"test_baseline_{name}", "per_second")
+        if rate is not None:
+            baselines[name] = {"per_second": rate, "ratio": ours / rate if ours else None, "version": _version(name)}
     evaluator = {
         "one_core_per_second": ours,
         "all_cores_per_second": info("test_eval5_all_cores", "per_second"),
-        "baselines": {
-            name: {"per_second": info(f"test_baseline_{name}", "per_second"),
-                   "ratio": (ours / info(f"test_baseline_{name}", "per_second"))
-                   if ours and info(f"test_baseline_{name}", "per_second") else None,
-                   "version": _version(name)}
-            for name in BASELINES if f"test_baseline_{name}" in b
-        },
+        "baselines": baselines,
     }
     solve = {
         int(name.split("[")[1].rstrip("]")): {

@@ -312,8 +312,8 @@ def write_plots(doc: dict[str, Any], out: Path) -> list[Path]:
     seats = np.array(seatings(len(names), doc["players"]))
     seat_scores = table_scores(doc["records"], len(names), doc["players"], _rules_name(doc))[1].sum(axis=-1)
     fig, ax = plt.subplots(figsize=(7, 4))
-    for b, name in enumerate(names):
-        occupied = seats == b
+    for index, name in enumerate(names):
+        occupied = seats == index
         per_deal = (seat_scores * occupied).sum(axis=(1, 2)) / occupied.sum()
         ax.plot(np.arange(1, len(per_deal) + 1), np.cumsum(per_deal), label=name)
     ax.axhline(0, color="grey", lw=0.8)

@@ -58,7 +58,7 @@ def checked_arrangement(bot: Bot, cards: tuple[Card, ...], rng: np.random.Genera
     return arrangement
 
 
-def describe_bot(bot: Bot | type) -> str:
+def describe_bot(bot: object) -> str:
     """The first line of a bot's docstring."""
     doc = (bot.__doc__ or "").strip()
     return doc.splitlines()[0] if doc else ""

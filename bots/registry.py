@@ -151,7 +151,7 @@ def make_bot(spec: str, **params: Any) -> Bot:
 
 def bot_spec(bot: Bot) -> dict[str, Any]:
     """Name and parameters of a bot, for reports."""
-    params = {}
+    params: dict[str, Any] = {}
     if dataclasses.is_dataclass(bot):
         params = {f.name: getattr(bot, f.name) for f in dataclasses.fields(bot) if f.init}
     return {"name": getattr(bot, "name", type(bot).__name__), "params": params}

@@ -76,12 +76,12 @@ class FieldTables:
         for row in (arranged[:, :3], arranged[:, 3:8], arranged[:, 8:]):
             numbers = np.searchsorted(classes, evaluate_many(row))
             counts.append(np.bincount(numbers, minlength=classes.size) / len(arranged))
-        return cls(*counts, info=info or {})
+        return cls(counts[0], counts[1], counts[2], info=info or {})
 
     def blend(self, other: FieldTables, weight: float) -> FieldTables:
         """``(1 - weight) * self + weight * other``, row by row."""
         mixed = [(1 - weight) * a + weight * b for a, b in zip(self.shares(), other.shares())]
-        return FieldTables(*mixed, info=dict(self.info))
+        return FieldTables(mixed[0], mixed[1], mixed[2], info=dict(self.info))
 
     def save(self, path: str | Path) -> None:
         np.savez_compressed(
@@ -100,7 +100,7 @@ class FieldTables:
         for name, array in zip(ROWS, arrays):
             if array.shape != (size,) or not np.isclose(array.sum(), 1.0) or (array < 0).any():
                 raise BotError(f"tables in {str(path)!r}: the {name} shares must be {size} numbers >= 0 summing to 1")
-        return cls(*arrays, info=info)
+        return cls(arrays[0], arrays[1], arrays[2], info=info)
 
 
 @functools.cache

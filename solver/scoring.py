@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from solver.arrangement import ROWS, Arrangement, as_arrangement
 from solver.cards import CardError, DuplicateCardError
@@ -50,7 +51,7 @@ def royalty_array(rules: Rules) -> np.ndarray:
     return table
 
 
-def settle(rows: np.ndarray, foul_a: np.ndarray, foul_b: np.ndarray, cat_a: np.ndarray, cat_b: np.ndarray,
+def settle(rows: ArrayLike, foul_a: ArrayLike, foul_b: ArrayLike, cat_a: ArrayLike, cat_b: ArrayLike,
            rules: Rules) -> np.ndarray:
     """Units A wins from B, for arrays of pairings (numpy broadcasting).
 
@@ -84,7 +85,9 @@ def score_pair(a: Arrangement | str | Natural, b: Arrangement | str | Natural, r
     if isinstance(a, Natural) or isinstance(b, Natural):
         if not rules.naturals:
             raise RulesError("a natural was declared but these rules have no naturals (add +naturals)")
-        return int(settle_naturals(a if isinstance(a, Natural) else None, b if isinstance(b, Natural) else None, rules))
+        result = settle_naturals(a if isinstance(a, Natural) else None, b if isinstance(b, Natural) else None, rules)
+        assert result is not None  # a natural was declared
+        return int(result)
     arr_a, arr_b = as_arrangement(a), as_arrangement(b)
     va, vb = arr_a.values(), arr_b.values()
     rows = np.array(row_results(arr_a, arr_b))

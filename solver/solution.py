@@ -385,7 +385,7 @@ def solve(
         legal_splits=legal_splits,
         natural=natural.kind if natural else None,
         natural_ev=natural_ev,
-        declare=bool(natural is not None and natural_ev > ev * scale),
+        declare=bool(natural_ev is not None and natural_ev > ev * scale),
         timings={"deal": t1 - t0, "arrange": t2 - t1, "score": t3 - t2},
         sample=arranged if keep_sample else None,
     )

@@ -83,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
             continue
         seconds = time.perf_counter() - started
         if args.json:
-            record = {"hand": format_cards(cards)}
+            record: dict[str, object] = {"hand": format_cards(cards)}
             record |= {name: format_cards(row) for name, row in zip(("front", "middle", "back"), arrangement.rows)}
             record["seconds"] = seconds
             if rules.naturals:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import Any
 
 
 def add_parser(sub) -> None:
@@ -15,7 +16,7 @@ def run(args: argparse.Namespace) -> int:
     from bots import bot_names, bot_parameters, describe_bot
     from bots.registry import resolve_factory
 
-    rows = []
+    rows: list[dict[str, Any]] = []
     for name in bot_names():
         factory = resolve_factory(name)
         rows.append({"name": name, "description": describe_bot(factory), "parameters": bot_parameters(factory)})

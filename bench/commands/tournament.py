@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import secrets
 import shlex
 import sys
 import time
@@ -36,7 +37,6 @@ def add_parser(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import numpy as np
 
     from bench.cli import UsageError, available_cores
     from bench.progress import note, progress
@@ -68,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
     if out is not None and out.exists() and not out.is_dir():
         raise UsageError(f"--out {out} exists and is not a folder")
     jobs = available_cores() if args.jobs < 1 else args.jobs
-    entropy = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy)
+    entropy = args.seed if args.seed is not None else secrets.randbits(128)  # as SeedSequence() draws it
     n_deals = args.sessions * HANDS_PER_SESSION
     note(f"seed entropy {entropy} (replay with --seed {entropy})")
 
