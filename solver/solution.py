@@ -9,7 +9,13 @@ the sum of its rows' expected scores, so each of the hand's 286 three-card and
 
 By linearity of expectation the expected score against N - 1 opponents is N - 1
 times the score against one, so the best arrangement does not depend on the number
-of players (RULES.md); ``players`` only scales the reported figures.
+of players (RULES.md); ``players`` only scales the reported figures. Every rule set
+here settles each pairing on its own, and each opponent's hand is, alone, a uniform
+13 of the 39 unseen cards, so this holds for the bonus methods too.
+
+Other rule sets (``solver.rules``): royalties are still sums over rows; a scoop or
+majority bonus couples the rows, and then the splits that bounds cannot rule out are
+scored jointly against every sampled opponent (see ``solve``).
 
 The reported EV is measured on the sample that chose the arrangement, so it is the
 best of many noisy estimates and leans optimistic by about the size of its standard
