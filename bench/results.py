@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.tournament import session_totals, summarise, timing_summary
+from solver.documents import json_ready
 
 SCHEMA_VERSION = 1
 PLOTS = ("crosstable.png", "means.png", "cumulative.png", "sessions.png")
@@ -357,4 +358,4 @@ def write_report(doc: dict[str, Any], out: Path) -> tuple[Path, bool]:
 
 
 def write_json(doc: dict[str, Any], path: Path) -> None:
-    path.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+    path.write_text(json.dumps(json_ready(doc), indent=1, allow_nan=False) + "\n", encoding="utf-8")

@@ -52,7 +52,8 @@ def render(solution, symbols: bool) -> str:
         f"hand    {format_cards(solution.hand, symbols)}",
         f"best    {solution.arrangement.format(symbols)}",
         f"EV      {solution.ev:+.3f} ± {solution.ev_se:.3f} units per hand against {opponents} "
-        f"opponent{'s' if opponents > 1 else ''} set by '{solution.opponent}' ({solution.samples:,} samples, "
+        f"opponent{'s' if opponents > 1 else ''} set by '{solution.opponent}' ({solution.samples:,} "
+        f"sample{'s' if solution.samples > 1 else ''}, "
         f"{'basic scoring' if solution.rules.is_basic else 'rules ' + solution.rules.name})",
         "",
     ]
@@ -102,7 +103,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (CardError, SolveError) as error:
         parser.error(str(error))
     if args.json:
-        print(json.dumps(solution.to_dict(), indent=2, ensure_ascii=False))
+        print(json.dumps(solution.to_dict(), indent=2, ensure_ascii=False, allow_nan=False))
     else:
         print(render(solution, symbols=not args.ascii and symbols_supported(sys.stdout)))
     return 0

@@ -34,6 +34,7 @@ import numpy as np
 from solver import _search, _splits
 from solver.arrangement import ROWS, Arrangement
 from solver.cards import Card, CardsLike, format_cards, parse_hand
+from solver.documents import json_ready
 from solver.evaluator import describe_value, evaluate_many
 from solver.naturals import Natural, best_natural, natural_mask, settle_naturals
 from solver.rules import Rules, RulesError, as_rules
@@ -107,8 +108,8 @@ class Solution:
     sample: np.ndarray | None = field(default=None, repr=False, compare=False)  # (samples, 13) opponents, set
 
     def to_dict(self) -> dict[str, Any]:
-        """The versioned JSON document of ``solve --json``."""
-        return {
+        """The versioned JSON document of ``solve --json`` (a standard error of one sample is null)."""
+        return json_ready({
             "schema_version": SCHEMA_VERSION,
             "hand": format_cards(self.hand),
             "arrangement": {name: format_cards(row) for name, row in zip(ROWS, self.arrangement.rows)},
@@ -137,7 +138,7 @@ class Solution:
             "legal_splits": self.legal_splits,
             "seconds": self.seconds,
             "timings": self.timings,
-        }  # fmt: skip
+        })  # fmt: skip
 
 
 def _resolve_opponent(opponent: str | Bot) -> tuple[Bot, str]:

@@ -163,3 +163,9 @@ def test_bench_train_writes_tables_a_bot_can_use(tmp_path, capsys):
 def test_bench_train_bad_input(capsys, args, message):
     assert bench_main(["train", *args]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_json_is_strict_even_for_one_sample(capsys):
+    assert solve_main([HAND, "--samples", "1", "--seed", "1", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out, parse_constant=lambda name: pytest.fail(f"non-JSON {name}"))
+    assert doc["ev_se"] is None and doc["samples"] == 1

@@ -43,6 +43,7 @@ def run(args: argparse.Namespace) -> int:
     from bench.results import build_document, render_terminal, write_json, write_report
     from bench.tournament import HANDS_PER_SESSION, TournamentError, make_bots, run_deals
     from bots import BotError, bot_spec
+    from solver.documents import json_ready
     from solver.rules import Rules, RulesError
 
     specs = [s.strip() for s in args.bots.split(",") if s.strip()]
@@ -92,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
         report, _ = write_report(doc, out)
         note(f"wrote {out / 'results.json'} and {report}")
     if args.json:
-        print(json.dumps(doc, indent=1))
+        print(json.dumps(json_ready(doc), indent=1, allow_nan=False))
     else:
         print(render_terminal(doc))
     return 0
