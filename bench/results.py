@@ -259,6 +259,15 @@ def render_markdown(doc: dict[str, Any], plots: bool) -> str:
 # --- plots ------------------------------------------------------------------------------------
 
 
+def _save(fig, path: Path) -> Path:
+    import matplotlib.pyplot as plt
+
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
 def write_plots(doc: dict[str, Any], out: Path) -> list[Path]:
     """The four PNG plots; raises ImportError without matplotlib."""
     import matplotlib
@@ -292,10 +301,7 @@ def write_plots(doc: dict[str, Any], out: Path) -> list[Path]:
     ax.set_yticks(range(len(names)), names)
     ax.set_title("units per hand, row bot against column bot (±95%)")
     fig.colorbar(image, ax=ax)
-    fig.tight_layout()
-    written.append(out / "crosstable.png")
-    fig.savefig(written[-1], dpi=110)
-    plt.close(fig)
+    written.append(_save(fig, out / "crosstable.png"))
 
     fig, ax = plt.subplots(figsize=(7, 0.6 * len(names) + 1.5))
     means = [res["bots"][n]["units_per_hand"]["mean"] for n in names]
@@ -305,10 +311,7 @@ def write_plots(doc: dict[str, Any], out: Path) -> list[Path]:
     ax.set_yticks(range(len(names)), names)
     ax.set_xlabel("units per hand (95% interval)")
     ax.set_title("mean result per bot")
-    fig.tight_layout()
-    written.append(out / "means.png")
-    fig.savefig(written[-1], dpi=110)
-    plt.close(fig)
+    written.append(_save(fig, out / "means.png"))
 
     seats = np.array(seatings(len(names), doc["players"]))
     seat_scores = table_scores(doc["records"], len(names), doc["players"], _rules_name(doc))[1].sum(axis=-1)
@@ -322,10 +325,7 @@ def write_plots(doc: dict[str, Any], out: Path) -> list[Path]:
     ax.set_ylabel("cumulative units (duplicate average)")
     ax.set_title("cumulative score")
     ax.legend()
-    fig.tight_layout()
-    written.append(out / "cumulative.png")
-    fig.savefig(written[-1], dpi=110)
-    plt.close(fig)
+    written.append(_save(fig, out / "cumulative.png"))
 
     totals = session_totals(doc["records"], names, doc["players"], _rules_name(doc))
     fig, ax = plt.subplots(figsize=(1.5 * len(names) + 3, 4))
@@ -335,10 +335,7 @@ def write_plots(doc: dict[str, Any], out: Path) -> list[Path]:
     ax.axhline(0, color="grey", lw=0.8)
     ax.set_ylabel("session total (units over 8 hands)")
     ax.set_title("session totals")
-    fig.tight_layout()
-    written.append(out / "sessions.png")
-    fig.savefig(written[-1], dpi=110)
-    plt.close(fig)
+    written.append(_save(fig, out / "sessions.png"))
     return written
 
 

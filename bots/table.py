@@ -47,6 +47,13 @@ class FieldTables:
         score = win - (1.0 - win - tie) + self.royalty_points(rules)
         return RowPoints.build(score[0], score[1], score[2])
 
+    def policy(self, rules: Rules):
+        """What ``play_tables`` needs: RowPoints for separable rules, else (win, tie, extra)."""
+        if rules.is_separable:
+            return self.points(rules)
+        win, tie = self.win_tie()
+        return (win, tie, self.royalty_points(rules))
+
     def royalty_points(self, rules: Rules) -> np.ndarray:
         """(3, classes) expected royalties a row of each class collects, less those it pays.
 
@@ -113,11 +120,7 @@ def _load(path: str | None, scoring: str) -> FieldTables:
 
 @functools.cache
 def _policy(path: str | None, rules: Rules):
-    tables = _load(path, rules.scoring)
-    if rules.is_separable:
-        return tables.points(rules)
-    win, tie = tables.win_tie()
-    return (win, tie, tables.royalty_points(rules))
+    return _load(path, rules.scoring).policy(rules)
 
 
 def shipped_tables(rules: Rules = BASIC) -> FieldTables:

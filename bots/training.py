@@ -46,13 +46,6 @@ def _arrange(hands: np.ndarray, policy, rules: Rules, jobs: int) -> np.ndarray:
     return np.concatenate(parts)
 
 
-def _policy(field: FieldTables, rules: Rules):
-    if rules.is_separable:
-        return field.points(rules)
-    win, tie = field.win_tie()
-    return (win, tie, field.royalty_points(rules))
-
-
 @dataclass(frozen=True)
 class RoundReport:
     round: int
@@ -85,7 +78,7 @@ def train(
     previous_points = None
     reports = []
     for r in range(1, rounds + 1):
-        policy = _policy(field, rules)
+        policy = field.policy(rules)
         points = field.points()
         dealt = deal_hands(hands, np.random.SeedSequence(root.entropy, spawn_key=(r,)))
         response = FieldTables.from_arranged(_arrange(dealt, policy, rules, jobs))
