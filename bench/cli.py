@@ -8,6 +8,7 @@ import sys
 from collections.abc import Sequence
 
 from bench.commands import arrange, bots, perf, report, tournament, train
+from bench.parsing import Parser
 
 
 class UsageError(Exception):
@@ -17,11 +18,6 @@ class UsageError(Exception):
 def available_cores() -> int:
     """Cores this process may run on."""
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        self.exit(2, f"{self.prog}: error: {message}\n")
 
 
 COMMANDS = {
@@ -35,8 +31,8 @@ COMMANDS = {
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="bench", description="Pit Chinese Poker bots against each other and measure them.")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
+    parser = Parser(prog="bench", description="Pit Chinese Poker bots against each other and measure them.")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=Parser)
     for module in COMMANDS.values():
         module.add_parser(sub)
     return parser

@@ -17,12 +17,13 @@ from typing import Any
 
 from bench.tournament import session_totals, summarise, timing_summary
 from solver.documents import json_ready
+from solver.statistics import Z95
 
 SCHEMA_VERSION = 1
 PLOTS = ("crosstable.png", "means.png", "cumulative.png", "sessions.png")
 
 
-def _rules_name(doc: dict[str, Any]):
+def _rules_of(doc: dict[str, Any]):
     from solver.rules import Rules
 
     rules = doc.get("rules", "basic")
@@ -122,7 +123,7 @@ def build_document(
 def refresh_results(doc: dict[str, Any]) -> dict[str, Any]:
     """The document with its results computed again from its per-deal records."""
     names = [b["name"] for b in doc["bots"]]
-    return doc | {"results": summarise(doc["records"], names, doc["players"], _rules_name(doc))}
+    return doc | {"results": summarise(doc["records"], names, doc["players"], _rules_of(doc))}
 
 
 # --- text -------------------------------------------------------------------------------------
@@ -199,7 +200,7 @@ def headline(doc: dict[str, Any]) -> str:
     names = _names(doc)
     return (
         f"{' vs '.join(names)}: {doc['players']} players, {doc['sessions']:,} sessions of 8 hands "
-        f"({res['deals']:,} deals, each replayed in {len(res['seatings'])} seatings), rules {_rules_name(doc).name}, "
+        f"({res['deals']:,} deals, each replayed in {len(res['seatings'])} seatings), rules {_rules_of(doc).name}, "
         f"seed entropy {doc['seed_entropy']}"
     )
 
@@ -268,53 +269,56 @@ def _save(fig, path: Path) -> Path:
     return path
 
 
-def write_plots(doc: dict[str, Any], out: Path) -> list[Path]:
-    """The four PNG plots; raises ImportError without matplotlib."""
-    import matplotlib
-
-    matplotlib.use("Agg")
+def _crosstable_plot(doc: dict[str, Any], names: list[str]):
     import matplotlib.pyplot as plt
     import numpy as np
 
-    from bench.tournament import seatings, table_scores
-
-    names = _names(doc)
-    res = doc["results"]
-    written = []
-
+    cross = doc["results"]["crosstable"]
     fig, ax = plt.subplots(figsize=(1.6 * len(names) + 2, 1.3 * len(names) + 1.5))
     grid = np.full((len(names), len(names)), np.nan)
     for i, a in enumerate(names):
         for j, b in enumerate(names):
-            if b in res["crosstable"].get(a, {}):
-                grid[i, j] = res["crosstable"][a][b]["mean"]
+            if b in cross.get(a, {}):
+                grid[i, j] = cross[a][b]["mean"]
     limit = np.nanmax(np.abs(grid)) if np.isfinite(grid).any() else 1.0
     image = ax.imshow(grid, cmap="RdBu", vmin=-limit, vmax=limit)
     for i in range(len(names)):
         for j in range(len(names)):
             if np.isfinite(grid[i, j]):
-                c = res["crosstable"][names[i]][names[j]]
+                c = cross[names[i]][names[j]]
                 dark = abs(c["mean"]) > 0.6 * limit
-                ax.text(j, i, f"{c['mean']:+.3f}\n±{1.96 * c['se']:.3f}", ha="center", va="center", fontsize=8,
+                ax.text(j, i, f"{c['mean']:+.3f}\n±{Z95 * c['se']:.3f}", ha="center", va="center", fontsize=8,
                         color="white" if dark else "black")
     ax.set_xticks(range(len(names)), names, rotation=30, ha="right")
     ax.set_yticks(range(len(names)), names)
     ax.set_title("units per hand, row bot against column bot (±95%)")
     fig.colorbar(image, ax=ax)
-    written.append(_save(fig, out / "crosstable.png"))
+    return fig
 
+
+def _means_plot(doc: dict[str, Any], names: list[str]):
+    import matplotlib.pyplot as plt
+
+    bots = doc["results"]["bots"]
     fig, ax = plt.subplots(figsize=(7, 0.6 * len(names) + 1.5))
-    means = [res["bots"][n]["units_per_hand"]["mean"] for n in names]
-    errors = [1.96 * res["bots"][n]["units_per_hand"]["se"] for n in names]
+    means = [bots[n]["units_per_hand"]["mean"] for n in names]
+    errors = [Z95 * bots[n]["units_per_hand"]["se"] for n in names]
     ax.errorbar(means, range(len(names)), xerr=errors, fmt="o", capsize=4)
     ax.axvline(0, color="grey", lw=0.8)
     ax.set_yticks(range(len(names)), names)
     ax.set_xlabel("units per hand (95% interval)")
     ax.set_title("mean result per bot")
-    written.append(_save(fig, out / "means.png"))
+    return fig
+
+
+def _cumulative_plot(doc: dict[str, Any], names: list[str]):
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    from bench.tournament import seatings, table_scores
 
     seats = np.array(seatings(len(names), doc["players"]))
-    seat_scores = table_scores(doc["records"], len(names), doc["players"], _rules_name(doc))[1].sum(axis=-1)
+    seat_scores = table_scores(doc["records"], len(names), doc["players"], _rules_of(doc))[1].sum(axis=-1)
     fig, ax = plt.subplots(figsize=(7, 4))
     for index, name in enumerate(names):
         occupied = seats == index
@@ -325,9 +329,13 @@ def write_plots(doc: dict[str, Any], out: Path) -> list[Path]:
     ax.set_ylabel("cumulative units (duplicate average)")
     ax.set_title("cumulative score")
     ax.legend()
-    written.append(_save(fig, out / "cumulative.png"))
+    return fig
 
-    totals = session_totals(doc["records"], names, doc["players"], _rules_name(doc))
+
+def _sessions_plot(doc: dict[str, Any], names: list[str]):
+    import matplotlib.pyplot as plt
+
+    totals = session_totals(doc["records"], names, doc["players"], _rules_of(doc))
     fig, ax = plt.subplots(figsize=(1.5 * len(names) + 3, 4))
     if any(totals.values()):
         ax.boxplot([totals[n] for n in names])
@@ -335,8 +343,18 @@ def write_plots(doc: dict[str, Any], out: Path) -> list[Path]:
     ax.axhline(0, color="grey", lw=0.8)
     ax.set_ylabel("session total (units over 8 hands)")
     ax.set_title("session totals")
-    written.append(_save(fig, out / "sessions.png"))
-    return written
+    return fig
+
+
+def write_plots(doc: dict[str, Any], out: Path) -> list[Path]:
+    """The four PNG plots (``PLOTS``); raises ImportError without matplotlib."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    names = _names(doc)
+    makers = {"crosstable.png": _crosstable_plot, "means.png": _means_plot, "cumulative.png": _cumulative_plot,
+              "sessions.png": _sessions_plot}
+    return [_save(makers[name](doc, names), out / name) for name in PLOTS]
 
 
 def write_report(doc: dict[str, Any], out: Path) -> tuple[Path, bool]:

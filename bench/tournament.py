@@ -1,6 +1,6 @@
 """Duplicate tournaments: bots over 8-hand sessions, every deal replayed in every seating.
 
-The game (RULES.md): 2 to 4 players, one deck, 13 cards each dealt one at a time
+The game (docs/rules.md): 2 to 4 players, one deck, 13 cards each dealt one at a time
 clockwise from the dealer's left; the deal passes to the left each hand; a session is
 8 hands; basic scoring.
 
@@ -25,15 +25,16 @@ import math
 import time
 import zlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from solver import format_cards
+from solver.rules import BASIC, Rules, as_rules
+from solver.scoring import fouls, row_results_of, settle_values
+from solver.statistics import Estimate
 
 HANDS_PER_SESSION = 8
-Z95 = 1.959964
 
 
 class TournamentError(ValueError):
@@ -59,7 +60,7 @@ def dealer_of(deal: int, players: int) -> int:
     return (deal % HANDS_PER_SESSION) % players
 
 
-def deal_hands(entropy: int, deal: int, players: int) -> np.ndarray:
+def deal_table(entropy: int, deal: int, players: int) -> np.ndarray:
     """The ``(players, 13)`` hands of one deal, card by card clockwise from the dealer's left."""
     rng = np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(deal,)))
     deck = rng.permutation(52).astype(np.uint8)[: 13 * players]
@@ -79,62 +80,58 @@ def _canonical(arrangement) -> str:
     return " / ".join(format_cards(sorted(row, reverse=True)) for row in arrangement.rows)
 
 
-def make_bots(specs: Sequence[str], rules_name: str) -> dict[str, Any]:
+def make_bots(specs: Sequence[str], rules: Rules) -> dict[str, Any]:
     """One bot per distinct spec; bots with a ``rules`` parameter play for the tournament's rules
     unless their spec names other rules."""
-    from bots import bot_parameters, make_bot, parse_spec
-    from bots.registry import resolve_factory
+    from bots import make_bot_for
 
-    bots = {}
-    for spec in specs:
-        name, params = parse_spec(spec)
-        extra = {}
-        if rules_name != "basic" and "rules" in bot_parameters(resolve_factory(name)) and "rules" not in params:
-            extra["rules"] = rules_name
-        bots[spec] = make_bot(spec, **extra)
-    return bots
+    return {spec: make_bot_for(spec, rules) for spec in specs}
+
+
+def _play(bot, spec: str, cards, entropy: int, deal: int, seat: int, rules: Rules) -> dict[str, Any]:
+    """One decision: the bot's arrangement of one seat's hand, checked, and its natural."""
+    from bots import checked_arrangement
+    from bots.base import declared_natural
+
+    seed = np.random.SeedSequence(entropy, spawn_key=(deal, seat, spec_key(spec)))
+    started = time.perf_counter()
+    arrangement = checked_arrangement(bot, cards, np.random.default_rng(seed))
+    natural = declared_natural(bot, cards, np.random.default_rng(seed), rules)
+    seconds = time.perf_counter() - started
+    values = arrangement.values()
+    play: dict[str, Any] = {
+        "arrangement": _canonical(arrangement),
+        "values": list(values),
+        "foul": bool(fouls(values)),
+        "seconds": seconds,
+    }
+    if natural is not None:
+        play["natural"] = {"kind": natural.kind, "key": list(natural.key)}
+    return play
 
 
 def play_deals(specs: Sequence[str], players: int, entropy: int, deals: Sequence[int],
-               rules_name: str = "basic") -> list[dict[str, Any]]:
+               rules: Rules | str = BASIC) -> list[dict[str, Any]]:
     """Set every (bot, seat) hand of the given deals; one record per deal.
 
     A record holds the deal number, the dealer, the seat hands, and for every bot and
     seat the arrangement, its row values and whether it fouls, plus the seconds each
     decision took (kept apart from the results: timing is not reproducible)."""
-    from bots import checked_arrangement
-    from bots.base import declared_natural
     from solver import Card
-    from solver.rules import Rules
 
-    rules = Rules.parse(rules_name)
-    bots = make_bots(specs, rules_name)
+    rules = as_rules(rules)
+    bots = make_bots(specs, rules)
     records = []
     for deal in deals:
-        hands = deal_hands(entropy, deal, players)
+        hands = deal_table(entropy, deal, players)
         done: dict[tuple[str, int], dict[str, Any]] = {}  # the same spec plays the same hand the same way
         plays = []
         for spec in specs:
-            row = []
             for seat in range(players):
                 if (spec, seat) not in done:
                     cards = tuple(Card(int(c)) for c in hands[seat])
-                    seed = np.random.SeedSequence(entropy, spawn_key=(deal, seat, spec_key(spec)))
-                    started = time.perf_counter()
-                    arrangement = checked_arrangement(bots[spec], cards, np.random.default_rng(seed))
-                    natural = declared_natural(bots[spec], cards, np.random.default_rng(seed), rules)
-                    seconds = time.perf_counter() - started
-                    values = arrangement.values()
-                    done[spec, seat] = {
-                        "arrangement": _canonical(arrangement),
-                        "values": list(values),
-                        "foul": not (values[0] <= values[1] <= values[2]),
-                        "seconds": seconds,
-                    }
-                    if natural is not None:
-                        done[spec, seat]["natural"] = {"kind": natural.kind, "key": list(natural.key)}
-                row.append(done[spec, seat])
-            plays.append(row)
+                    done[spec, seat] = _play(bots[spec], spec, cards, entropy, deal, seat, rules)
+            plays.append([done[spec, seat] for seat in range(players)])
         records.append({
             "deal": deal,
             "dealer": dealer_of(deal, players),
@@ -147,159 +144,130 @@ def play_deals(specs: Sequence[str], players: int, entropy: int, deals: Sequence
 # --- statistics from the records -------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Estimate:
-    """A mean with its standard error, n and 95% interval."""
-
-    mean: float
-    se: float
-    n: int
-
-    @classmethod
-    def of(cls, samples: np.ndarray) -> Estimate:
-        samples = np.asarray(samples, np.float64)
-        n = samples.size
-        se = float(samples.std(ddof=1) / math.sqrt(n)) if n > 1 else float("nan")
-        return cls(float(samples.mean()) if n else float("nan"), se, n)
-
-    @property
-    def low(self) -> float:
-        return self.mean - Z95 * self.se
-
-    @property
-    def high(self) -> float:
-        return self.mean + Z95 * self.se
-
-    @property
-    def significant(self) -> bool:
-        """The 95% interval excludes 0."""
-        return bool(self.se > 0 and abs(self.mean) > Z95 * self.se) or (self.se == 0 and self.mean != 0)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"mean": self.mean, "se": self.se, "n": self.n, "ci95": [self.low, self.high]}
-
-
-def pair_rows(vx: np.ndarray, fx: np.ndarray, vy: np.ndarray, fy: np.ndarray) -> np.ndarray:
-    """Row results (+1/0/-1, last axis 3) of X against Y, fouls included (RULES.md)."""
-    rows = np.sign(vx - vy)
-    both = (fx & fy)[..., None]
-    rows = np.where(fx[..., None], -1, rows)
-    rows = np.where(fy[..., None], 1, rows)
-    return np.where(both, 0, rows)
-
-
 def arrays_of(records: Sequence[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Row values (deals, bots, seats, 3), fouls (deals, bots, seats) and the canonical arrangements."""
     values = np.array([[[p["values"] for p in row] for row in r["plays"]] for r in records], np.int64)
-    fouls = np.array([[[p["foul"] for p in row] for row in r["plays"]] for r in records], bool)
     arrangements = np.array([[[p["arrangement"] for p in row] for row in r["plays"]] for r in records], object)
-    return values, fouls, arrangements
+    return values, fouls(values), arrangements
 
 
-def table_scores(records: Sequence[dict[str, Any]], n_bots: int, players: int, rules_name: Any = "basic"):
-    """Row results (D, Q, P, P, 3) and pair scores (D, Q, P, P) of every seating of every deal:
-    seat i against seat j in seating q, settled under the rules (naturals included)."""
-    from solver.naturals import Natural, settle_naturals
-    from solver.rules import Rules
-    from solver.scoring import settle
+def _naturals_of(records: Sequence[dict[str, Any]]) -> dict[tuple[int, int, int], Any]:
+    """The declared naturals by (deal index, bot, seat)."""
+    from solver.naturals import Natural
 
-    rules = rules_name if isinstance(rules_name, Rules) else Rules.parse(rules_name)
-    values, fouls, _ = arrays_of(records)
+    return {(d, b, s): Natural(p["natural"]["kind"], tuple(p["natural"]["key"]))
+            for d, r in enumerate(records) for b, row in enumerate(r["plays"]) for s, p in enumerate(row)
+            if p.get("natural")}
+
+
+def table_scores(records: Sequence[dict[str, Any]], n_bots: int, players: int, rules: Rules | str = BASIC):
+    """Every seating of every deal, seat i against seat j in seating q (arrays (D, Q, P, P, ...)):
+    row results (..., 3), units under the rules (naturals included), and whether the pairing
+    was settled by the rows (False where a natural was declared, and on the diagonal)."""
+    from solver.naturals import settle_naturals
+
+    rules = as_rules(rules)
+    values, _, _ = arrays_of(records)
     plan = np.array(seatings(n_bots, players))  # (Q, players)
-    seat = np.arange(players)
-    v = values[:, plan, seat]  # (D, Q, players, 3)
-    f = fouls[:, plan, seat]  # (D, Q, players)
-    rows = pair_rows(v[:, :, :, None, :], f[:, :, :, None], v[:, :, None, :, :], f[:, :, None, :])
-    cats = v >> 26
-    scores = settle(rows, f[:, :, :, None], f[:, :, None, :], cats[:, :, :, None, :], cats[:, :, None, :, :], rules)
+    v = values[:, plan, np.arange(players)]  # (D, Q, players, 3)
+    shape = v.shape[:2] + (players, players)
+    mine = np.broadcast_to(v[:, :, :, None, :], shape + (3,)).reshape(-1, 3)
+    theirs = np.broadcast_to(v[:, :, None, :, :], shape + (3,)).reshape(-1, 3)
+    rows = row_results_of(mine, theirs).reshape(shape + (3,))
+    scores = settle_values(mine, theirs, rules).reshape(shape)
     eye = np.eye(players, dtype=bool)
     scores = np.where(eye, 0, scores)
-    declared = [(d, b, s_, Natural(p["natural"]["kind"], tuple(p["natural"]["key"])))
-                for d, r in enumerate(records) for b, row in enumerate(r["plays"]) for s_, p in enumerate(row)
-                if p.get("natural")]
-    if declared:
-        naturals = {(d, b, s_): nat for d, b, s_, nat in declared}
-        for d in sorted({d for d, _, _, _ in declared}):
-            for q, bots_in_seats in enumerate(plan):
-                held = [naturals.get((d, int(bots_in_seats[i]), i)) for i in range(players)]
-                if not any(held):
-                    continue
-                for i in range(players):
-                    for j in range(players):
-                        if i != j and (held[i] or held[j]):
-                            scores[d, q, i, j] = settle_naturals(held[i], held[j], rules)
-    return rows, scores
+    by_rows = np.broadcast_to(~eye, shape).copy()
+    naturals = _naturals_of(records)
+    for d in sorted({d for d, _, _ in naturals}):
+        for q, bots_in_seats in enumerate(plan):
+            held = [naturals.get((d, int(bots_in_seats[i]), i)) for i in range(players)]
+            for i in range(players):
+                for j in range(players):
+                    if i != j and (held[i] or held[j]):
+                        scores[d, q, i, j] = settle_naturals(held[i], held[j], rules)
+                        by_rows[d, q, i, j] = False
+    return rows, scores, by_rows
 
 
-def summarise(records: Sequence[dict[str, Any]], names: Sequence[str], players: int,
-              rules_name: Any = "basic") -> dict[str, Any]:
-    """Per-bot results, the crosstable and the variance reduction, from the records alone."""
-    records = sorted(records, key=lambda r: r["deal"])
-    values, fouls, arrangements = arrays_of(records)
-    n_deals, n_bots = values.shape[0], values.shape[1]
-    seats = seatings(n_bots, players)
-    n_seatings = len(seats)
-    by_seating = np.array(seats)  # (Q, players)
-    rows, pair_scores = table_scores(records, n_bots, players, rules_name)
-    seat_scores = pair_scores.sum(axis=-1)  # (D, Q, players)
+def _session_share(seat_scores: np.ndarray, occupied: np.ndarray) -> float:
+    """Share of sessions (consecutive blocks of 8 deals, every seating its own table) a bot
+    finished first, ties shared."""
+    sessions = seat_scores.shape[0] // HANDS_PER_SESSION
+    if not sessions:
+        return float("nan")
+    totals = seat_scores[: sessions * HANDS_PER_SESSION].reshape(
+        sessions, HANDS_PER_SESSION, *seat_scores.shape[1:]).sum(axis=1)  # (S, Q, players)
+    leaders = totals == totals.max(axis=-1, keepdims=True)
+    share = leaders / leaders.sum(axis=-1, keepdims=True)
+    return float(share[:, occupied].mean())
 
-    per_bot: dict[str, Any] = {}
-    session_count = n_deals // HANDS_PER_SESSION
-    for b, name in enumerate(names):
-        occupied = by_seating == b  # (Q, players)
-        per_deal = (seat_scores * occupied).sum(axis=(1, 2)) / occupied.sum()
-        single = seat_scores[:, occupied]  # (D, instances): what one seating alone would give
-        estimate = Estimate.of(per_deal)
-        var_dup = float(per_deal.var(ddof=1)) if n_deals > 1 else float("nan")
-        var_single = float(single.var(ddof=1)) if single.size > 1 else float("nan")
-        reduction = var_single / var_dup if var_dup > 0 else float("inf")
-        # Row results against every other seat.
-        others = occupied[:, :, None] & ~np.eye(players, dtype=bool)[None]
-        bot_rows = rows[:, others]  # (D, comparisons, 3)
-        wins = (bot_rows == 1).mean(axis=(0, 1))
-        scoops = float((bot_rows == 1).all(axis=-1).mean())
-        # Sessions: consecutive blocks of 8 deals, every seating its own table.
-        win_share = float("nan")
-        if session_count:
-            totals = seat_scores[: session_count * HANDS_PER_SESSION].reshape(
-                session_count, HANDS_PER_SESSION, n_seatings, players
-            ).sum(axis=1)  # (S, Q, players)
-            top = totals.max(axis=-1, keepdims=True)
-            leaders = totals == top
-            share = leaders / leaders.sum(axis=-1, keepdims=True)
-            win_share = float(share[:, occupied].mean())
-        per_bot[name] = {
-            "units_per_hand": estimate.to_dict(),
-            "session_win_share": win_share,
-            "row_win_rate": {"front": float(wins[0]), "middle": float(wins[1]), "back": float(wins[2])},
-            "foul_rate": float(fouls[:, b].mean()),
-            "scoop_rate": scoops,
-            "variance_reduction": reduction,
-        }
 
+def _bot_results(b: int, plan: np.ndarray, seat_scores, rows, by_rows, values, declared) -> dict[str, Any]:
+    """One bot's results. Row wins, scoops and fouls count only what the rows settled;
+    pairings settled by a natural are counted apart."""
+    players = plan.shape[1]
+    occupied = plan == b  # (Q, players)
+    per_deal = (seat_scores * occupied).sum(axis=(1, 2)) / occupied.sum()
+    single = seat_scores[:, occupied]  # (D, instances): what one seating alone would give
+    n_deals = per_deal.size
+    var_dup = float(per_deal.var(ddof=1)) if n_deals > 1 else float("nan")
+    var_single = float(single.var(ddof=1)) if single.size > 1 else float("nan")
+    others = occupied[:, :, None] & ~np.eye(players, dtype=bool)[None]  # (Q, i, j): this bot in i against j
+    settled = by_rows[:, others]  # (D, comparisons)
+    bot_rows = rows[:, others][settled]  # (pairings settled by rows, 3)
+    wins = (bot_rows == 1).mean(axis=0) if len(bot_rows) else np.full(3, np.nan)
+    played = ~declared[:, b]  # (D, seats): hands played out, not declared
+    foul = fouls(values[:, b])
+    return {
+        "units_per_hand": Estimate.of(per_deal).to_dict(),
+        "session_win_share": _session_share(seat_scores, occupied),
+        "row_win_rate": {"front": float(wins[0]), "middle": float(wins[1]), "back": float(wins[2])},
+        "foul_rate": float(foul[played].mean()) if played.any() else float("nan"),
+        "scoop_rate": float((bot_rows == 1).all(axis=-1).mean()) if len(bot_rows) else float("nan"),
+        "pairings_by_naturals": int((~settled).sum()),
+        "variance_reduction": var_single / var_dup if var_dup > 0 else float("inf"),
+    }
+
+
+def _crosstable(names: Sequence[str], plan: np.ndarray, pair_scores: np.ndarray, arrangements) -> dict[str, Any]:
+    """Each bot against each other: units per hand when they meet, and how often they set a hand alike."""
     crosstable: dict[str, dict[str, Any]] = {}
     for a, name_a in enumerate(names):
         crosstable[name_a] = {}
         for b, name_b in enumerate(names):
             if a == b:
                 continue
-            mask = (by_seating[:, :, None] == a) & (by_seating[:, None, :] == b)  # (Q, i, j)
+            mask = (plan[:, :, None] == a) & (plan[:, None, :] == b)  # (Q, i, j)
             if not mask.any():
                 continue
-            per_deal = (pair_scores * mask).sum(axis=(1, 2, 3)) / mask.sum()
-            estimate = Estimate.of(per_deal)
+            estimate = Estimate.of((pair_scores * mask).sum(axis=(1, 2, 3)) / mask.sum())
             same = float((arrangements[:, a] == arrangements[:, b]).mean())
-            crosstable[name_a][name_b] = estimate.to_dict() | {"significant": estimate.significant, "same_arrangement": same}
+            crosstable[name_a][name_b] = estimate.to_dict() | {"significant": estimate.significant,
+                                                               "same_arrangement": same}
+    return crosstable
 
-    zero_sum = bool((pair_scores + np.swapaxes(pair_scores, -1, -2) == 0).all())
+
+def summarise(records: Sequence[dict[str, Any]], names: Sequence[str], players: int,
+              rules: Rules | str = BASIC) -> dict[str, Any]:
+    """Per-bot results, the crosstable and the variance reduction, from the records alone."""
+    records = sorted(records, key=lambda r: r["deal"])
+    values, _, arrangements = arrays_of(records)
+    plan = np.array(seatings(len(names), players))  # (Q, players)
+    rows, pair_scores, by_rows = table_scores(records, len(names), players, rules)
+    seat_scores = pair_scores.sum(axis=-1)  # (D, Q, players)
+    declared = np.zeros(values.shape[:3], bool)
+    for d, b, s in _naturals_of(records):
+        declared[d, b, s] = True
     return {
-        "deals": n_deals,
-        "sessions": session_count,
-        "seatings": [[names[b] for b in s] for s in seats],
-        "hands_played": int(n_deals * n_seatings * players),
-        "zero_sum": zero_sum,
-        "bots": per_bot,
-        "crosstable": crosstable,
+        "deals": len(records),
+        "sessions": len(records) // HANDS_PER_SESSION,
+        "seatings": [[names[b] for b in s] for s in plan.tolist()],
+        "hands_played": int(len(records) * len(plan) * players),
+        "zero_sum": bool((pair_scores + np.swapaxes(pair_scores, -1, -2) == 0).all()),
+        "bots": {name: _bot_results(b, plan, seat_scores, rows, by_rows, values, declared)
+                 for b, name in enumerate(names)},
+        "crosstable": _crosstable(names, plan, pair_scores, arrangements),
     }
 
 
@@ -314,11 +282,11 @@ def timing_summary(records: Sequence[dict[str, Any]], names: Sequence[str]) -> d
 
 
 def session_totals(records: Sequence[dict[str, Any]], names: Sequence[str], players: int,
-                   rules_name: Any = "basic") -> dict[str, list[int]]:
+                   rules: Rules | str = BASIC) -> dict[str, list[int]]:
     """Every bot's session totals (one per seat it held, per seating, per session)."""
     records = sorted(records, key=lambda r: r["deal"])
     seats = np.array(seatings(len(names), players))
-    seat_scores = table_scores(records, len(names), players, rules_name)[1].sum(axis=-1)  # (D, Q, players)
+    seat_scores = table_scores(records, len(names), players, rules)[1].sum(axis=-1)  # (D, Q, players)
     sessions = len(records) // HANDS_PER_SESSION
     totals = seat_scores[: sessions * HANDS_PER_SESSION].reshape(sessions, HANDS_PER_SESSION, *seat_scores.shape[1:])
     totals = totals.sum(axis=1)
@@ -343,7 +311,7 @@ def run_deals(
     backend: str = "loky",
     scheduler: str | None = None,
     on_progress: Callable[[int], None] | None = None,
-    rules_name: str = "basic",
+    rules: Rules | str = BASIC,
 ) -> list[dict[str, Any]]:
     """Records of deals ``0..n_deals-1``, computed in chunks on the chosen backend."""
     # Two pilot deals here: the second one's time sizes the chunks (the first one also
@@ -352,7 +320,7 @@ def run_deals(
     pilot = 0.0
     for deal in range(min(2, n_deals)):
         started = time.perf_counter()
-        records += play_deals(specs, players, entropy, [deal], rules_name)
+        records += play_deals(specs, players, entropy, [deal], rules)
         pilot = time.perf_counter() - started
         if on_progress:
             on_progress(1)
@@ -362,14 +330,14 @@ def run_deals(
         return records
     if backend == "sequential" or (jobs == 1 and backend != "dask"):
         for chunk in chunks:
-            records += play_deals(specs, players, entropy, list(chunk), rules_name)
+            records += play_deals(specs, players, entropy, list(chunk), rules)
             if on_progress:
                 on_progress(len(chunk))
         return records
 
     import joblib
 
-    tasks = (joblib.delayed(play_deals)(list(specs), players, entropy, list(c), rules_name) for c in chunks)
+    tasks = (joblib.delayed(play_deals)(list(specs), players, entropy, list(c), rules) for c in chunks)
     if backend == "dask":
         client = _dask_client(scheduler)
         try:

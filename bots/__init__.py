@@ -7,10 +7,26 @@
 """
 
 from bots.base import Bot, BotError, arrange_many, arrangement_from_row, checked_arrangement, describe_bot
-from bots.registry import BOTS, ENTRY_POINT_GROUP, bot_names, bot_parameters, bot_spec, make_bot, parse_spec
+from bots.opponents import DEFAULT_OPPONENT, BotOpponent, opponent_model, solve_hand
+from bots.points import RowPoints
+from bots.registry import (
+    BOTS,
+    ENTRY_POINT_GROUP,
+    bot_names,
+    bot_parameters,
+    bot_spec,
+    make_bot,
+    make_bot_for,
+    parse_spec,
+    resolve_factory,
+)
+from bots.table import FieldTables, shipped_tables
+from bots.training import train, training_hands
 from solver import parse_hand  # noqa: F401  (used by the doctest above)
 
 __all__ = [
-    "BOTS", "ENTRY_POINT_GROUP", "Bot", "BotError", "arrange_many", "arrangement_from_row", "bot_names",
-    "bot_parameters", "bot_spec", "checked_arrangement", "describe_bot", "make_bot", "parse_spec",
+    "BOTS", "DEFAULT_OPPONENT", "ENTRY_POINT_GROUP", "Bot", "BotError", "BotOpponent", "RowPoints", "arrange_many",
+    "arrangement_from_row", "bot_names", "bot_parameters", "bot_spec", "checked_arrangement", "describe_bot",
+    "FieldTables", "make_bot", "make_bot_for", "opponent_model", "parse_spec", "resolve_factory", "shipped_tables",
+    "solve_hand", "train", "training_hands",
 ]  # fmt: skip

@@ -64,17 +64,6 @@ def describe_bot(bot: object) -> str:
     return doc.splitlines()[0] if doc else ""
 
 
-def play_points(hands: np.ndarray, points) -> np.ndarray:
-    """Hands (n, 13) set by the split that scores most under ``points`` (a ``RowPoints``)."""
-    from solver._search import splits_to_cards
-    from solver.classes import best_splits_by_points
-    from solver.splits import split_tables
-
-    t = split_tables()
-    splits = best_splits_by_points(hands, points)
-    return splits_to_cards(np.ascontiguousarray(hands, np.uint8), splits, t.combos3, t.combos5, t.front, t.middle, t.back)
-
-
 def declared_natural(bot: Bot, cards: tuple[Card, ...], rng: np.random.Generator, rules):
     """The natural ``bot`` declares with these cards under ``rules``, or None.
 

@@ -7,9 +7,10 @@ from typing import ClassVar
 
 import numpy as np
 
+from bots._kernels import greedy_splits
 from bots.base import arrangement_from_row
+from bots.points import cards_by_split
 from solver import Arrangement, Card
-from solver._search import greedy_splits, splits_to_cards
 from solver.splits import split_tables
 
 
@@ -32,5 +33,5 @@ class GreedyBot:
 
     def arrange_many(self, hands: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         t = split_tables()
-        splits = greedy_splits(hands, t.combos5, t.masks5, t.split_of)
-        return splits_to_cards(hands, splits, t.combos3, t.combos5, t.front, t.middle, t.back)
+        hands = np.ascontiguousarray(hands, np.uint8)
+        return cards_by_split(hands, greedy_splits(hands, t.combos5, t.masks5, t.split_of))

@@ -8,10 +8,11 @@ from typing import ClassVar
 
 import numpy as np
 
-from bots.base import arrangement_from_row, play_points
+from bots.base import arrangement_from_row
+from bots.points import RowPoints, play_points
 from solver import Arrangement, Card
-from solver._evaluator import CATEGORY_SHIFT, MAJOR_SHIFT, RANK_MASK
-from solver.classes import RowPoints, row_classes
+from solver.classes import row_classes
+from solver.evaluator import CATEGORY_SHIFT, MAJOR_SHIFT, RANK_MASK
 
 # Rough chance that a row wins, by position and category, before the rank adjustment.
 # Category order: high card, pair, two pair, trips, straight, flush, full house, quads, straight flush.

@@ -22,6 +22,7 @@ from bots.greedy import GreedyBot
 from bots.heuristic import HeuristicBot
 from bots.random_bot import RandomBot
 from bots.table import TableBot
+from solver.rules import Rules
 
 ENTRY_POINT_GROUP = "chinese_poker.bots"
 
@@ -149,9 +150,20 @@ def make_bot(spec: str, **params: Any) -> Bot:
     return bot
 
 
+def make_bot_for(spec: str, rules: Rules) -> Bot:
+    """A bot from a spec that plays for ``rules``: a bot with a ``rules`` parameter is given
+    these rules unless its spec names other ones."""
+    name, params = parse_spec(spec)
+    extra: dict[str, Any] = {}
+    if "rules" in bot_parameters(resolve_factory(name)) and "rules" not in params and not rules.is_basic:
+        extra["rules"] = rules
+    return make_bot(spec, **extra)
+
+
 def bot_spec(bot: Bot) -> dict[str, Any]:
-    """Name and parameters of a bot, for reports."""
+    """Name and parameters of a bot, for reports (rules by their name)."""
     params: dict[str, Any] = {}
     if dataclasses.is_dataclass(bot):
         params = {f.name: getattr(bot, f.name) for f in dataclasses.fields(bot) if f.init}
+    params = {k: (v.name if isinstance(v, Rules) else v) for k, v in params.items()}
     return {"name": getattr(bot, "name", type(bot).__name__), "params": params}

@@ -11,11 +11,14 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from bots.base import BotError, arrangement_from_row, play_points
+from bots import _kernels
+from bots.base import BotError, arrangement_from_row
+from bots.points import RowPoints, cards_by_split, play_points
 from solver import Arrangement, Card, evaluate_many
-from solver.classes import RowPoints, row_classes
-from solver.rules import BASIC, Rules
-from solver.scoring import royalty_array
+from solver.classes import class_hash, row_classes
+from solver.rules import BASIC, Rules, RulesError, as_rules
+from solver.scoring import expected_rows
+from solver.splits import split_tables
 
 ROWS = ("front", "middle", "back")
 
@@ -38,42 +41,29 @@ class FieldTables:
     def win_tie(self) -> tuple[np.ndarray, np.ndarray]:
         """(3, 7917) chance that a row of each class beats / ties the field's row."""
         shares = np.stack(self.shares())
-        below = np.cumsum(shares, axis=1) - shares
-        return below, shares
+        return np.cumsum(shares, axis=1) - shares, shares
+
+    def expected_units(self, rules: Rules = BASIC) -> np.ndarray:
+        """(3, 7917) expected units of a row of each class against the field's row under a
+        separable rule set (``solver.scoring.expected_rows``: royalties included, the field's
+        royalties that every split pays alike left out)."""
+        classes = row_classes()
+        return np.stack([expected_rows(classes, classes, shares, i, rules)[2] for i, shares in enumerate(self.shares())])
 
     def points(self, rules: Rules = BASIC) -> RowPoints:
-        """Expected row score for a separable rule set: P(win) - P(lose), plus royalties."""
-        win, tie = self.win_tie()
-        score = win - (1.0 - win - tie) + self.royalty_points(rules)
-        return RowPoints.build(score[0], score[1], score[2])
+        """Expected row units for a separable rule set: P(win) - P(lose), plus royalties."""
+        units = self.expected_units(rules)
+        return RowPoints.build(units[0], units[1], units[2])
 
     def policy(self, rules: Rules):
-        """What ``play_tables`` needs: RowPoints for separable rules, else (win, tie, extra)."""
+        """What ``play_tables`` needs: RowPoints for separable rules, else (win, tie, royalties)
+        for the joint objective, whose bonus couples the rows."""
         if rules.is_separable:
             return self.points(rules)
         win, tie = self.win_tie()
-        return (win, tie, self.royalty_points(rules))
-
-    def royalty_points(self, rules: Rules) -> np.ndarray:
-        """(3, classes) expected royalties a row of each class collects, less those it pays.
-
-        Royalties the field's rows earn whatever ours do cost every split the same and
-        are left out; with ``royalty_needs_win`` a row pays the field's royalty only when
-        the field's row beats it."""
-        extra = np.zeros((3, row_classes().size))
-        if not rules.royalties:
-            return extra
-        table = royalty_array(rules)
-        categories = row_classes().astype(np.int64) >> 26
-        win, _ = self.win_tie()
-        for i, shares in enumerate(self.shares()):
-            earned = table[i, categories]
-            if rules.royalty_needs_win:
-                above = np.concatenate([np.cumsum((shares * earned)[::-1])[::-1][1:], [0.0]])
-                extra[i] = earned * win[i] - above
-            else:
-                extra[i] = earned
-        return extra
+        plain = self.expected_units(Rules(scoring="basic"))
+        return (win, tie, self.expected_units(Rules(scoring="basic", royalties=rules.royalties,
+                                                    royalty_needs_win=rules.royalty_needs_win)) - plain)
 
     @classmethod
     def from_arranged(cls, arranged: np.ndarray, info: dict[str, Any] | None = None) -> FieldTables:
@@ -133,25 +123,22 @@ def play_tables(hands: np.ndarray, policy, rules: Rules) -> np.ndarray:
     else (win, tie, extra) arrays for the joint objective."""
     if rules.is_separable:
         return play_points(hands, policy)
-    from solver._search import best_by_class_joint, splits_to_cards
-    from solver.classes import class_hash
-    from solver.splits import split_tables
-
     t = split_tables()
     keys, numbers = class_hash()
     win, tie, extra = policy
     hands = np.ascontiguousarray(hands, np.uint8)
-    splits = best_by_class_joint(hands, t.canon_front, t.canon_a, t.canon_b, t.canon_split, t.canon_twin, keys, numbers,
-                                 win, tie, extra, SCORING_CODES[rules.scoring])
-    return splits_to_cards(hands, splits, t.combos3, t.combos5, t.front, t.middle, t.back)
-
-
-SCORING_CODES = {"basic": 0, "1-6": 1, "2-4": 2}
+    splits = _kernels.best_by_class_joint(hands, t.canon_front, t.canon_a, t.canon_b, t.canon_split, t.canon_twin,
+                                          keys, numbers, win, tie, extra, rules.scoring_code)
+    return cards_by_split(hands, splits)
 
 
 @functools.cache
-def _parse(rules: str) -> Rules:
-    return Rules.parse(rules)
+def rules_of(value: Rules | str) -> Rules:
+    """A bot's ``rules`` parameter as Rules (a preset name, a file, or Rules already)."""
+    try:
+        return as_rules(value)
+    except RulesError as error:
+        raise BotError(str(error)) from None
 
 
 @dataclass(frozen=True)
@@ -173,14 +160,14 @@ class TableBot:
 
     name: ClassVar[str] = "table"
     tables: str | None = None
-    rules: str = "basic"
+    rules: Rules | str = "basic"
 
     def __post_init__(self) -> None:
-        _policy(self.tables, _parse(self.rules))  # a bad file or rule set fails here, when the bot is made
+        _policy(self.tables, rules_of(self.rules))  # a bad file or rule set fails here, when the bot is made
 
     def arrange(self, cards: tuple[Card, ...], rng: np.random.Generator) -> Arrangement:
         return arrangement_from_row(self.arrange_many(np.array([cards], np.uint8), rng)[0])
 
     def arrange_many(self, hands: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        rules = _parse(self.rules)
+        rules = rules_of(self.rules)
         return play_tables(hands, _policy(self.tables, rules), rules)

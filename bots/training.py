@@ -26,7 +26,7 @@ CHUNKS = 16
 CHECK_KEY = 10**6
 
 
-def deal_hands(n: int, seed: np.random.SeedSequence) -> np.ndarray:
+def training_hands(n: int, seed: np.random.SeedSequence) -> np.ndarray:
     """``n`` random 13-card hands; each shuffled deck gives four (card removal within a deal)."""
     rng = np.random.default_rng(seed)
     decks = np.argsort(rng.random(((n + 3) // 4, 52)), axis=1).astype(np.uint8)
@@ -70,9 +70,9 @@ def train(
     from bots.heuristic import heuristic_points
 
     root = np.random.SeedSequence(seed)
-    check = deal_hands(check_hands, np.random.SeedSequence(root.entropy, spawn_key=(CHECK_KEY,)))
+    check = training_hands(check_hands, np.random.SeedSequence(root.entropy, spawn_key=(CHECK_KEY,)))
     start = heuristic_points()
-    first = deal_hands(hands, np.random.SeedSequence(root.entropy, spawn_key=(0,)))
+    first = training_hands(hands, np.random.SeedSequence(root.entropy, spawn_key=(0,)))
     field = FieldTables.from_arranged(_arrange(first, start, BASIC, jobs))
     previous = _arrange(check, start, BASIC, jobs)
     previous_points = None
@@ -80,7 +80,7 @@ def train(
     for r in range(1, rounds + 1):
         policy = field.policy(rules)
         points = field.points()
-        dealt = deal_hands(hands, np.random.SeedSequence(root.entropy, spawn_key=(r,)))
+        dealt = training_hands(hands, np.random.SeedSequence(root.entropy, spawn_key=(r,)))
         response = FieldTables.from_arranged(_arrange(dealt, policy, rules, jobs))
         field = field.blend(response, 1.0 / (r + 1))
         current = _arrange(check, policy, rules, jobs)

@@ -2,7 +2,9 @@
 
 The public API is friendly Python (cards as strings or :class:`Card`, frozen
 dataclasses); the hot paths are Numba kernels in the private ``solver._*`` modules,
-which take and return plain integer arrays.
+which take and return plain integer arrays (``solver.kernels`` names the building
+blocks other layers compile into kernels of their own). The solver imports nothing
+from ``bots`` or ``bench``: layers import one way, ``solver`` <- ``bots`` <- ``bench``.
 """
 
 from solver.arrangement import ROWS, Arrangement, as_arrangement, foul_reason, is_foul
@@ -18,16 +20,22 @@ from solver.cards import (
     parse_cards,
     parse_hand,
 )
+from solver.classes import row_classes
+from solver.errors import OpponentError, SolveError
 from solver.evaluator import CATEGORY_NAMES, category, category_name, describe, describe_value, evaluate, evaluate_many
-from solver.scoring import row_results, score_pair, score_table
-from solver.solution import Alternative, RowResult, Solution, SolveError, solve
+from solver.opponent import OpponentModel
+from solver.rules import Rules, RulesError
+from solver.scoring import row_results, score_pair, score_table, settle_values
+from solver.solution import Alternative, RowResult, Solution, row_values, solve
 from solver.splits import N_SPLITS, Splits, all_splits, count_legal, split_arrangement, split_tables
+from solver.statistics import Estimate
 
 __all__ = [
-    "CATEGORY_NAMES", "N_SPLITS", "ROWS", "Alternative", "Arrangement", "RowResult", "Solution", "SolveError",
-    "solve", "Card", "CardCountError", "CardError",
+    "CATEGORY_NAMES", "N_SPLITS", "ROWS", "Alternative", "Arrangement", "Estimate", "OpponentError", "OpponentModel",
+    "RowResult", "Rules", "RulesError", "Solution", "SolveError", "settle_values", "solve", "Card", "CardCountError", "CardError",
     "DuplicateCardError", "Splits", "UnknownCardError", "all_splits", "as_arrangement", "category",
     "category_name", "count_legal", "deck", "describe", "describe_value", "evaluate", "evaluate_many",
-    "format_cards", "foul_reason", "is_foul", "parse_card", "parse_cards", "parse_hand", "row_results",
+    "format_cards", "foul_reason", "is_foul", "parse_card", "parse_cards", "parse_hand", "row_classes", "row_results",
+    "row_values",
     "score_pair", "score_table", "split_arrangement", "split_tables",
 ]  # fmt: skip

@@ -21,11 +21,6 @@ from collections.abc import Iterable, Sequence
 RANKS = "23456789TJQKA"
 SUITS = "CDHS"
 SUIT_SYMBOLS = "♣♦♥♠"
-RANK_NAMES = ("2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A")
-RANK_WORDS = (
-    "deuce", "three", "four", "five", "six", "seven", "eight",
-    "nine", "ten", "jack", "queen", "king", "ace",
-)  # fmt: skip
 
 _SUIT_LOOKUP = {s: i for i, s in enumerate(SUITS)} | {s: i for i, s in enumerate(SUIT_SYMBOLS)}
 # Variation selectors sometimes trail emoji-style suit symbols ("♥️").

@@ -1,18 +1,18 @@
 """Row classes: every distinct row value, 7,462 five-card and 455 three-card.
 
 Strategies that score a row by its value alone (the ``heuristic`` and ``table`` bots)
-keep one number per class; ``np.searchsorted(row_classes(), value)`` finds it.
+keep one number per class; ``np.searchsorted(row_classes(), value)`` finds it, and so
+does ``solver.kernels.class_number`` inside a kernel.
 """
 
 from __future__ import annotations
 
 import functools
 import itertools
-from dataclasses import dataclass
 
 import numpy as np
 
-from solver._search import HASH_BITS, HASH_MULTIPLIER
+from solver._classes import HASH_BITS, HASH_MULTIPLIER
 from solver.evaluator import evaluate_many
 
 
@@ -38,8 +38,6 @@ def row_classes() -> np.ndarray:
     classes = np.unique(values)
     classes.setflags(write=False)
     return classes
-
-
 
 
 @functools.cache
@@ -70,50 +68,3 @@ def five_card_class_mask() -> np.ndarray:
     flushes = np.array(list(itertools.combinations(range(13), 5)), np.int64) * 4 + 3
     five_values = np.union1d(evaluate_many(fives), evaluate_many(flushes))
     return np.isin(classes, five_values)
-
-
-@dataclass(frozen=True, slots=True)
-class RowPoints:
-    """A strategy that scores each row by its class: points as front, middle and back.
-
-    ``front``/``middle``/``back`` are indexed by class number (``row_classes``); the
-    ``*_upto`` arrays hold the best points of any class at or below each class, which
-    bound what a split can still score and let the search skip most of the 72,072
-    splits while still finding the exact best one."""
-
-    front: np.ndarray
-    middle: np.ndarray
-    back: np.ndarray
-    front_upto: np.ndarray
-    middle_upto: np.ndarray
-
-    @classmethod
-    def build(cls, front: np.ndarray, middle: np.ndarray, back: np.ndarray) -> RowPoints:
-        five = five_card_class_mask()
-        arrays = [np.asarray(a, np.float64).copy() for a in (front, middle, back)]
-        for a in arrays:
-            if a.shape != five.shape:
-                raise ValueError(f"expected one point per row class ({five.size}), got shape {a.shape}")
-        front_pts, middle_pts, back_pts = arrays
-        front_pts[five] = -np.inf
-        middle_pts[~five] = -np.inf
-        back_pts[~five] = -np.inf
-        front_upto = np.maximum.accumulate(front_pts)
-        middle_upto = np.maximum.accumulate(middle_pts)
-        out = cls(front_pts, middle_pts, back_pts, front_upto, middle_upto)
-        for a in (front_pts, middle_pts, back_pts, front_upto, middle_upto):
-            a.setflags(write=False)
-        return out
-
-
-def best_splits_by_points(hands: np.ndarray, points: RowPoints) -> np.ndarray:
-    """The split number that scores most under ``points``, for each hand of an (n, 13) array."""
-    from solver._search import best_by_class_points
-    from solver.splits import split_tables
-
-    t = split_tables()
-    keys, numbers = class_hash()
-    return best_by_class_points(
-        np.ascontiguousarray(hands, np.uint8), t.combos3, t.combos5, t.front, t.middle, t.by_back, keys, numbers,
-        points.front, points.middle, points.back, points.front_upto, points.middle_upto,
-    )  # fmt: skip

@@ -15,7 +15,13 @@ from __future__ import annotations
 import numpy as np
 
 from solver import _evaluator as _ev
+from solver._evaluator import CATEGORY_SHIFT, MAJOR_SHIFT, RANK_MASK
 from solver.cards import RANKS, CardCountError, CardError, CardsLike, parse_cards
+
+__all__ = [
+    "CATEGORY_NAMES", "CATEGORY_SHIFT", "MAJOR_SHIFT", "RANK_MASK", "category", "category_name", "describe",
+    "describe_value", "evaluate", "evaluate_many",
+]  # fmt: skip
 
 CATEGORY_NAMES = (
     "high card", "pair", "two pair", "three of a kind", "straight",

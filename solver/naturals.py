@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from solver._evaluator import CATEGORY_SHIFT, STRAIGHT, STRAIGHT_FLUSH
 from solver.arrangement import Arrangement
 from solver.cards import Card, CardsLike, parse_hand
 from solver.rules import NATURALS, Rules
@@ -58,8 +59,8 @@ def _three_row_natural(cards: tuple[Card, ...], kind: str) -> Natural | None:
             ok &= (s == s[:, :1]).all(axis=1)
         keys = np.stack([splits.back, splits.middle, splits.front], axis=1).astype(np.int64)
     else:
-        ok = ((splits.middle >> 26) == 4) | ((splits.middle >> 26) == 8)
-        ok &= ((splits.back >> 26) == 4) | ((splits.back >> 26) == 8)
+        straights = (STRAIGHT, STRAIGHT_FLUSH)
+        ok = np.isin(splits.middle >> CATEGORY_SHIFT, straights) & np.isin(splits.back >> CATEGORY_SHIFT, straights)
         r = np.sort(ranks[front], axis=1)
         run = (r[:, 1] == r[:, 0] + 1) & (r[:, 2] == r[:, 1] + 1)
         low_ace = (r[:, 0] == 0) & (r[:, 1] == 1) & (r[:, 2] == 12)  # A-2-3
@@ -67,6 +68,7 @@ def _three_row_natural(cards: tuple[Card, ...], kind: str) -> Natural | None:
         front_top = np.where(low_ace, 1, r[:, 2])
         # Straights compare by their top card only: the low bits of the value hold its run.
         keys = np.stack([splits.back & 0x1FFF, splits.middle & 0x1FFF, front_top], axis=1).astype(np.int64)
+    ok &= splits.legal  # the rows a natural shows must be in order, like any arrangement
     found = np.flatnonzero(ok)
     if found.size == 0:
         return None
@@ -142,7 +144,7 @@ def best_natural(hand: CardsLike, rules: Rules) -> Natural | None:
     return max(found, key=lambda n: (payouts[n.kind], n.rank))
 
 
-def compare_naturals(a: Natural, b: Natural, rules: Rules) -> int:
+def compare_naturals(a: Natural, b: Natural) -> int:
     """+1 when ``a`` beats ``b``, -1 when it loses, 0 for a tie."""
     ra, rb = a.rank, b.rank
     if ra != rb:
@@ -164,7 +166,7 @@ def settle_naturals(a: Natural | None, b: Natural | None, rules: Rules) -> int |
         return payouts[a.kind]  # type: ignore[union-attr]
     if a is None:
         return -payouts[b.kind]
-    sign = compare_naturals(a, b, rules)
+    sign = compare_naturals(a, b)
     return sign * payouts[(a if sign > 0 else b).kind] if sign else 0
 
 

@@ -29,8 +29,9 @@ from typing import Any
 
 from solver.evaluator import CATEGORY_NAMES
 
-SCORING_METHODS = ("basic", "1-6", "2-4")
+SCORING_METHODS = ("basic", "1-6", "2-4")  # a method's index is its code in the kernels (solver._settle)
 ROW_NAMES = ("front", "middle", "back")
+ROYALTY_HANDS = CATEGORY_NAMES + ("royal flush",)  # what a royalty line names: a category, or the royal flush apart
 NATURALS = ("dragon", "four trips", "three straights", "six pairs", "three flushes")  # highest (rarest) first
 
 # RULES.md's common preset.
@@ -82,9 +83,9 @@ class Rules:
         for (row, category), units in self.royalties:
             if row not in ROW_NAMES:
                 raise RulesError(f"unknown row {row!r} in the royalty table; rows are front, middle, back")
-            if category not in CATEGORY_NAMES:
-                raise RulesError(f"unknown category {category!r} in the royalty table; categories are "
-                                 + ", ".join(CATEGORY_NAMES))
+            if category not in ROYALTY_HANDS:
+                raise RulesError(f"unknown hand {category!r} in the royalty table; hands are "
+                                 + ", ".join(ROYALTY_HANDS))
             if row == "front" and category not in ("high card", "pair", "three of a kind"):
                 raise RulesError(f"a front cannot make {category!r}; it holds three cards")
             if not isinstance(units, int) or isinstance(units, bool) or units < 0:
@@ -109,6 +110,11 @@ class Rules:
     @property
     def is_basic(self) -> bool:
         return self.scoring == "basic" and not self.royalties and not self.naturals
+
+    @property
+    def scoring_code(self) -> int:
+        """The scoring method as the settlement kernels take it: 0 basic, 1 1-6, 2 2-4."""
+        return SCORING_METHODS.index(self.scoring)
 
     @property
     def is_separable(self) -> bool:

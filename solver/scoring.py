@@ -1,4 +1,4 @@
-"""Scoring: settle hands against each other (RULES.md).
+"""Scoring: settle hands against each other (RULES.md; docs/rules.md in the project's words).
 
 Every pair of players is settled separately, row against row: +1 for a row won, -1
 for a row lost, 0 for a tie. A legal hand wins all three rows against a fouled one;
@@ -6,75 +6,89 @@ two fouled hands score 0. Basic scoring (the default) adds the rows up; the opti
 rule sets (``solver.rules``) add scoop or majority bonuses, royalties and naturals. A
 player's table score is the sum over opponents, so a table is zero-sum.
 
+The units themselves are computed in one place, the kernels of ``solver._settle``;
+this module turns cards, arrangements and rules into their integer arguments.
+
 >>> a = "2S 2H AD / 7C 7D 9S 5H 3D / TC JC QC KC AC"
 >>> b = "3S 3H 4D / 6C 6D 8S 5C 2D / 9C 9D TH TS AS"
 >>> score_pair(a, b), score_pair(b, a)
 (1, -1)
->>> score_pair(a, b, rules="royalties")  # A's back straight flush: 1 + 10
+>>> score_pair(a, b, rules="royalties")  # A's back royal flush: 1 + 10
 11
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike
 
+from solver import _settle
 from solver.arrangement import ROWS, Arrangement, as_arrangement
 from solver.cards import CardError, DuplicateCardError
-from solver.evaluator import CATEGORY_NAMES
+from solver.evaluator import CATEGORY_SHIFT
 from solver.naturals import Natural, settle_naturals
-from solver.rules import Rules, RulesError, as_rules
+from solver.rules import ROYALTY_HANDS, Rules, RulesError, as_rules
+
+STRAIGHT_FLUSH_LINE = ROYALTY_HANDS.index("straight flush")
+ROYAL_FLUSH_LINE = ROYALTY_HANDS.index("royal flush")
 
 
-def _sign(x: int) -> int:
-    return (x > 0) - (x < 0)
+@functools.cache
+def royalty_array(rules: Rules) -> np.ndarray:
+    """(3, 10) units for each row and royalty hand (the categories, then the royal flush).
+
+    A row earns only the line that names its hand; a royal flush is a straight flush, so
+    it pays the straight-flush line unless the table names the royal flush apart."""
+    table = np.zeros((3, len(ROYALTY_HANDS)), np.int64)
+    named = rules.royalty_table()
+    for (row, hand), units in named.items():
+        table[ROWS.index(row), ROYALTY_HANDS.index(hand)] = units
+    for row in ROWS:
+        if (row, "royal flush") not in named:
+            table[ROWS.index(row), ROYAL_FLUSH_LINE] = table[ROWS.index(row), STRAIGHT_FLUSH_LINE]
+    table.setflags(write=False)
+    return table
+
+
+def royalty_lines(values: ArrayLike) -> np.ndarray:
+    """The royalty line (index into ``ROYALTY_HANDS``) of each row value."""
+    values = np.asarray(values, np.int64)
+    lines = values >> CATEGORY_SHIFT
+    return np.where((lines == STRAIGHT_FLUSH_LINE) & ((values & _settle.ACE_BIT) != 0), ROYAL_FLUSH_LINE, lines)
+
+
+def fouls(values: ArrayLike) -> np.ndarray:
+    """Which hands of an (..., 3) array of row values are fouled (rows out of order)."""
+    v = np.asarray(values)
+    return ~((v[..., 0] <= v[..., 1]) & (v[..., 1] <= v[..., 2]))
+
+
+def _as_values(values: ArrayLike) -> np.ndarray:
+    array = np.ascontiguousarray(values, np.int64)
+    if array.ndim != 2 or array.shape[1] != 3:
+        raise ValueError(f"expected an (n, 3) array of row values, got shape {array.shape}")
+    return array
+
+
+def settle_values(a: ArrayLike, b: ArrayLike, rules: Rules | str | None = None) -> np.ndarray:
+    """Units ``a[i]`` wins from ``b[i]``, for two (n, 3) arrays of row values (fouls included)."""
+    rules = as_rules(rules)
+    a, b = _as_values(a), _as_values(b)
+    return _settle.settle_rows(a, b, royalty_array(rules), rules.royalty_needs_win, rules.scoring_code)
+
+
+def row_results_of(a: ArrayLike, b: ArrayLike) -> np.ndarray:
+    """(n, 3) row results (+1 / 0 / -1, fouls applied) of ``a[i]`` against ``b[i]``."""
+    return _settle.row_results(_as_values(a), _as_values(b))
 
 
 def row_results(a: Arrangement | str, b: Arrangement | str) -> tuple[int, int, int]:
     """+1 / 0 / -1 for A's front, middle and back against B's (fouls included)."""
-    va, vb = as_arrangement(a).values(), as_arrangement(b).values()
-    foul_a = not (va[0] <= va[1] <= va[2])
-    foul_b = not (vb[0] <= vb[1] <= vb[2])
-    if foul_a or foul_b:
-        result = _sign(int(foul_b) - int(foul_a))  # 0 when both foul
-        return (result, result, result)
-    return tuple(_sign(x - y) for x, y in zip(va, vb))  # type: ignore[return-value]
-
-
-def royalty_array(rules: Rules) -> np.ndarray:
-    """(3, 9) units for each row and category under ``rules`` (zeros without royalties)."""
-    table = np.zeros((3, len(CATEGORY_NAMES)), np.int64)
-    for (row, category), units in rules.royalties:
-        table[ROWS.index(row), CATEGORY_NAMES.index(category)] = units
-    return table
-
-
-def settle(rows: ArrayLike, foul_a: ArrayLike, foul_b: ArrayLike, cat_a: ArrayLike, cat_b: ArrayLike,
-           rules: Rules) -> np.ndarray:
-    """Units A wins from B, for arrays of pairings (numpy broadcasting).
-
-    ``rows`` (..., 3) are A's row results with fouls already applied (see
-    ``row_results``), ``foul_*`` (...) booleans and ``cat_*`` (..., 3) the row categories."""
-    rows = np.asarray(rows, np.int64)
-    score = rows.sum(axis=-1)
-    wins = (rows == 1).sum(axis=-1)
-    losses = (rows == -1).sum(axis=-1)
-    if rules.scoring == "1-6":
-        score = np.where(wins == 3, 6, np.where(losses == 3, -6, score))
-    elif rules.scoring == "2-4":
-        score = score + np.sign(wins - losses)
-    if rules.royalties:
-        table = royalty_array(rules)
-        row_index = np.arange(3)
-        roy_a = table[row_index, np.asarray(cat_a)]
-        roy_b = table[row_index, np.asarray(cat_b)]
-        if rules.royalty_needs_win:
-            roy_a = roy_a * (rows == 1)
-            roy_b = roy_b * (rows == -1)
-        score = score + np.where(foul_a, 0, roy_a.sum(axis=-1)) - np.where(foul_b, 0, roy_b.sum(axis=-1))
-    return score
+    rows = row_results_of([as_arrangement(a).values()], [as_arrangement(b).values()])[0]
+    return (int(rows[0]), int(rows[1]), int(rows[2]))
 
 
 def score_pair(a: Arrangement | str | Natural, b: Arrangement | str | Natural, rules: Rules | str | None = None) -> int:
@@ -88,14 +102,7 @@ def score_pair(a: Arrangement | str | Natural, b: Arrangement | str | Natural, r
         result = settle_naturals(a if isinstance(a, Natural) else None, b if isinstance(b, Natural) else None, rules)
         assert result is not None  # a natural was declared
         return int(result)
-    arr_a, arr_b = as_arrangement(a), as_arrangement(b)
-    va, vb = arr_a.values(), arr_b.values()
-    rows = np.array(row_results(arr_a, arr_b))
-    foul_a = not (va[0] <= va[1] <= va[2])
-    foul_b = not (vb[0] <= vb[1] <= vb[2])
-    cats_a = np.array([v >> 26 for v in va])
-    cats_b = np.array([v >> 26 for v in vb])
-    return int(settle(rows, np.bool_(foul_a), np.bool_(foul_b), cats_a, cats_b, rules))
+    return int(settle_values([as_arrangement(a).values()], [as_arrangement(b).values()], rules)[0])
 
 
 def score_table(arrangements: Sequence[Arrangement | str | Natural], rules: Rules | str | None = None) -> tuple[int, ...]:
@@ -110,8 +117,7 @@ def score_table(arrangements: Sequence[Arrangement | str | Natural], rules: Rule
         raise CardError(f"a table seats 2 to 4 players, got {len(hands)}")
     seen: dict[int, int] = {}
     for seat, hand in enumerate(hands):
-        cards = hand.arrangement.cards if isinstance(hand, Natural) and hand.arrangement else (
-            () if isinstance(hand, Natural) else hand.cards)
+        cards = hand.cards if isinstance(hand, Arrangement) else (hand.arrangement.cards if hand.arrangement else ())
         for card in cards:
             if card in seen:
                 raise DuplicateCardError(f"card '{card}' is dealt to both player {seen[card] + 1} and player {seat + 1}")
@@ -123,3 +129,37 @@ def score_table(arrangements: Sequence[Arrangement | str | Natural], rules: Rule
             scores[i] += s
             scores[j] -= s
     return tuple(scores)
+
+
+def expected_rows(ours: ArrayLike, theirs: np.ndarray, weights: np.ndarray, row: int, rules: Rules, *,
+                  foul_weight: float = 0.0, counted_weight: float | None = None,
+                  total: float = 1.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Expected result of each of our row values against a field's row in the same position.
+
+    The field's row takes value ``theirs[k]`` (sorted ascending) with weight
+    ``weights[k]``; its hand is fouled with weight ``foul_weight`` (we win the row, it pays
+    nothing); ``counted_weight`` (default: all) is the weight of pairings settled by rows
+    at all, not by a natural; ``total`` is the weight of everything. Weights may be counts
+    (then the sums are exact) or shares. Returns, for each of ``ours``: P(win), P(lose)
+    and the expected units of the row, royalties included. The royalties the field earns
+    whatever our row does (without the win switch) are the same for every split and are
+    left out.
+
+    This is the separable part of ``solver._settle.settle_pair``: under basic scoring a
+    hand's expected units are the sum of its three rows' (plus that constant)."""
+    ours = np.asarray(ours, np.int64)
+    cumulative = np.concatenate([[0.0], np.cumsum(weights)])
+    below = cumulative[np.searchsorted(theirs, ours, side="left")]
+    at_or_below = cumulative[np.searchsorted(theirs, ours, side="right")]
+    win = (below + foul_weight) / total
+    lose = (cumulative[-1] - at_or_below) / total
+    units = win - lose
+    if rules.royalties:
+        table = royalty_array(rules)[row]
+        earned = table[royalty_lines(ours)]
+        counted = (cumulative[-1] + foul_weight if counted_weight is None else counted_weight) / total
+        units = units + earned * (win if rules.royalty_needs_win else counted)
+        if rules.royalty_needs_win:  # the field's royalty on the rows it wins from us
+            paid = np.concatenate([np.cumsum((weights * table[royalty_lines(theirs)])[::-1])[::-1], [0.0]])
+            units = units - paid[np.searchsorted(theirs, ours, side="right")] / total
+    return win, lose, units

@@ -7,9 +7,13 @@ the sum of its rows' expected scores, so each of the hand's 286 three-card and
 1,287 five-card subsets is scored once against the sorted opponent rows, and the
 72,072 splits are then look-ups (the canonical scan of 36,036 entries).
 
+The opponents are set by an opponent model (``solver.opponent``): any object with
+``arrange_many``; ``bots.opponent_model`` makes one from a bot name, and
+``bots.solve_hand`` solves against a bot named by its spec.
+
 By linearity of expectation the expected score against N - 1 opponents is N - 1
 times the score against one, so the best arrangement does not depend on the number
-of players (RULES.md); ``players`` only scales the reported figures. Every rule set
+of players (docs/rules.md); ``players`` only scales the reported figures. Every rule set
 here settles each pairing on its own, and each opponent's hand is, alone, a uniform
 13 of the 39 unseen cards, so this holds for the bonus methods too.
 
@@ -27,31 +31,25 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-from solver import _search, _splits
+from solver import _search, _settle, _splits
 from solver.arrangement import ROWS, Arrangement
 from solver.cards import Card, CardsLike, format_cards, parse_hand
 from solver.documents import json_ready
+from solver.errors import SolveError
 from solver.evaluator import describe_value, evaluate_many
 from solver.naturals import Natural, best_natural, natural_mask, settle_naturals
+from solver.opponent import OpponentModel, arrange_checked, model_name
 from solver.rules import Rules, RulesError, as_rules
-from solver.scoring import royalty_array, settle
+from solver.scoring import expected_rows, fouls, row_results_of, royalty_array, royalty_lines, settle_values
 from solver.splits import split_arrangement, split_tables
-
-if TYPE_CHECKING:
-    from bots.base import Bot
+from solver.statistics import Z95
 
 SCHEMA_VERSION = 1
-DEFAULT_OPPONENT = "table"
 DEFAULT_SAMPLES = 1000
-Z95 = 1.959964
-
-
-class SolveError(ValueError):
-    """Options that cannot be solved: non-positive samples, players outside 2..4, ..."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,22 +139,6 @@ class Solution:
         })  # fmt: skip
 
 
-def _resolve_opponent(opponent: str | Bot) -> tuple[Bot, str]:
-    # Bots sit a layer above the solver; the registry is consulted only to turn a name
-    # into a bot, so that any registered or plug-in bot can be the opponent model.
-    from bots import BotError, make_bot
-
-    if isinstance(opponent, str):
-        if opponent.split(":")[0].strip() == "exhaustive":
-            raise SolveError("the exhaustive bot cannot be the opponent model: it would solve every simulated "
-                             "opponent; choose a fast bot such as heuristic or greedy")
-        try:
-            return make_bot(opponent), opponent
-        except BotError as error:
-            raise SolveError(str(error)) from None
-    return opponent, getattr(opponent, "name", type(opponent).__name__)
-
-
 def deal_opponents(hand: tuple[Card, ...], samples: int, rng: np.random.Generator) -> np.ndarray:
     """``samples`` opponent hands of 13 cards from the 39 the player does not hold."""
     rest = np.setdiff1d(np.arange(52, dtype=np.uint8), np.array(hand, np.uint8))
@@ -174,14 +156,12 @@ def row_values(arranged: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
 
 
 class _Sample:
-    """The opponents as the scoring sees them: row values, fouls, categories, naturals."""
+    """The opponents as the scoring sees them: row values, fouls, naturals."""
 
     def __init__(self, arranged: np.ndarray, deals: np.ndarray, rules: Rules):
         self.n = len(arranged)
-        self.rows = row_values(arranged)
-        self.values = np.stack(self.rows, axis=1).astype(np.int64)  # (n, 3)
-        self.foul = ~((self.values[:, 0] <= self.values[:, 1]) & (self.values[:, 1] <= self.values[:, 2]))
-        self.cats = self.values >> 26
+        self.values = np.stack(row_values(arranged), axis=1).astype(np.int64)  # (n, 3)
+        self.foul = fouls(self.values)
         self.naturals: list[Natural | None] = [None] * self.n
         if rules.naturals:
             for i in np.flatnonzero(natural_mask(deals)).tolist():
@@ -198,18 +178,14 @@ class _Sample:
         return out
 
 
-def per_sample_rows(values: tuple[int, int, int], opp: tuple[np.ndarray, ...], opp_foul: np.ndarray) -> np.ndarray:
+def per_sample_rows(values: tuple[int, int, int], sample: _Sample) -> np.ndarray:
     """(n, 3) row results (+1/0/-1) of one legal arrangement against each opponent."""
-    out = np.stack([np.sign(np.int64(v) - o.astype(np.int64)) for v, o in zip(values, opp)], axis=1)
-    out[opp_foul] = 1
-    return out
+    return row_results_of(np.broadcast_to(np.array(values, np.int64), (sample.n, 3)), sample.values)
 
 
 def per_sample_scores(values: tuple[int, int, int], sample: _Sample, rules: Rules) -> np.ndarray:
-    """(n,) units one legal arrangement wins from each sampled opponent under ``rules``."""
-    rows = per_sample_rows(values, sample.rows, sample.foul)
-    cats = np.array([v >> 26 for v in values], np.int64)
-    scores = settle(rows, np.zeros(sample.n, bool), sample.foul, np.broadcast_to(cats, rows.shape), sample.cats, rules)
+    """(n,) units one arrangement wins from each sampled opponent under ``rules``."""
+    scores = settle_values(np.broadcast_to(np.array(values, np.int64), (sample.n, 3)), sample.values, rules)
     scores = scores.astype(np.float64)
     if sample.declared.any():
         scores[sample.declared] = sample.natural_scores(None, rules)[sample.declared]
@@ -220,30 +196,15 @@ def _separable_scores(v3, v5, sample: _Sample, rules: Rules) -> tuple[list[np.nd
     """Per subset and row: expected separable score, P(win) and P(lose), over the whole sample.
 
     Declared naturals settle outside the rows (no row score); the rows, the opponent's
-    fouls and the royalties (both kinds) are sums over rows, so exact per subset."""
-    n = sample.n
-    plain = sample.plain
-    valid = plain & ~sample.foul
-    n_foul = int((plain & sample.foul).sum())
-    royalties = royalty_array(rules)
+    fouls and the royalties are sums over rows, so exact per subset."""
+    valid = sample.plain & ~sample.foul
+    n_foul = int((sample.plain & sample.foul).sum())
     scores, wins, losses = [], [], []
     for i, ours in enumerate((v3, v5, v5)):
-        theirs = sample.values[valid, i]
-        order = np.argsort(theirs, kind="stable")
-        theirs = theirs[order]
-        below = np.searchsorted(theirs, ours, side="left")
-        above = theirs.size - np.searchsorted(theirs, ours, side="right")
-        win = (below + n_foul) / n
-        lose = above / n
-        score = win - lose
-        if rules.royalties:
-            mine = royalties[i, ours.astype(np.int64) >> 26]
-            score = score + mine * (win if rules.royalty_needs_win else plain.mean())
-            if rules.royalty_needs_win:  # we pay the opponent's royalty on the rows they win
-                paid = royalties[i, sample.cats[valid, i][order]]
-                suffix = np.concatenate([np.cumsum(paid[::-1])[::-1], [0]])
-                score = score - suffix[np.searchsorted(theirs, ours, side="right")] / n
-        scores.append(score)
+        theirs = np.sort(sample.values[valid, i], kind="stable")
+        win, lose, units = expected_rows(ours, theirs, np.ones(theirs.size), i, rules, foul_weight=n_foul,
+                                         counted_weight=int(sample.plain.sum()), total=sample.n)
+        scores.append(units)
         wins.append(win)
         losses.append(lose)
     return scores, wins, losses
@@ -255,38 +216,11 @@ def _constant(sample: _Sample, rules: Rules) -> float:
     total = float(sample.natural_scores(None, rules)[sample.declared].sum())
     if rules.royalties and not rules.royalty_needs_win:
         valid = sample.plain & ~sample.foul
-        total -= float(royalty_array(rules)[np.arange(3), sample.cats[valid]].sum())
+        total -= float(royalty_array(rules)[np.arange(3), royalty_lines(sample.values[valid])].sum())
     return total / sample.n
 
 
-def solve(
-    hand: CardsLike,
-    *,
-    samples: int = DEFAULT_SAMPLES,
-    seed: int | None = None,
-    opponent: str | Bot = DEFAULT_OPPONENT,
-    players: int = 2,
-    top: int = 3,
-    rules: Rules | str | None = None,
-    keep_sample: bool = False,
-) -> Solution:
-    """The legal arrangement with the highest expected score against ``opponent``.
-
-    ``rules`` names the rule set (``solver.rules``; basic scoring by default). Under
-    basic scoring and royalties the expectation is a sum over rows and every split is
-    scored by look-up. With a scoop or majority bonus the rows interact: every split
-    gets bounds from its per-row chances, and each split whose upper bound reaches the
-    best lower bounds is scored jointly against every sampled opponent, so the choice is
-    the best on the sample under those rules.
-
-    >>> s = solve("AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C", samples=200, seed=1)
-    >>> print(s.arrangement)
-    9H 9D 2C / 8C 7C 6D 5H 4S / AS KS QS JS TS
-    >>> s.opponent, s.legal_splits
-    ('table', 18642)
-    """
-    started = time.perf_counter()
-    cards = parse_hand(hand)
+def _check_options(samples: Any, players: Any, top: Any, rules: Rules | str | None) -> Rules:
     if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) or samples < 1:
         raise SolveError(f"samples must be a positive whole number, got {samples!r}")
     if isinstance(players, bool) or not isinstance(players, (int, np.integer)) or not 2 <= players <= 4:
@@ -294,24 +228,16 @@ def solve(
     if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or top < 0:
         raise SolveError(f"top must be a whole number of alternatives >= 0, got {top!r}")
     try:
-        rules = as_rules(rules)
+        return as_rules(rules)
     except RulesError as error:
         raise SolveError(str(error)) from None
-    if opponent == DEFAULT_OPPONENT and rules.scoring != "basic":
-        opponent = f"{DEFAULT_OPPONENT}:rules={rules.scoring}"  # the table strategy trained for this scoring
-    bot, opponent_name = _resolve_opponent(opponent)
-    entropy = int(np.random.SeedSequence(seed).entropy)  # type: ignore[arg-type]
-    deal_seed, bot_seed = np.random.SeedSequence(entropy).spawn(2)
 
-    t0 = time.perf_counter()
-    deals = deal_opponents(cards, samples, np.random.default_rng(deal_seed))
-    t1 = time.perf_counter()
-    from bots.base import arrange_many
 
-    arranged = arrange_many(bot, deals, np.random.default_rng(bot_seed))
-    t2 = time.perf_counter()
+def _rank_plays(cards: tuple[Card, ...], sample: _Sample, rules: Rules, top: int) -> tuple[list, int]:
+    """The best ``top + 1`` distinct plays (split, row values), best first, and the number of legal splits.
 
-    sample = _Sample(arranged, deals, rules)
+    Plays with the same three row values score the same against any sample, so only the
+    first split of each is kept. Equal scores keep the canonical order."""
     t = split_tables()
     v3, v5 = _splits.hand_subset_values(np.array(cards, np.uint8), t.combos3, t.combos5)
     seps, wins, losses = _separable_scores(v3, v5, sample, rules)
@@ -321,91 +247,38 @@ def solve(
     legal = np.isfinite(evs)
     legal_splits = int(legal.sum() + (legal & (v5[t.canon_a] == v5[t.canon_b])).sum())
     entries = np.flatnonzero(legal)
+    s = splits[entries]
+    values = np.stack([v3[t.front[s]], v5[t.middle[s]], v5[t.back[s]]], axis=1).astype(np.int64)
     if rules.is_separable:
         exact = evs[entries] + _constant(sample, rules)
     else:
-        entries, exact = _joint_candidates(entries, evs, splits, v3, v5, wins, losses, sample, rules, top)
-
-    # Best first; equal scores keep the canonical order. Runners-up are distinct plays:
-    # splits with the same three row values score the same against any sample.
+        entries, values, exact = _joint_candidates(entries, values, evs, splits, wins, losses, sample, rules, top)
     chosen: list[tuple[int, tuple[int, int, int]]] = []
     seen: set[tuple[int, int, int]] = set()
     for k in np.argsort(-exact, kind="stable").tolist():
-        s = int(splits[entries[k]])
-        vals = (int(v3[t.front[s]]), int(v5[t.middle[s]]), int(v5[t.back[s]]))
+        vals = (int(values[k, 0]), int(values[k, 1]), int(values[k, 2]))
         if vals in seen:
             continue
         seen.add(vals)
-        chosen.append((s, vals))
+        chosen.append((int(splits[entries[k]]), vals))
         if len(chosen) > top:
             break
-
-    scale = players - 1
-    best_split, best_vals = chosen[0]
-    best_total = per_sample_scores(best_vals, sample, rules)
-    best_rows = per_sample_rows(best_vals, sample.rows, sample.foul)[sample.plain]
-    arrangement = split_arrangement(cards, best_split)
-    rows = tuple(
-        RowResult(
-            row=name,
-            cards=row_cards,
-            hand=describe_value(value),
-            win=float((best_rows[:, i] == 1).mean()) if len(best_rows) else float("nan"),
-            tie=float((best_rows[:, i] == 0).mean()) if len(best_rows) else float("nan"),
-            lose=float((best_rows[:, i] == -1).mean()) if len(best_rows) else float("nan"),
-        )
-        for i, (name, row_cards, value) in enumerate(zip(ROWS, arrangement.rows, best_vals))
-    )
-    ev = float(best_total.mean())
-    ev_se = float(best_total.std(ddof=1) / np.sqrt(samples)) if samples > 1 else float("nan")
-    alternatives = []
-    for s, vals in chosen[1:]:
-        total = per_sample_scores(vals, sample, rules)
-        diff = total - best_total
-        diff_se = float(diff.std(ddof=1) / np.sqrt(samples)) if samples > 1 else float("nan")
-        mean_diff = float(diff.mean())
-        alternatives.append(
-            Alternative(
-                arrangement=split_arrangement(cards, s),
-                ev=float(total.mean()) * scale,
-                diff=mean_diff * scale,
-                diff_se=diff_se * scale,
-                significant=bool(abs(mean_diff) > Z95 * diff_se),
-            )
-        )
-    natural = best_natural(cards, rules) if rules.naturals else None
-    natural_ev = float(sample.natural_scores(natural, rules).mean()) * scale if natural else None
-    t3 = time.perf_counter()
-    return Solution(
-        hand=cards,
-        arrangement=arrangement,
-        ev=ev * scale,
-        ev_se=ev_se * scale,
-        rows=rows,
-        alternatives=tuple(alternatives),
-        samples=samples,
-        seed=entropy,
-        opponent=opponent_name,
-        players=players,
-        rules=rules,
-        seconds=t3 - started,
-        legal_splits=legal_splits,
-        natural=natural.kind if natural else None,
-        natural_ev=natural_ev,
-        declare=bool(natural_ev is not None and natural_ev > ev * scale),
-        timings={"deal": t1 - t0, "arrange": t2 - t1, "score": t3 - t2},
-        sample=arranged if keep_sample else None,
-    )
+    return chosen, legal_splits
 
 
-def _joint_candidates(entries, evs, splits, v3, v5, wins, losses, sample: _Sample, rules: Rules, top: int):
-    """Exact expectations of the splits that may be among the best under a bonus rule.
+def _joint_candidates(entries, values, evs, splits, wins, losses, sample: _Sample, rules: Rules, top: int):
+    """Exact expectations of the distinct plays that may be among the best under a bonus rule.
 
     The bonus of a split lies between bounds from its per-row chances of winning and
     losing (a scoop needs every row won, so it is no likelier than the least likely
-    win); a split whose upper bound is below the lower bounds of enough others cannot be
-    among the best and is never scored jointly."""
+    win); a play whose upper bound is below the lower bounds of ``4 (top + 1)`` other
+    distinct plays cannot be among the best and is never scored jointly. Plays with the
+    same row values (suit-swapped copies) are merged first, so that copies of the best
+    play cannot push a true runner-up out."""
     t = split_tables()
+    _, first = np.unique(values, axis=0, return_index=True)
+    first.sort()  # keep the canonical order among distinct plays
+    entries, values = entries[first], values[first]
     s = splits[entries]
     w = np.stack([wins[0][t.front[s]], wins[1][t.middle[s]], wins[2][t.back[s]]])
     lo = np.stack([losses[0][t.front[s]], losses[1][t.middle[s]], losses[2][t.back[s]]])
@@ -418,9 +291,114 @@ def _joint_candidates(entries, evs, splits, v3, v5, wins, losses, sample: _Sampl
     keep = min(len(lower), 4 * (top + 1))
     threshold = np.partition(lower, len(lower) - keep)[len(lower) - keep]
     candidates = np.flatnonzero(upper >= threshold - 1e-9)
-    vals = np.stack([v3[t.front[s[candidates]]], v5[t.middle[s[candidates]]], v5[t.back[s[candidates]]]], axis=1)
-    exact = _search.joint_means(vals.astype(np.int64), sample.values, sample.foul, sample.plain, royalty_array(rules),
-                                rules.royalty_needs_win, {"basic": 0, "1-6": 1, "2-4": 2}[rules.scoring])
+    exact = _settle.mean_against(values[candidates], sample.values, sample.plain, royalty_array(rules),
+                                 rules.royalty_needs_win, rules.scoring_code)
     if sample.declared.any():
         exact = exact + sample.natural_scores(None, rules)[sample.declared].sum() / sample.n
-    return entries[candidates], exact
+    return entries[candidates], values[candidates], exact
+
+
+def _row_result(name: str, cards: tuple[Card, ...], value: int, results: np.ndarray) -> RowResult:
+    """One row's chances, from its results against the opponents settled by rows."""
+    if len(results) == 0:
+        nan = float("nan")
+        return RowResult(row=name, cards=cards, hand=describe_value(value), win=nan, tie=nan, lose=nan)
+    return RowResult(row=name, cards=cards, hand=describe_value(value), win=float((results == 1).mean()),
+                     tie=float((results == 0).mean()), lose=float((results == -1).mean()))
+
+
+def _alternative(cards, split: int, values, best_total: np.ndarray, sample: _Sample, rules: Rules,
+                 scale: int) -> Alternative:
+    """A runner-up and its paired difference to the best, on the same opponents."""
+    total = per_sample_scores(values, sample, rules)
+    diff = total - best_total
+    diff_se = float(diff.std(ddof=1) / np.sqrt(sample.n)) if sample.n > 1 else float("nan")
+    mean_diff = float(diff.mean())
+    return Alternative(
+        arrangement=split_arrangement(cards, split),
+        ev=float(total.mean()) * scale,
+        diff=mean_diff * scale,
+        diff_se=diff_se * scale,
+        significant=bool(abs(mean_diff) > Z95 * diff_se),
+    )
+
+
+def solve(
+    hand: CardsLike,
+    opponent: OpponentModel,
+    *,
+    samples: int = DEFAULT_SAMPLES,
+    seed: int | None = None,
+    players: int = 2,
+    top: int = 3,
+    rules: Rules | str | None = None,
+    keep_sample: bool = False,
+) -> Solution:
+    """The legal arrangement with the highest expected score against opponents set by ``opponent``.
+
+    ``opponent`` is an opponent model (``solver.opponent``), such as
+    ``bots.opponent_model("table", rules)``. ``rules`` names the rule set
+    (``solver.rules``; basic scoring by default). Under basic scoring and royalties the
+    expectation is a sum over rows and every split is scored by look-up. With a scoop or
+    majority bonus the rows interact: every split gets bounds from its per-row chances,
+    and each split whose upper bound reaches the best lower bounds is scored jointly
+    against every sampled opponent, so the choice is the best on the sample under those
+    rules.
+
+    >>> from bots import opponent_model
+    >>> s = solve("AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C", opponent_model("table"), samples=200, seed=1)
+    >>> print(s.arrangement)
+    9H 9D 2C / 8C 7C 6D 5H 4S / AS KS QS JS TS
+    >>> s.opponent, s.legal_splits
+    ('table', 18642)
+    """
+    started = time.perf_counter()
+    cards = parse_hand(hand)
+    rules = _check_options(samples, players, top, rules)
+    if not callable(getattr(opponent, "arrange_many", None)):
+        raise SolveError(f"the opponent must be an opponent model with arrange_many(hands, rng), got {opponent!r}; "
+                         "make one with bots.opponent_model('table', rules)")
+    entropy = int(np.random.SeedSequence(seed).entropy)  # type: ignore[arg-type]
+    deal_seed, bot_seed = np.random.SeedSequence(entropy).spawn(2)
+
+    t0 = time.perf_counter()
+    deals = deal_opponents(cards, samples, np.random.default_rng(deal_seed))
+    t1 = time.perf_counter()
+    arranged = arrange_checked(opponent, deals, np.random.default_rng(bot_seed))
+    t2 = time.perf_counter()
+
+    sample = _Sample(arranged, deals, rules)
+    chosen, legal_splits = _rank_plays(cards, sample, rules, top)
+    scale = players - 1
+    best_split, best_values = chosen[0]
+    best_total = per_sample_scores(best_values, sample, rules)
+    best_rows = per_sample_rows(best_values, sample)[sample.plain]
+    arrangement = split_arrangement(cards, best_split)
+    rows = tuple(_row_result(name, row_cards, value, best_rows[:, i])
+                 for i, (name, row_cards, value) in enumerate(zip(ROWS, arrangement.rows, best_values)))
+    ev = float(best_total.mean())
+    ev_se = float(best_total.std(ddof=1) / np.sqrt(samples)) if samples > 1 else float("nan")
+    alternatives = tuple(_alternative(cards, s, values, best_total, sample, rules, scale) for s, values in chosen[1:])
+    natural = best_natural(cards, rules) if rules.naturals else None
+    natural_ev = float(sample.natural_scores(natural, rules).mean()) * scale if natural else None
+    t3 = time.perf_counter()
+    return Solution(
+        hand=cards,
+        arrangement=arrangement,
+        ev=ev * scale,
+        ev_se=ev_se * scale,
+        rows=rows,
+        alternatives=alternatives,
+        samples=samples,
+        seed=entropy,
+        opponent=model_name(opponent),
+        players=players,
+        rules=rules,
+        seconds=t3 - started,
+        legal_splits=legal_splits,
+        natural=natural.kind if natural else None,
+        natural_ev=natural_ev,
+        declare=bool(natural_ev is not None and natural_ev > ev * scale),
+        timings={"deal": t1 - t0, "arrange": t2 - t1, "score": t3 - t2},
+        sample=arranged if keep_sample else None,
+    )

@@ -14,10 +14,11 @@ from bots import (
     make_bot,
     parse_spec,
 )
+from bots import solve_hand as solve
 from bots.heuristic import heuristic_points
 from solver import Card, all_splits, evaluate_many, is_foul
 from solver.classes import row_classes
-from solver.solution import row_values, solve
+from solver.solution import row_values
 from tests.conftest import load_vectors, random_hands
 
 FAST = {"exhaustive": "exhaustive:samples=40"}  # the solver as a bot, kept small for the test run

@@ -5,10 +5,11 @@ import json
 import numpy as np
 import pytest
 
-from solver import Arrangement, score_pair, score_table, solve
+from bots import solve_hand as solve
+from solver import Arrangement, score_pair, score_table, settle_values
 from solver.naturals import Natural, best_natural, compare_naturals, natural_mask, naturals_of, settle_naturals
 from solver.rules import COMMON_ROYALTIES, Rules, RulesError
-from solver.solution import _Sample, per_sample_scores
+from solver.solution import row_values
 from tests import naive
 from tests.conftest import random_hands
 
@@ -135,7 +136,7 @@ def test_naturals_against_hands_and_each_other():
     assert settle_naturals(dragon, six, rules) == 3  # the higher natural collects its payout
     assert settle_naturals(six, trips, rules) == -4
     lower_six = Natural("six pairs", (11, 10, 9, 8, 7, 6))
-    assert compare_naturals(six, lower_six, rules) == 1 and settle_naturals(lower_six, six, rules) == -3
+    assert compare_naturals(six, lower_six) == 1 and settle_naturals(lower_six, six, rules) == -3
     assert settle_naturals(six, six, rules) == 0  # the same natural, equal: a tie pays nothing
     flushes = naturals_of(NATURAL_HANDS["three flushes"])
     assert [n.kind for n in flushes] == ["three flushes"]
@@ -157,21 +158,25 @@ def test_a_solved_natural_says_whether_to_declare():
 
 
 @pytest.mark.parametrize("rules", ["1-6", "2-4", "2-4+royalties-win", "royalties"])
-def test_solver_choice_equals_brute_force_on_its_sample(rules):
+def test_best_plays_equal_brute_force_on_the_same_sample(rules):
+    """Every legal split scored against every sampled opponent, with no bounds and no
+    candidate list: the solver's best and runner-up plays (distinct row values) must have
+    the top EVs of that brute force. Fails if bounds drop a play that belongs in the top
+    three, or if copies of one play crowd a runner-up out."""
     from solver import all_splits
 
     parsed = Rules.parse(rules)
-    for seed, hand in enumerate(random_hands(np.random.default_rng(300), 3)):
-        solution = solve(hand.tolist(), samples=120, seed=seed, rules=rules, keep_sample=True, top=2)
-        deals = np.zeros((120, 13), np.uint8)  # naturals are off here, so the deals are not needed
-        sample = _Sample(solution.sample, deals, parsed)
+    for seed, hand in enumerate(random_hands(np.random.default_rng(300), 4)):
+        solution = solve(hand.tolist(), samples=120, seed=seed, rules=rules, keep_sample=True, top=3)
+        opponents = np.stack(row_values(solution.sample), axis=1)
         splits = all_splits(hand.tolist())
         legal = np.flatnonzero(splits.legal)
-        evs = np.array([per_sample_scores((int(splits.front[s]), int(splits.middle[s]), int(splits.back[s])),
-                                          sample, parsed).mean() for s in legal])
-        assert solution.ev == pytest.approx(evs.max(), abs=1e-12)
-        for alt in solution.alternatives:
-            assert alt.ev <= solution.ev + 1e-12
+        plays = np.unique(np.stack([splits.front[legal], splits.middle[legal], splits.back[legal]], axis=1), axis=0)
+        evs = np.array([settle_values(np.broadcast_to(p, opponents.shape), opponents, parsed).mean() for p in plays])
+        top = np.sort(evs)[::-1][:4]
+        found = [solution.ev] + [a.ev for a in solution.alternatives]
+        assert len(found) == 4
+        assert found == pytest.approx(top.tolist(), abs=1e-12)
 
 
 def test_rules_presets_and_files(tmp_path):
@@ -205,9 +210,25 @@ def test_bad_rules(text, message):
 def test_bad_rule_tables():
     with pytest.raises(RulesError, match="a front cannot make 'flush'"):
         Rules.from_dict({"royalties": {"front": {"flush": 2}}})
-    with pytest.raises(RulesError, match="unknown category 'flushes'"):
+    with pytest.raises(RulesError, match="unknown hand 'flushes'"):
         Rules.from_dict({"royalties": {"back": {"flushes": 2}}})
     with pytest.raises(RulesError, match="must be a whole number >= 0"):
         Rules.from_dict({"royalties": {"back": {"flush": -1}}})
     with pytest.raises(RulesError, match="unknown rules setting 'scoop'"):
         Rules.from_dict({"scoop": 6})
+
+
+def test_a_natural_shows_a_legal_arrangement(rng):
+    """Three straights or three flushes are shown as rows in order. Fails if the rows of the
+    best key are taken from a fouled split: here a middle straight flush (5-9 of hearts)
+    would beat an A-high back straight."""
+    from solver import is_foul
+
+    hand = "2C 3D 4S 5H 6H 7H 8H 9H TS JD QC KD AS"
+    straights = next(n for n in naturals_of(hand) if n.kind == "three straights")
+    assert not is_foul(straights.arrangement)
+    assert str(straights.arrangement) == "7H 8H 9H / 2C 3D 4S 5H 6H / TS JD QC KD AS"
+    hands = random_hands(rng, 20_000)
+    shown = [n for h in hands[natural_mask(hands)] for n in naturals_of(h.tolist()) if n.arrangement is not None]
+    assert len(shown) > 50
+    assert not any(is_foul(n.arrangement) for n in shown)

@@ -1,8 +1,10 @@
 import numpy as np
 import pytest
 
+from bots import solve_hand as solve
 from solver import Arrangement, CardCountError, DuplicateCardError, UnknownCardError, all_splits, is_foul
-from solver.solution import SolveError, row_values, solve
+from solver.errors import SolveError
+from solver.solution import row_values
 from tests import naive
 from tests.conftest import random_hands
 
@@ -123,3 +125,46 @@ def test_bad_input(kwargs, error, message):
     hand = args.pop("hand")
     with pytest.raises(error, match=message):
         solve(hand, **args)
+
+
+def test_the_default_opponent_plays_the_solvers_rules():
+    """The default ``table`` model plays for the solver's whole rule set, royalties included
+    (fails if the model is narrowed to the scoring method, as it once was)."""
+    from bots import opponent_model
+
+    model = opponent_model("table", "royalties")
+    assert model.name == "table:rules=basic+royalties" and model.bot.rules.royalties
+    assert solve(HAND, samples=50, seed=1, rules="2-4+royalties-win").opponent == "table:rules=2-4+royalties-win"
+    assert opponent_model("table:rules=basic", "royalties").bot.rules == "basic"  # a spec's own rules win
+
+
+class _Model:
+    """An opponent model that answers as told."""
+
+    name = "liar"
+
+    def __init__(self, answer):
+        self.answer = answer
+
+    def arrange_many(self, hands, rng):
+        return self.answer(np.asarray(hands))
+
+
+@pytest.mark.parametrize(
+    "answer, message",
+    [
+        (lambda h: np.roll(h, 1, axis=0), r"opponent model 'liar' set hand 0 \(.*\) as other cards"),
+        (lambda h: np.where(h == h[0, 0], 51 if h[0, 0] != 51 else 0, h), "set hand 0"),
+        (lambda h: h[:, :12], r"returned ndarray of shape \(\d+, 12\)"),
+        (lambda h: h.astype(float), "expected integer card ids"),
+        (lambda h: None, "returned NoneType"),
+        (lambda h: 1 / 0, "opponent model 'liar' failed: ZeroDivisionError"),
+    ],
+)
+def test_an_opponent_models_answers_are_checked(answer, message):
+    """Fails if a model's batch is used without checking that every row is its own hand."""
+    from solver import OpponentError
+    from solver import solve as solve_with_model
+
+    with pytest.raises(OpponentError, match=message):
+        solve_with_model(HAND, _Model(answer), samples=30, seed=1)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from bench.cli import main as bench_main
-from bench.tournament import HANDS_PER_SESSION, deal_hands, dealer_of, play_deals, run_deals, seatings, summarise
+from bench.tournament import HANDS_PER_SESSION, deal_table, dealer_of, play_deals, run_deals, seatings, summarise
 from solver import Arrangement, score_pair
 
 
@@ -22,10 +22,10 @@ def test_seatings():
 def test_deals_use_distinct_cards_and_the_dealer_rotates():
     assert [dealer_of(d, 3) for d in range(10)] == [0, 1, 2, 0, 1, 2, 0, 1, 0, 1]
     for players in (2, 3, 4):
-        hands = deal_hands(123, 5, players)
+        hands = deal_table(123, 5, players)
         assert hands.shape == (players, 13) and len(np.unique(hands)) == 13 * players
-    assert np.array_equal(deal_hands(123, 5, 4), deal_hands(123, 5, 4))
-    assert not np.array_equal(deal_hands(123, 5, 4), deal_hands(123, 6, 4))
+    assert np.array_equal(deal_table(123, 5, 4), deal_table(123, 5, 4))
+    assert not np.array_equal(deal_table(123, 5, 4), deal_table(123, 6, 4))
 
 
 def _run(specs, players=None, sessions=2, **kwargs):
@@ -145,7 +145,7 @@ def test_play_deals_is_a_pure_function_of_the_seed():
 
 @pytest.mark.parametrize("rules", ["1-6", "2-4+royalties-win+naturals"])
 def test_tournaments_under_other_rules(rules):
-    records = run_deals(["table", "greedy", "heuristic"], 3, entropy=5, n_deals=16, rules_name=rules)
+    records = run_deals(["table", "greedy", "heuristic"], 3, entropy=5, n_deals=16, rules=rules)
     summary = summarise(records, ["table", "greedy", "heuristic"], 3, rules)
     assert summary["zero_sum"]
     basic = summarise(records, ["table", "greedy", "heuristic"], 3)
@@ -156,8 +156,8 @@ def test_naturals_are_settled_in_tournaments():
     # A deal in which some player holds a natural, found by scanning seeds.
     from solver.naturals import natural_mask
 
-    deal = next(d for d in range(5000) if natural_mask(deal_hands(3, d, 4)).any())
-    records = play_deals(["greedy"], 4, 3, [deal], rules_name="naturals")
+    deal = next(d for d in range(5000) if natural_mask(deal_table(3, d, 4)).any())
+    records = play_deals(["greedy"], 4, 3, [deal], rules="naturals")
     held = [p.get("natural") for p in records[0]["plays"][0]]
     assert any(held)
     from bench.tournament import table_scores
@@ -176,3 +176,29 @@ def test_tournament_command_states_its_rules(tmp_path, capsys):
     assert doc["rules"]["scoring"] == "1-6"
     assert next(b for b in doc["bots"] if b["name"] == "table")["params"]["rules"] == "1-6"
     assert bench_main(["tournament", "--bots", "greedy,table", "--rules", "x"]) == 2
+
+
+def test_row_statistics_count_only_pairings_settled_by_rows():
+    """Under naturals, a pairing decided by a declared natural has no row results: the row
+    win rate must equal one counted by hand over the other pairings (fails if the natural's
+    pairings are mixed in, as their shown rows never played)."""
+    from solver.naturals import natural_mask
+
+    deals = [d for d in range(3000) if natural_mask(deal_table(3, d, 2)).any()][:3] + [0, 1, 2]
+    records = play_deals(["greedy", "random"], 2, 3, deals, rules="naturals")
+    summary = summarise(records, ["greedy", "random"], 2, "naturals")
+    greedy = summary["bots"]["greedy"]
+    wins, counted, by_naturals = np.zeros(3), 0, 0
+    for r in records:
+        for mine, theirs in (((0, 0), (1, 1)), ((0, 1), (1, 0))):  # greedy in seat 0, then in seat 1
+            a, b = r["plays"][mine[0]][mine[1]], r["plays"][theirs[0]][theirs[1]]
+            if a.get("natural") or b.get("natural"):
+                by_naturals += 1
+                continue
+            counted += 1
+            if b["foul"] and not a["foul"]:
+                wins += 1
+            elif not a["foul"] and not b["foul"]:
+                wins += np.array(a["values"]) > np.array(b["values"])
+    assert by_naturals > 0 and greedy["pairings_by_naturals"] == by_naturals
+    assert [greedy["row_win_rate"][r] for r in ("front", "middle", "back")] == pytest.approx(wins / counted)

@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         rules = Rules.parse(args.rules)
-        bot = make_bots([args.bot], args.rules)[args.bot]
+        bot = make_bots([args.bot], rules)[args.bot]
     except (BotError, RulesError) as error:
         raise UsageError(str(error)) from None
     symbols = not args.ascii and symbols_supported(sys.stdout)

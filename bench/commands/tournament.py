@@ -61,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
     except RulesError as error:
         raise UsageError(str(error)) from None
     try:
-        made = make_bots(specs, args.rules)
+        made = make_bots(specs, rules)
     except BotError as error:
         raise UsageError(str(error)) from None
     bot_specs = [bot_spec(made[spec]) for spec in specs]
@@ -77,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         with progress(total=n_deals, desc="deals", unit="deal") as bar:
             records = run_deals(specs, players, entropy, n_deals, jobs=jobs, backend=args.backend,
-                                scheduler=args.scheduler, on_progress=bar.update, rules_name=args.rules)
+                                scheduler=args.scheduler, on_progress=bar.update, rules=rules)
     except TournamentError as error:
         raise UsageError(str(error)) from None
     wall = time.perf_counter() - started

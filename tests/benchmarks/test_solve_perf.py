@@ -11,7 +11,7 @@ import time
 import numpy as np
 import pytest
 
-from solver.solution import solve
+from bots import solve_hand as solve
 
 HANDS = np.argsort(np.random.default_rng(31).random((64, 52)), axis=1)[:, :13].astype(np.uint8)
 
@@ -32,7 +32,7 @@ def test_solve_per_decision(benchmark, samples):
     benchmark.extra_info["ev_se"] = float(np.median([s.ev_se for s in found]))
 
 
-COMMAND = ["-m", "solver.cli", "AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C", "--seed", "1", "--json"]
+COMMAND = ["-m", "bench.solve", "AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C", "--seed", "1", "--json"]
 
 
 def test_solve_command_end_to_end(benchmark, tmp_path):

@@ -1,4 +1,7 @@
-"""The ``solve`` command: the best arrangement of 13 cards, how good it is, and why."""
+"""The ``solve`` command: the best arrangement of 13 cards, how good it is, and why.
+
+A command sits above both layers: it resolves the opponent bot (``bots``) and calls the
+solver (``solver``)."""
 
 from __future__ import annotations
 
@@ -7,18 +10,14 @@ import json
 import sys
 from collections.abc import Sequence
 
-from solver.solution import DEFAULT_OPPONENT, DEFAULT_SAMPLES
+from bench.parsing import Parser
 
-
-class _Parser(argparse.ArgumentParser):
-    """Usage errors as one line on stderr and exit status 2."""
-
-    def error(self, message: str) -> None:  # type: ignore[override]
-        self.exit(2, f"{self.prog}: error: {message}\n")
+DEFAULT_OPPONENT = "table"
+DEFAULT_SAMPLES = 1000
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(
+    parser = Parser(
         prog="solve",
         description="Find the best way to set 13 cards into front (3), middle (5) and back (5): every legal "
         "split is scored by Monte Carlo against opponents dealt from the other 39 cards and set by a bot.",
@@ -92,12 +91,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.top < 0:
         parser.error(f"--top must be 0 or more, got {args.top}")
 
+    from bots import solve_hand
     from solver.cards import CardError, symbols_supported
-    from solver.solution import SolveError, solve
+    from solver.errors import SolveError
 
     try:
-        solution = solve(
-            " ".join(args.hand), samples=args.samples, seed=args.seed, opponent=args.opponent,
+        solution = solve_hand(
+            " ".join(args.hand), args.opponent, samples=args.samples, seed=args.seed,
             players=args.players, top=args.top, rules=args.rules,
         )  # fmt: skip
     except (CardError, SolveError) as error:

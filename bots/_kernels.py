@@ -1,0 +1,168 @@
+"""Strategy kernels: the split each bot plays, for a batch of hands.
+
+Row classes, subset values and settlement come from ``solver.kernels``; the hands
+are ``(n, 13)`` uint8 arrays of card ids and the tables those of
+``solver.splits.split_tables``. Each kernel returns one split number per hand.
+"""
+
+import numpy as np
+
+from solver.kernels import class_number, expected_units, inline, kernel, subset_values
+
+
+@inline
+def _best_with_back(b, best, best_split, v3, v5, c3, c5, split_front, split_middle, by_back, front, middle, back,
+                    front_upto, hand_front):
+    """Improve (best, best_split) with the splits whose back is five number ``b``."""
+    vb = v5[b]
+    base = back[c5[b]]
+    for j in range(by_back.shape[1]):
+        s = by_back[b, j]
+        m = split_middle[s]
+        vm = v5[m]
+        if vm > vb:
+            continue
+        cm = c5[m]
+        partial = base + middle[cm]
+        if partial + min(front_upto[cm], hand_front) <= best:
+            continue
+        f = split_front[s]
+        if v3[f] > vm:
+            continue
+        total = partial + front[c3[f]]
+        if total > best:
+            best = total
+            best_split = s
+    return best, best_split
+
+
+@kernel
+def best_by_class_points(hands, combos3, combos5, split_front, split_middle, by_back, keys, numbers,
+                         front, middle, back, front_upto, middle_upto):
+    """Best split of each hand when each row scores by its class (``bots.points.RowPoints``).
+
+    Exact branch and bound. A split with back ``b`` scores at most the back's points plus
+    the best middle and front at or below it (``*_upto``) and available in the hand;
+    backs that cannot beat the best split so far are skipped whole, and so is a middle
+    that cannot with the best front it allows. The most promising back goes first; the
+    first split found keeps a tie."""
+    n = hands.shape[0]
+    out = np.empty(n, np.int32)
+    v3 = np.empty(combos3.shape[0], np.int32)
+    v5 = np.empty(combos5.shape[0], np.int32)
+    c3 = np.empty(combos3.shape[0], np.int32)
+    c5 = np.empty(combos5.shape[0], np.int32)
+    bound = np.empty(combos5.shape[0], np.float64)
+    for h in range(n):
+        subset_values(hands[h], v3, v5)
+        hand_front = -np.inf
+        for k in range(v3.shape[0]):
+            c3[k] = class_number(keys, numbers, v3[k])
+            hand_front = max(hand_front, front[c3[k]])
+        hand_middle = -np.inf
+        for k in range(v5.shape[0]):
+            c5[k] = class_number(keys, numbers, v5[k])
+            hand_middle = max(hand_middle, middle[c5[k]])
+        top = 0
+        for k in range(v5.shape[0]):
+            c = c5[k]
+            bound[k] = back[c] + min(middle_upto[c], hand_middle) + min(front_upto[c], hand_front)
+            if bound[k] > bound[top]:
+                top = k
+        best, best_split = _best_with_back(top, -np.inf, -1, v3, v5, c3, c5, split_front, split_middle, by_back,
+                                           front, middle, back, front_upto, hand_front)
+        for b in range(v5.shape[0]):
+            if bound[b] > best and b != top:
+                best, best_split = _best_with_back(b, best, best_split, v3, v5, c3, c5, split_front, split_middle,
+                                                   by_back, front, middle, back, front_upto, hand_front)
+        out[h] = best_split
+    return out
+
+
+@kernel
+def greedy_splits(hands, combos5, masks5, split_of):
+    """Greedy: the best five to the back, the best five of the other eight to the middle.
+
+    Ties go to the first subset in lexicographic order of positions. ``split_of[b, m]``
+    is the split number with back ``b`` and middle ``m`` (both rows of ``combos5``)."""
+    n = hands.shape[0]
+    out = np.empty(n, np.int32)
+    v3 = np.empty(286, np.int32)
+    v5 = np.empty(combos5.shape[0], np.int32)
+    for h in range(n):
+        subset_values(hands[h], v3, v5)
+        back = 0
+        for k in range(combos5.shape[0]):
+            if v5[k] > v5[back]:
+                back = k
+        middle = -1
+        for k in range(combos5.shape[0]):
+            if (masks5[k] & masks5[back]) == 0 and (middle < 0 or v5[k] > v5[middle]):
+                middle = k
+        out[h] = split_of[back, middle]
+    return out
+
+
+@kernel
+def splits_to_cards(hands, splits, combos3, combos5, split_front, split_middle, split_back):
+    """Each hand's cards reordered by its split: front (3), middle (5), back (5)."""
+    n = hands.shape[0]
+    out = np.empty((n, 13), np.uint8)
+    for h in range(n):
+        s = splits[h]
+        for j in range(3):
+            out[h, j] = hands[h, combos3[split_front[s], j]]
+        for j in range(5):
+            out[h, 3 + j] = hands[h, combos5[split_middle[s], j]]
+            out[h, 8 + j] = hands[h, combos5[split_back[s], j]]
+    return out
+
+
+@kernel
+def best_by_class_joint(hands, canon_front, canon_a, canon_b, canon_split, canon_twin, keys, numbers,
+                        win, tie, extra, scoring):
+    """Best split of each hand for a bonus rule, rows taken as independent.
+
+    ``win``/``tie`` (3, classes) are each row's chances against the field, ``extra``
+    (3, classes) separable points (royalties); every legal split is scored by the
+    canonical scan, its value ``expected_units`` of the settlement kernels."""
+    n = hands.shape[0]
+    out = np.empty(n, np.int32)
+    v3 = np.empty(286, np.int32)
+    v5 = np.empty(1287, np.int32)
+    c3 = np.empty(286, np.int32)
+    c5 = np.empty(1287, np.int32)
+    for h in range(n):
+        subset_values(hands[h], v3, v5)
+        for k in range(286):
+            c3[k] = class_number(keys, numbers, v3[k])
+        for k in range(1287):
+            c5[k] = class_number(keys, numbers, v5[k])
+        best = -np.inf
+        best_split = -1
+        for e in range(canon_front.shape[0]):
+            f = canon_front[e]
+            a = canon_a[e]
+            b = canon_b[e]
+            low = min(v5[a], v5[b])
+            if v3[f] > low:
+                continue
+            m, k = (a, b) if v5[a] <= v5[b] else (b, a)
+            cf, cm, ck = c3[f], c5[m], c5[k]
+            w0, w1, w2 = win[0, cf], win[1, cm], win[2, ck]
+            t0, t1, t2 = tie[0, cf], tie[1, cm], tie[2, ck]
+            separable = (2 * w0 + t0 - 1) + (2 * w1 + t1 - 1) + (2 * w2 + t2 - 1)
+            separable += extra[0, cf] + extra[1, cm] + extra[2, ck]
+            # The bonus is at most 3 P(scoop) (1-6) or P(some row won) (2-4).
+            if scoring == 1:
+                ceiling = 3.0 * w0 * w1 * w2
+            else:
+                ceiling = 1.0 - (1.0 - w0) * (1.0 - w1) * (1.0 - w2)
+            if separable + ceiling <= best:
+                continue
+            value = expected_units(w0, t0, w1, t1, w2, t2, scoring) + extra[0, cf] + extra[1, cm] + extra[2, ck]
+            if value > best:
+                best = value
+                best_split = canon_split[e] if m == a else canon_twin[e]
+        out[h] = best_split
+    return out

@@ -1,0 +1,72 @@
+"""Row points: a strategy that scores each row by its class, and the split it plays.
+
+The ``heuristic`` and ``table`` bots are both of this kind: a number for every row class
+(``solver.classes.row_classes``) as a front, a middle and a back; a hand is set by the
+legal split whose three rows score most, found exactly by branch and bound.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from bots import _kernels
+from solver.classes import class_hash, five_card_class_mask
+from solver.splits import split_tables
+
+
+@dataclass(frozen=True, slots=True)
+class RowPoints:
+    """Points of every row class as front, middle and back.
+
+    ``front``/``middle``/``back`` are indexed by class number (``row_classes``); the
+    ``*_upto`` arrays hold the best points of any class at or below each class, which
+    bound what a split can still score and let the search skip most of the 72,072
+    splits while still finding the exact best one."""
+
+    front: np.ndarray
+    middle: np.ndarray
+    back: np.ndarray
+    front_upto: np.ndarray
+    middle_upto: np.ndarray
+
+    @classmethod
+    def build(cls, front: np.ndarray, middle: np.ndarray, back: np.ndarray) -> RowPoints:
+        five = five_card_class_mask()
+        arrays = [np.asarray(a, np.float64).copy() for a in (front, middle, back)]
+        for a in arrays:
+            if a.shape != five.shape:
+                raise ValueError(f"expected one point per row class ({five.size}), got shape {a.shape}")
+        front_pts, middle_pts, back_pts = arrays
+        front_pts[five] = -np.inf
+        middle_pts[~five] = -np.inf
+        back_pts[~five] = -np.inf
+        front_upto = np.maximum.accumulate(front_pts)
+        middle_upto = np.maximum.accumulate(middle_pts)
+        out = cls(front_pts, middle_pts, back_pts, front_upto, middle_upto)
+        for a in (front_pts, middle_pts, back_pts, front_upto, middle_upto):
+            a.setflags(write=False)
+        return out
+
+
+def best_splits_by_points(hands: np.ndarray, points: RowPoints) -> np.ndarray:
+    """The split number that scores most under ``points``, for each hand of an (n, 13) array."""
+    t = split_tables()
+    keys, numbers = class_hash()
+    return _kernels.best_by_class_points(
+        np.ascontiguousarray(hands, np.uint8), t.combos3, t.combos5, t.front, t.middle, t.by_back, keys, numbers,
+        points.front, points.middle, points.back, points.front_upto, points.middle_upto,
+    )  # fmt: skip
+
+
+def cards_by_split(hands: np.ndarray, splits: np.ndarray) -> np.ndarray:
+    """Hands (n, 13) reordered front | middle | back by one split number each."""
+    t = split_tables()
+    return _kernels.splits_to_cards(np.ascontiguousarray(hands, np.uint8), splits, t.combos3, t.combos5,
+                                    t.front, t.middle, t.back)
+
+
+def play_points(hands: np.ndarray, points: RowPoints) -> np.ndarray:
+    """Hands (n, 13) set by the split that scores most under ``points``."""
+    return cards_by_split(hands, best_splits_by_points(hands, points))

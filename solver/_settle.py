@@ -1,0 +1,135 @@
+"""Settlement kernels: row values of two hands in, units out. The only place rows become units.
+
+A hand is three row values (front, middle, back) on the ``solver._evaluator`` scale. The
+rules reach the kernels as plain numbers:
+
+    scoring     0 basic, 1 1-6 (a scoop takes 6), 2 2-4 (one more unit for more rows won)
+    royalties   (3, 10) int64 units by row and royalty hand (``royalty_hand``)
+    needs_win   a royalty is paid only on a row its owner wins
+
+Naturals are declared instead of rows and settled apart (``solver.naturals``).
+``solver.scoring`` is the friendly layer over these.
+"""
+
+import numpy as np
+
+from solver._evaluator import CATEGORY_SHIFT, STRAIGHT_FLUSH
+from solver._jit import inline, kernel
+
+ROYAL_FLUSH = 9  # royalty hand of an ace-high straight flush; 0..8 are the categories
+ACE_BIT = 1 << 12  # in a straight flush's rank mask: the run reaches the ace (the wheel's run stops at 5)
+
+
+@inline
+def is_foul(front, middle, back):
+    """A hand is fouled when its rows are out of order."""
+    return not (front <= middle and middle <= back)
+
+
+@inline
+def royalty_hand(value):
+    """The royalty line a row value names: its category, or ``ROYAL_FLUSH``."""
+    category = value >> CATEGORY_SHIFT
+    if category == STRAIGHT_FLUSH and (value & ACE_BIT) != 0:
+        return ROYAL_FLUSH
+    return category
+
+
+@inline
+def row_units(r0, r1, r2, scoring):
+    """Units from three row results (+1 / 0 / -1) under a scoring method, before royalties."""
+    units = r0 + r1 + r2
+    wins = (r0 == 1) + (r1 == 1) + (r2 == 1)
+    losses = (r0 == -1) + (r1 == -1) + (r2 == -1)
+    if scoring == 1:
+        if wins == 3:
+            units = 6
+        elif losses == 3:
+            units = -6
+    elif scoring == 2:
+        units += (wins > losses) - (losses > wins)
+    return units
+
+
+@inline
+def row_result(a, b, foul_a, foul_b):
+    """+1 / 0 / -1 for A's row against B's: a valid hand wins every row against a fouled one."""
+    if foul_a or foul_b:
+        return np.int64(foul_b) - np.int64(foul_a)
+    return np.int64(a > b) - np.int64(a < b)
+
+
+@inline
+def settle_pair(a0, a1, a2, b0, b1, b2, royalties, needs_win, scoring):
+    """Units A wins from B. Two fouled hands score 0; a fouled hand earns no royalties."""
+    foul_a = is_foul(a0, a1, a2)
+    foul_b = is_foul(b0, b1, b2)
+    r0 = row_result(a0, b0, foul_a, foul_b)
+    r1 = row_result(a1, b1, foul_a, foul_b)
+    r2 = row_result(a2, b2, foul_a, foul_b)
+    units = row_units(r0, r1, r2, scoring)
+    if not foul_a:
+        units += royalties[0, royalty_hand(a0)] * (not needs_win or r0 == 1)
+        units += royalties[1, royalty_hand(a1)] * (not needs_win or r1 == 1)
+        units += royalties[2, royalty_hand(a2)] * (not needs_win or r2 == 1)
+    if not foul_b:
+        units -= royalties[0, royalty_hand(b0)] * (not needs_win or r0 == -1)
+        units -= royalties[1, royalty_hand(b1)] * (not needs_win or r1 == -1)
+        units -= royalties[2, royalty_hand(b2)] * (not needs_win or r2 == -1)
+    return units
+
+
+@kernel
+def settle_rows(a, b, royalties, needs_win, scoring):
+    """Units ``a[i]`` wins from ``b[i]`` for two (n, 3) arrays of row values."""
+    n = a.shape[0]
+    out = np.empty(n, np.int64)
+    for i in range(n):
+        out[i] = settle_pair(a[i, 0], a[i, 1], a[i, 2], b[i, 0], b[i, 1], b[i, 2], royalties, needs_win, scoring)
+    return out
+
+
+@kernel
+def row_results(a, b):
+    """(n, 3) row results (+1 / 0 / -1, fouls applied) of ``a[i]`` against ``b[i]``."""
+    n = a.shape[0]
+    out = np.empty((n, 3), np.int8)
+    for i in range(n):
+        foul_a = is_foul(a[i, 0], a[i, 1], a[i, 2])
+        foul_b = is_foul(b[i, 0], b[i, 1], b[i, 2])
+        for r in range(3):
+            out[i, r] = row_result(a[i, r], b[i, r], foul_a, foul_b)
+    return out
+
+
+@kernel
+def mean_against(candidates, opponents, counted, royalties, needs_win, scoring):
+    """Mean units of each candidate (k, 3) against the (n, 3) opponents, summed over those
+    ``counted`` (settled by their rows) and divided by all n."""
+    k = candidates.shape[0]
+    n = opponents.shape[0]
+    out = np.zeros(k)
+    for c in range(k):
+        a0, a1, a2 = candidates[c, 0], candidates[c, 1], candidates[c, 2]
+        total = 0
+        for s in range(n):
+            if counted[s]:
+                total += settle_pair(a0, a1, a2, opponents[s, 0], opponents[s, 1], opponents[s, 2],
+                                     royalties, needs_win, scoring)
+        out[c] = total / n
+    return out
+
+
+@inline
+def expected_units(w0, t0, w1, t1, w2, t2, scoring):
+    """Expected units (before royalties) of three independent rows with these win/tie chances:
+    ``row_units`` averaged over the 27 outcomes."""
+    value = 0.0
+    for r0 in range(-1, 2):
+        p0 = w0 if r0 == 1 else (t0 if r0 == 0 else 1.0 - w0 - t0)
+        for r1 in range(-1, 2):
+            p1 = w1 if r1 == 1 else (t1 if r1 == 0 else 1.0 - w1 - t1)
+            for r2 in range(-1, 2):
+                p2 = w2 if r2 == 1 else (t2 if r2 == 0 else 1.0 - w2 - t2)
+                value += p0 * p1 * p2 * row_units(r0, r1, r2, scoring)
+    return value

@@ -1,0 +1,56 @@
+"""What the solver needs from an opponent: a model that sets many hands at once.
+
+``solve`` simulates thousands of opponents; any object with ``arrange_many`` can set
+them. The bots layer turns a bot name into such a model (``bots.opponent_model``); the
+solver itself knows no bots. Every answer is checked before it is used: a model that
+returns other cards than it was dealt would otherwise turn into a wrong EV.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from solver.cards import format_cards
+from solver.errors import OpponentError
+
+
+@runtime_checkable
+class OpponentModel(Protocol):
+    """Sets ``(n, 13)`` hands of card ids; returns them reordered front (3) | middle (5) | back (5)."""
+
+    def arrange_many(self, hands: np.ndarray, rng: np.random.Generator) -> np.ndarray: ...
+
+
+def model_name(model: object) -> str:
+    """How a model is named in results and errors."""
+    return str(getattr(model, "name", None) or type(model).__name__)
+
+
+def arrange_checked(model: OpponentModel, hands: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """``model.arrange_many(hands, rng)``, checked: the same shape, each row a permutation of its hand.
+
+    Raises :class:`OpponentError` naming the model and the first bad row, or the error the
+    model raised."""
+    name = model_name(model)
+    hands = np.ascontiguousarray(hands, np.uint8)
+    try:
+        answer = model.arrange_many(hands, rng)
+    except Exception as error:  # a plug-in may raise anything; say which model did
+        raise OpponentError(f"opponent model '{name}' failed: {type(error).__name__}: {error}") from error
+    try:
+        arranged = np.asarray(answer)
+    except Exception:  # not array-like at all
+        arranged = np.empty(0)
+    if arranged.shape != hands.shape or not np.issubdtype(arranged.dtype, np.integer):
+        raise OpponentError(f"opponent model '{name}' returned {type(answer).__name__} of shape "
+                            f"{getattr(arranged, 'shape', '?')} and type {arranged.dtype}; expected integer card ids "
+                            f"of shape {hands.shape}")
+    same = (np.sort(arranged, axis=1) == np.sort(hands, axis=1)).all(axis=1)
+    if not same.all():
+        row = int(np.flatnonzero(~same)[0])
+        shown = " ".join(str(int(c)) for c in arranged[row])
+        raise OpponentError(f"opponent model '{name}' set hand {row} ({format_cards(hands[row].tolist())}) "
+                            f"as other cards: [{shown}]")
+    return arranged.astype(np.uint8, copy=False)

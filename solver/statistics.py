@@ -1,0 +1,48 @@
+"""Means you can cite: the mean with its standard error, n and 95% interval."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+Z95 = 1.959964  # two-sided 95% quantile of the normal distribution
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A mean with its standard error, n and 95% interval.
+
+    >>> e = Estimate.of([1.0, 2.0, 3.0, 4.0])
+    >>> e.mean, round(e.se, 4), e.n
+    (2.5, 0.6455, 4)
+    """
+
+    mean: float
+    se: float
+    n: int
+
+    @classmethod
+    def of(cls, samples: Any) -> Estimate:
+        samples = np.asarray(samples, np.float64)
+        n = samples.size
+        se = float(samples.std(ddof=1) / math.sqrt(n)) if n > 1 else float("nan")
+        return cls(float(samples.mean()) if n else float("nan"), se, n)
+
+    @property
+    def low(self) -> float:
+        return self.mean - Z95 * self.se
+
+    @property
+    def high(self) -> float:
+        return self.mean + Z95 * self.se
+
+    @property
+    def significant(self) -> bool:
+        """The 95% interval excludes 0."""
+        return bool(self.se > 0 and abs(self.mean) > Z95 * self.se) or (self.se == 0 and self.mean != 0)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"mean": self.mean, "se": self.se, "n": self.n, "ci95": [self.low, self.high]}

@@ -1,0 +1,91 @@
+"""Outputs that must not change unless a change means them to.
+
+``tests/data/golden`` holds ``solve --json`` for 53 hands under seven rule sets and two
+small tournaments, captured before the solver, bots and bench were redesigned (one
+direction of imports, one settlement kernel). Each test fails when an output moves; the
+only differences allowed are the deliberate ones named here, each with its reason.
+"""
+
+import contextlib
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from bench.cli import main as bench_main
+from bench.solve import main as solve_main
+
+GOLDEN = Path(__file__).parent / "data" / "golden"
+SOLVES = json.loads((GOLDEN / "solve.json").read_text())
+TOURNAMENTS = json.loads((GOLDEN / "tournament.json").read_text())
+
+
+def _run(main, argv: list[str]) -> dict:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(argv) == 0
+    return json.loads(out.getvalue())
+
+
+def _option(argv: list[str], name: str) -> str:
+    return argv[argv.index(name) + 1]
+
+
+@pytest.mark.parametrize("rules", sorted({_option(c["argv"], "--rules") + " / " + _option(c["argv"], "--opponent")
+                                          for c in SOLVES}))
+def test_solve_outputs_match_the_golden_set(rules, monkeypatch):
+    """Fails when any field of a solve --json document moves, except:
+
+    - royalties: the default opponent model now plays for the solver's rules, royalties
+      included; the golden set was made with ``table`` playing basic scoring, so those
+      cases ask for ``table:rules=basic`` by name (and the document names it so);
+    - naturals: the model's name now says which rules it plays for (``table:rules=...``);
+    - 1-6 and 2-4: suit-swapped copies of the best play no longer crowd runners-up out of
+      the joint evaluation, so where the golden document listed fewer alternatives than
+      ``--top`` asked for, the new list starts with the old one and may be longer."""
+    monkeypatch.chdir(Path(__file__).parents[1])
+    rules_arg, opponent = rules.split(" / ")
+    for case in SOLVES:
+        argv = list(case["argv"])
+        if _option(argv, "--rules") != rules_arg or _option(argv, "--opponent") != opponent:
+            continue
+        old = case["output"]
+        if rules_arg.endswith(".json") and opponent == "table":
+            argv[argv.index("--opponent") + 1] = "table:rules=basic"
+        new = _run(solve_main, argv)
+        for key in ("seconds", "timings"):
+            new.pop(key)
+        if new["opponent"] != old["opponent"]:
+            assert new["opponent"] in ("table:rules=basic", "table:rules=basic+naturals"), new["opponent"]
+            new["opponent"] = old["opponent"]
+        if new["alternatives"] != old["alternatives"]:
+            assert new["rules"]["scoring"] != "basic", argv
+            assert len(old["alternatives"]) < int(_option(argv, "--top")), argv
+            assert new["alternatives"][: len(old["alternatives"])] == old["alternatives"], argv
+            new["alternatives"] = old["alternatives"]
+        assert new == old, argv
+
+
+@pytest.mark.parametrize("rules", sorted(TOURNAMENTS))
+def test_tournament_records_and_results_match_the_golden_set(rules):
+    """Fails when a tournament's records or results move, except that under naturals the
+    row win and scoop rates now count only pairings the rows settled (a pairing settled
+    by a declared natural has no row results), and ``pairings_by_naturals`` counts the rest."""
+    case = TOURNAMENTS[rules]
+    new = _run(bench_main, case["argv"])
+    records = [r | {"plays": [[{k: v for k, v in p.items() if k != "seconds"} for p in row] for row in r["plays"]]}
+               for r in new["records"]]
+    assert records == case["records"]
+    old_results, new_results = case["results"], new["results"]
+    for name, old in old_results["bots"].items():
+        fresh = dict(new_results["bots"][name])
+        by_naturals = fresh.pop("pairings_by_naturals")
+        if "naturals" not in rules:
+            assert by_naturals == 0
+            assert fresh == old, name
+        else:
+            assert by_naturals > 0
+            assert {k: v for k, v in fresh.items() if k not in ("row_win_rate", "scoop_rate")} == \
+                {k: v for k, v in old.items() if k not in ("row_win_rate", "scoop_rate")}, name
+    assert {k: v for k, v in new_results.items() if k != "bots"} == {k: v for k, v in old_results.items() if k != "bots"}
