@@ -1,6 +1,64 @@
-"""Numba flags, in one place. Only kernel modules (``solver/_*.py``) import this."""
+"""Numba flags, in one place, and where compiled kernels are cached.
+
+Only kernel modules (``solver/_*.py``, ``bots/_kernels.py``) use these decorators.
+
+Numba caches a compiled kernel beside its source file by default; for an installed
+package that is ``site-packages``, which pip does not own: the files are left behind by
+an upgrade or uninstall, and a folder holding only them can shadow a later editable
+install. So this project's kernels cache in the user's cache folder instead
+(``platformdirs.user_cache_dir``, e.g. ``~/.cache/chinese-poker-solver/numba``), or in
+``NUMBA_CACHE_DIR`` when that is set; each source file gets a subfolder named by its
+location, so two installs never share entries.
+"""
+
+import os
+import tempfile
+from pathlib import Path
 
 import numba
+from numba.core import caching, config
+
+APP = "chinese-poker-solver"
+PACKAGES = tuple(str(Path(__file__).resolve().parent.parent / name) for name in ("solver", "bots"))
+
+_Impl = getattr(caching, "CacheImpl", None) or caching._CacheImpl  # numba >= 0.61 dropped the underscore
+_UserProvided = getattr(caching, "UserProvidedCacheLocator", None) or caching._UserProvidedCacheLocator
+
+
+def cache_dir() -> str:
+    """Where this project's compiled kernels are kept: ``NUMBA_CACHE_DIR`` when set, else the
+    user's cache folder (a temporary folder when that cannot be written)."""
+    if config.CACHE_DIR:
+        return str(config.CACHE_DIR)
+    from platformdirs import user_cache_dir
+
+    path = os.path.join(user_cache_dir(APP, appauthor=False), "numba")
+    try:
+        os.makedirs(path, exist_ok=True)
+        if os.access(path, os.W_OK):
+            return path
+    except OSError:
+        pass
+    return os.path.join(tempfile.gettempdir(), f"{APP}-numba-{os.getuid() if hasattr(os, 'getuid') else 'user'}")
+
+
+class ProjectCacheLocator(_UserProvided):  # type: ignore[misc, valid-type]
+    """Caches the kernels of this project's packages in ``cache_dir()``, never beside the modules."""
+
+    def __init__(self, py_func, py_file):
+        self._py_file = py_file
+        self._lineno = py_func.__code__.co_firstlineno
+        self._cache_path = os.path.join(cache_dir(), self.get_suitable_cache_subpath(py_file))
+
+    @classmethod
+    def from_function(cls, py_func, py_file):
+        if not os.path.exists(py_file) or not str(Path(py_file).resolve()).startswith(PACKAGES):
+            return None  # another library's function: numba's own locators decide
+        return cls(py_func, py_file)
+
+
+if ProjectCacheLocator not in _Impl._locator_classes:
+    _Impl._locator_classes.insert(0, ProjectCacheLocator)
 
 kernel = numba.njit(cache=True, nogil=True)  # a hot loop over integer arrays
 parallel_kernel = numba.njit(cache=True, nogil=True, parallel=True)  # the same, over all cores

@@ -1,0 +1,47 @@
+"""Compiled kernels are cached in the user's cache folder, never inside the installed package.
+
+A cache file left in ``site-packages/solver/__pycache__`` is not pip's: after
+``pip install .`` then ``pip install -e .`` it made an empty ``solver`` folder that hid the
+editable install. ``.ci/run`` replays the README's install commands in that order; these
+tests check where the cache goes."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numba
+
+import bots._kernels
+import solver._evaluator
+import solver._search
+import solver._settle
+import solver._splits
+from solver._jit import PACKAGES, cache_dir
+
+KERNEL_MODULES = (solver._evaluator, solver._search, solver._settle, solver._splits, bots._kernels)
+
+
+def _dispatchers():
+    for module in KERNEL_MODULES:
+        for name, value in vars(module).items():
+            if isinstance(value, numba.core.registry.CPUDispatcher):
+                yield f"{module.__name__}.{name}", value
+
+
+def test_every_kernel_caches_outside_the_package():
+    """Fails if any kernel would write its cache beside its source (numba's default)."""
+    found = dict(_dispatchers())
+    assert len(found) >= 15
+    for name, dispatcher in found.items():
+        path = dispatcher._cache._cache_path
+        assert path.startswith(cache_dir()), (name, path)
+        assert not path.startswith(PACKAGES), (name, path)
+
+
+def test_numba_cache_dir_is_respected(tmp_path):
+    """With NUMBA_CACHE_DIR set, the kernels compile into it (a real subprocess)."""
+    env = os.environ | {"NUMBA_CACHE_DIR": str(tmp_path)}
+    code = "from solver import evaluate_many; import numpy as np; evaluate_many(np.array([[0, 5, 10, 20, 40]]))"
+    subprocess.run([sys.executable, "-c", code], env=env, check=True, cwd=Path(__file__).parents[1])
+    assert list(tmp_path.rglob("*.nbi")), "no cache index written to NUMBA_CACHE_DIR"
