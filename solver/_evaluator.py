@@ -12,8 +12,8 @@ A row value is ``category << 26 | major << 13 | minor``:
 
 Bit r of a mask is rank r (0 = deuce .. 12 = ace). Comparing two masks of distinct
 ranks as integers is comparing their ranks from the top down, with a missing kicker
-below any real card, which is exactly how RULES.md compares a 3-card front with a
-5-card middle. Suits only ever decide "flush or not".
+below any real card, which is exactly how the rules (docs/rules.md) compare a 3-card
+front with a 5-card middle. Suits only ever decide "flush or not".
 
 Cards are ``rank * 4 + suit`` (see ``solver.cards``). The kernels take and return
 integer arrays; ``solver.evaluator`` is the friendly layer.

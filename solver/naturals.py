@@ -1,4 +1,4 @@
-"""Naturals: special 13-card hands declared instead of arranging (RULES.md, optional).
+"""Naturals: special 13-card hands declared instead of arranging (docs/rules.md, optional).
 
 - dragon: all thirteen ranks, A to 2;
 - four trips: four three-of-a-kinds plus one card (a four of a kind holds a three of a kind);
@@ -7,10 +7,10 @@
 - three flushes: each row one suit, the front included;
 - six pairs: six pairs among the 13 cards (a four of a kind is two pairs, trips one).
 
-RULES.md does not order different naturals; here the rarer ranks higher: dragon (about
+The rules do not order different naturals; here the rarer ranks higher: dragon (about
 1 hand in 9,500), four trips, three straights, six pairs, three flushes (in 20,000
-random hands: none, 0.33%, 0.48%, 0.87%). Two of the same natural compare as RULES.md
-says: six pairs by their pairs from the top, three flushes and three straights back
+random hands: none, 0.33%, 0.48%, 0.87%). Two of the same natural compare as the rules
+say: six pairs by their pairs from the top, three flushes and three straights back
 first, then middle, then front; any other tie is a tie.
 """
 

@@ -1,4 +1,4 @@
-"""Rule sets: how a pair of hands is settled (RULES.md, "Optional rule sets").
+"""Rule sets: how a pair of hands is settled (docs/rules.md, "Optional rule sets").
 
 The default is basic scoring: one unit a row, no royalties, no scoop bonus, no
 naturals. Extras are only ever on when named:
@@ -6,17 +6,19 @@ naturals. Extras are only ever on when named:
 - scoring ``1-6``: a scoop (all three rows won against an opponent) takes 6 instead of 3;
 - scoring ``2-4``: one more unit to whoever wins more rows in the pairing (a scoop nets 4);
 - royalties: units collected from each opponent for premium rows, from a table
-  ``(row, category) -> units``; ``royalty_needs_win`` pays a row's royalty only when
-  that row is won;
+  ``(row, hand) -> units`` where a hand is a category or the royal flush; a row earns
+  only the line that names its own hand; ``royalty_needs_win`` pays a row's royalty
+  only when that row is won;
 - naturals: special 13-card hands declared instead of arranging.
 
 In both bonus methods a fouled hand counts as scooped by every valid opponent. A
 fouled hand earns no royalties and pays those of every valid opponent.
 
 A rule set is named by a preset or a combination joined with ``+``:
-``basic``, ``1-6``, ``2-4``, ``royalties`` (the common preset), ``royalties-win``
+``basic``, ``1-6``, ``2-4``, ``royalties`` (the common "Eastern" table), ``royalties-win``
 (the same table, paid only on rows won), ``naturals``; for example
-``2-4+royalties+naturals``. House tables come from a TOML or JSON file.
+``2-4+royalties+naturals``. House tables come from a TOML or JSON file, which may be
+combined with presets (``house.toml+2-4``) as long as no setting is given twice.
 """
 
 from __future__ import annotations
@@ -34,14 +36,17 @@ ROW_NAMES = ("front", "middle", "back")
 ROYALTY_HANDS = CATEGORY_NAMES + ("royal flush",)  # what a royalty line names: a category, or the royal flush apart
 NATURALS = ("dragon", "four trips", "three straights", "six pairs", "three flushes")  # highest (rarest) first
 
-# RULES.md's common preset.
+# The common royalty preset, the "Eastern" table (docs/rules.md). A royal flush pays its
+# own line, not the straight-flush line.
 COMMON_ROYALTIES: dict[tuple[str, str], int] = {
-    ("back", "straight flush"): 10,
-    ("back", "flush"): 4,
-    ("back", "straight"): 2,
-    ("middle", "four of a kind"): 8,
-    ("middle", "full house"): 2,
     ("front", "three of a kind"): 3,
+    ("middle", "full house"): 2,
+    ("middle", "four of a kind"): 8,
+    ("middle", "straight flush"): 10,
+    ("middle", "royal flush"): 14,
+    ("back", "four of a kind"): 4,
+    ("back", "straight flush"): 5,
+    ("back", "royal flush"): 7,
 }
 COMMON_NATURAL_PAYOUTS: dict[str, int] = {
     "dragon": 3,
@@ -139,91 +144,181 @@ class Rules:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], label: str | None = None) -> Rules:
-        known = {"name", "scoring", "royalties", "royalty_needs_win", "naturals", "natural_payouts"}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise RulesError(f"unknown rules setting {unknown[0]!r}; settings are {', '.join(sorted(known))}")
-        royalties = data.get("royalties", [])
-        table: dict[tuple[str, str], int] = {}
-        if isinstance(royalties, Mapping):  # {"back": {"flush": 4}, ...}
-            for row, cats in royalties.items():
-                if not isinstance(cats, Mapping):
-                    raise RulesError(f"royalties for {row!r} must map categories to units")
-                for category, units in cats.items():
-                    table[(row, category)] = units
-        elif isinstance(royalties, list):  # [{"row": "back", "category": "flush", "units": 4}, ...]
-            for entry in royalties:
-                try:
-                    table[(entry["row"], entry["category"])] = entry["units"]
-                except (TypeError, KeyError):
-                    raise RulesError("each royalty needs row, category and units") from None
-        elif royalties == "common":
-            table = dict(COMMON_ROYALTIES)
-        else:
-            raise RulesError("royalties must be a table of rows and categories, a list, or \"common\"")
-        payouts = dict(COMMON_NATURAL_PAYOUTS)
-        payouts.update(data.get("natural_payouts", {}))
+        """Rules from settings as a house-rules file holds them (see the README for the layout).
+
+        Strict: booleans must be booleans, units whole numbers >= 0, and an unknown setting,
+        row, hand or natural is an error naming it."""
+        return cls._from_settings(_settings(data), label)
+
+    @classmethod
+    def _from_settings(cls, settings: Mapping[str, Any], label: str | None = None) -> Rules:
         return cls(
-            scoring=data.get("scoring", "basic"),
-            royalties=_freeze(table),
-            royalty_needs_win=bool(data.get("royalty_needs_win", False)),
-            naturals=bool(data.get("naturals", False)),
-            natural_payouts=_freeze(payouts),
-            label=label or data.get("name"),
+            scoring=settings.get("scoring", "basic"),
+            royalties=_freeze(settings.get("royalties", {})),
+            royalty_needs_win=settings.get("royalty_needs_win", False),
+            naturals=settings.get("naturals", False),
+            natural_payouts=_freeze(COMMON_NATURAL_PAYOUTS | settings.get("natural_payouts", {})),
+            label=label or settings.get("name"),
         )
 
     @classmethod
     def parse(cls, text: str | None) -> Rules:
-        """A preset (``basic``, ``1-6``, ``2-4``, ``royalties``, ``royalties-win``, ``naturals``,
-        combined with ``+``) or the path of a TOML or JSON file."""
+        """A preset (``basic``, ``1-6``, ``2-4``, ``royalties``, ``royalties-win``, ``naturals``),
+        the path of a TOML or JSON file, or several joined with ``+``.
+
+        >>> Rules.parse("1-6+2-4")
+        Traceback (most recent call last):
+        ...
+        solver.rules.RulesError: '1-6+2-4' sets the scoring method twice: 1-6 (from '1-6') and 2-4 (from '2-4')
+        """
         if text is None or text.strip() == "":
             return cls()
         text = text.strip()
-        if text.endswith((".toml", ".json")) or Path(text).is_file():
+        if Path(text).is_file():
             return cls.load(text)
-        scoring, royalties, needs_win, naturals = "basic", False, False, False
-        for part in text.split("+"):
-            part = part.strip().lower()
-            if part in SCORING_METHODS:
-                scoring = part
-            elif part == "royalties":
-                royalties = True
-            elif part == "royalties-win":
-                royalties, needs_win = True, True
-            elif part == "naturals":
-                naturals = True
+        merged: dict[str, Any] = {}
+        source: dict[str, str] = {}
+        files = False
+        for part in (p.strip() for p in text.split("+")):
+            if part.lower().endswith((".toml", ".json")) or Path(part).is_file():
+                settings, files = _settings(_read(Path(part)), Path(part)), True
+                settings.pop("name", None)
             else:
-                raise RulesError(f"unknown rules {part!r}; presets are basic, 1-6, 2-4, royalties, royalties-win, "
-                                 "naturals (join with +), or a .toml/.json file")
-        return cls(
-            scoring=scoring,
-            royalties=_freeze(COMMON_ROYALTIES) if royalties else (),
-            royalty_needs_win=needs_win,
-            naturals=naturals,
-        )
+                settings = _preset(part)
+            for key, value in settings.items():
+                if key in merged and merged[key] != value:
+                    raise RulesError(f"{text!r} sets {_SETTING_WORDS.get(key, key)} twice: {_shown(merged[key])} "
+                                     f"(from {source[key]!r}) and {_shown(value)} (from {part!r})")
+                merged[key], source[key] = value, part
+        return cls._from_settings(merged, label=text if files else None)
 
     @classmethod
     def load(cls, path: str | Path) -> Rules:
         """A house rule set from a TOML or JSON file (see the README for the layout)."""
         path = Path(path)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as error:
-            raise RulesError(f"cannot read rules file {str(path)!r}: {error.strerror}") from None
-        try:
-            if path.suffix == ".toml":
-                try:
-                    import tomllib
-                except ModuleNotFoundError:  # Python 3.10
-                    import tomli as tomllib  # type: ignore[no-redef]
-                data = tomllib.loads(text)
-            else:
-                data = json.loads(text)
-        except Exception as error:  # both parsers raise their own error types
-            raise RulesError(f"cannot parse rules file {str(path)!r}: {error}") from None
-        if not isinstance(data, dict):
-            raise RulesError(f"rules file {str(path)!r} must hold a table of settings")
-        return cls.from_dict(data, label=data.get("name") or path.name)
+        data = _read(path)
+        return cls._from_settings(_settings(data, path), label=data.get("name") or path.name)
+
+
+_SETTINGS = ("name", "scoring", "royalties", "royalty_needs_win", "naturals", "natural_payouts")
+_SETTING_WORDS = {"scoring": "the scoring method", "royalties": "the royalty table",
+                  "royalty_needs_win": "royalty_needs_win", "naturals": "naturals"}
+PRESETS = ("basic", "1-6", "2-4", "royalties", "royalties-win", "naturals")
+
+
+def _shown(value: Any) -> str:
+    return "a table" if isinstance(value, dict) else str(value)
+
+
+def _preset(part: str) -> dict[str, Any]:
+    """The settings a preset name stands for."""
+    name = part.lower()
+    if name in SCORING_METHODS:
+        return {"scoring": name}
+    if name in ("royalties", "royalties-win"):
+        return {"royalties": dict(COMMON_ROYALTIES), "royalty_needs_win": name == "royalties-win"}
+    if name == "naturals":
+        return {"naturals": True}
+    raise RulesError(f"unknown rules {part!r}; presets are {', '.join(PRESETS)} (join with +), "
+                     "or a .toml/.json file")
+
+
+def _read(path: Path) -> dict[str, Any]:
+    """The settings table of a TOML or JSON file."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise RulesError(f"cannot read rules file {str(path)!r}: {error.strerror}") from None
+    except UnicodeDecodeError:
+        raise RulesError(f"cannot read rules file {str(path)!r}: it is not UTF-8 text") from None
+    try:
+        if path.suffix.lower() == ".toml":
+            try:
+                import tomllib
+            except ModuleNotFoundError:  # Python 3.10
+                import tomli as tomllib  # type: ignore[no-redef]
+            data = tomllib.loads(text)
+        else:
+            data = json.loads(text)
+    except Exception as error:  # both parsers raise their own error types
+        raise RulesError(f"cannot parse rules file {str(path)!r}: {error}") from None
+    if not isinstance(data, dict):
+        raise RulesError(f"rules file {str(path)!r} must hold a table of settings")
+    return data
+
+
+def _settings(data: Mapping[str, Any], path: Path | None = None) -> dict[str, Any]:
+    """Checked, normalised settings: royalties as {(row, hand): units}."""
+    where = f" in rules file {str(path)!r}" if path else ""
+
+    def fail(message: str) -> RulesError:
+        return RulesError(message + where)
+
+    unknown = sorted(set(data) - set(_SETTINGS))
+    if unknown:
+        raise fail(f"unknown rules setting {unknown[0]!r}; settings are {', '.join(_SETTINGS)}")
+    out: dict[str, Any] = {}
+    if "name" in data:
+        if not isinstance(data["name"], str):
+            raise fail(f"name must be text, got {data['name']!r}")
+        out["name"] = data["name"]
+    if "scoring" in data:
+        if data["scoring"] not in SCORING_METHODS:
+            raise fail(f"unknown scoring method {data['scoring']!r}; choose from: {', '.join(SCORING_METHODS)}")
+        out["scoring"] = data["scoring"]
+    for key in ("royalty_needs_win", "naturals"):
+        if key in data:
+            if not isinstance(data[key], bool):
+                raise fail(f"{key} must be true or false, got {data[key]!r}")
+            out[key] = data[key]
+    if "royalties" in data:
+        out["royalties"] = _royalty_table(data["royalties"], fail)
+    if "natural_payouts" in data:
+        payouts = data["natural_payouts"]
+        if not isinstance(payouts, Mapping):
+            raise fail("natural_payouts must map naturals to units")
+        for name, units in payouts.items():
+            if name not in NATURALS:
+                raise fail(f"unknown natural {name!r}; naturals are {', '.join(NATURALS)}")
+            _check_units(units, f"payout for {name}", fail)
+        out["natural_payouts"] = dict(payouts)
+    return out
+
+
+def _check_units(units: Any, what: str, fail) -> None:
+    if not isinstance(units, int) or isinstance(units, bool) or units < 0:
+        raise fail(f"{what} must be a whole number >= 0, got {units!r}")
+
+
+def _royalty_table(royalties: Any, fail) -> dict[tuple[str, str], int]:
+    """{(row, hand): units} from a table of rows, a list of entries, or "common"."""
+    entries: list[tuple[Any, Any, Any]] = []
+    if royalties == "common":
+        return dict(COMMON_ROYALTIES)
+    if isinstance(royalties, Mapping):  # {"back": {"flush": 4}, ...}
+        for row, hands in royalties.items():
+            if not isinstance(hands, Mapping):
+                raise fail(f"royalties for {row!r} must map hands to units")
+            entries += [(row, hand, units) for hand, units in hands.items()]
+    elif isinstance(royalties, list):  # [{"row": "back", "category": "flush", "units": 4}, ...]
+        for entry in royalties:
+            if not isinstance(entry, Mapping) or not {"row", "units"} <= set(entry) or \
+                    not ({"category"} <= set(entry) or {"hand"} <= set(entry)):
+                raise fail(f"each royalty needs row, hand (or category) and units, got {entry!r}")
+            entries.append((entry["row"], entry.get("hand", entry.get("category")), entry["units"]))
+    else:
+        raise fail('royalties must be a table of rows and hands, a list, or "common"')
+    table: dict[tuple[str, str], int] = {}
+    for row, hand, units in entries:
+        if row not in ROW_NAMES:
+            raise fail(f"unknown row {row!r} in the royalty table; rows are {', '.join(ROW_NAMES)}")
+        if hand not in ROYALTY_HANDS:
+            raise fail(f"unknown hand {hand!r} in the royalty table; hands are {', '.join(ROYALTY_HANDS)}")
+        if row == "front" and hand not in ("high card", "pair", "three of a kind"):
+            raise fail(f"a front cannot make {hand!r}; it holds three cards")
+        _check_units(units, f"royalty for {row} {hand}", fail)
+        table[(row, hand)] = units
+    return table
 
 
 BASIC = Rules()

@@ -1,4 +1,4 @@
-"""Scoring: settle hands against each other (RULES.md; docs/rules.md in the project's words).
+"""Scoring: settle hands against each other (the rules: docs/rules.md).
 
 Every pair of players is settled separately, row against row: +1 for a row won, -1
 for a row lost, 0 for a tie. A legal hand wins all three rows against a fouled one;
@@ -13,8 +13,8 @@ this module turns cards, arrangements and rules into their integer arguments.
 >>> b = "3S 3H 4D / 6C 6D 8S 5C 2D / 9C 9D TH TS AS"
 >>> score_pair(a, b), score_pair(b, a)
 (1, -1)
->>> score_pair(a, b, rules="royalties")  # A's back royal flush: 1 + 10
-11
+>>> score_pair(a, b, rules="royalties")  # A's back royal flush: 1 + 7
+8
 """
 
 from __future__ import annotations

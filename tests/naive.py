@@ -1,8 +1,8 @@
-"""Slow, obvious reference rules written straight from RULES.md, for tests only.
+"""Slow, obvious reference rules written straight from the rules text (docs/rules.md), for tests only.
 
 Nothing here shares code with the kernels: a row's strength is a plain tuple
 ``(category, ranks...)`` compared the Python way, where a shorter tuple that agrees
-so far is smaller (RULES.md: a missing kicker ranks below any real card).
+so far is smaller (the rules: a missing kicker ranks below any real card).
 """
 
 from __future__ import annotations
@@ -86,10 +86,19 @@ CATEGORY_WORDS = ("high card", "pair", "two pair", "three of a kind", "straight"
                   "four of a kind", "straight flush")
 
 
-def settle(a, b, scoring="basic", royalties=None, needs_win=False) -> int:
-    """Units A wins from B under an optional rule set, straight from RULES.md.
+def royalty_hand(row: list[int], row_name: str, royalties: dict) -> str:
+    """The line of a royalty table a row earns: its category, or "royal flush" for an
+    A-high straight flush when the table names that line (else it is a straight flush)."""
+    found = strength(row)
+    if found[0] == STRAIGHT_FLUSH and found[1] == 12 and (row_name, "royal flush") in royalties:
+        return "royal flush"
+    return CATEGORY_WORDS[found[0]]
 
-    ``royalties`` maps (row name, category words) to units."""
+
+def settle(a, b, scoring="basic", royalties=None, needs_win=False) -> int:
+    """Units A wins from B under an optional rule set, straight from the rules text.
+
+    ``royalties`` maps (row name, hand words) to units; a hand is a category or "royal flush"."""
     royalties = royalties or {}
     foul_a, foul_b = fouled(*a), fouled(*b)
     if foul_a and foul_b:
@@ -115,7 +124,7 @@ def settle(a, b, scoring="basic", royalties=None, needs_win=False) -> int:
         for name, row, result in zip(("front", "middle", "back"), hand, rows):
             if needs_win and result != sign:
                 continue
-            units += royalties.get((name, CATEGORY_WORDS[strength(row)[0]]), 0)
+            units += royalties.get((name, royalty_hand(row, name, royalties)), 0)
         return units
 
     return total + royalty(a, foul_a, 1) - royalty(b, foul_b, -1)

@@ -1,4 +1,4 @@
-"""Optional rule sets: settlements checked by hand against RULES.md, naturals, and solving."""
+"""Optional rule sets: settlements checked by hand against the rules (docs/rules.md), naturals, and solving."""
 
 import json
 
@@ -13,15 +13,19 @@ from solver.solution import row_values
 from tests import naive
 from tests.conftest import random_hands
 
-# The worked example of RULES.md: B wins the front, A the middle and the back straight flush.
+# The worked example of the rules: B wins the front, A the middle and the back straight flush.
 A = "2S 2H AD / 7C 7D 9S 5H 3D / TC JC QC KC AC"
 B = "3S 3H 4D / 6C 6D 8S 5C 2D / 9C 9D TH TS AS"
 # S scoops W: pair of kings over 6-high, pair of aces over Q-high, a full house over two pair.
 S = "KS KH 2C / AS AH 3C 4C 5S / 9D 9C 9H 6S 6H"
 W = "3D 4H 6D / 7S 8H TD JH QD / 7D 7H 8C 8D 2H"
-# F fouls (front trips over a middle pair); V is legal with a back straight (2 in the preset).
+# F fouls (front trips over a middle pair); V is legal with back quads (4 in the preset).
 F = "AS AH AD / 9S 9H 5C 6C 8D / KS KH KD 7C 7D"
-V = "2C 3D 4H / 5D 6D 8H 9D JC / TC JD QC KC AC"
+V = "2C 3D 4H / 5D 6D 8H 9D JC / TC TD TH TS AC"
+# R holds a middle royal flush (14 in the preset) and a back royal flush (7); Q a middle
+# straight flush (10) and the same back.
+R = "2C 2D 3H / TH JH QH KH AH / TS JS QS KS AS"
+Q = "2C 2D 3H / 4S 5S 6S 7S 8S / TH JH QH KH AH"
 F2 = "QS QH 2C / JS JH 3S 4D 6H / TS TH 4C 5S 7H"  # fouls too (queens over jacks)
 # X and Y both hold front trips (3 each); Y wins the front and the middle, X the back.
 X = "9S 9H 9D / TS TH TD 2C 3C / AS AH AD 5C 5D"
@@ -34,17 +38,21 @@ Y = "QS QH QD / KS KH KD 2D 3D / 7C 7D 7H 8S 8H"
         (A, B, "basic", 1),
         (A, B, "1-6", 1),  # two wins and a loss still nets 1
         (A, B, "2-4", 2),  # two of three nets 2
-        (A, B, "royalties", 1 + 10),  # A's back straight flush earns 10
-        (A, B, "royalties-win", 1 + 10),  # ... and A won that row
+        (A, B, "royalties", 1 + 7),  # A's back royal flush earns its own line, 7
+        (A, B, "royalties-win", 1 + 7),  # ... and A won that row
         (S, W, "basic", 3),
         (S, W, "1-6", 6),  # a scoop takes 6
         (S, W, "2-4", 4),  # a scoop nets 4
-        (S, W, "royalties", 3),  # a full house pays only in the middle in the preset
+        (S, W, "royalties", 3),  # a full house pays only in the middle: a row earns only its own line
         (V, F, "basic", 3),
         (V, F, "1-6", 6),  # a fouled hand counts as scooped by every valid opponent
         (V, F, "2-4", 4),
-        (V, F, "royalties", 3 + 2),  # F earns nothing for its trips and pays V's straight
-        (V, F, "royalties-win", 3 + 2),
+        (V, F, "royalties", 3 + 4),  # F earns nothing for its trips and pays V's back quads
+        (V, F, "royalties-win", 3 + 4),
+        (R, A, "royalties", 0 + 14 + 7 - 7),  # A wins the front, R the middle, the backs tie
+        (R, A, "royalties-win", 0 + 14),  # a tied row pays no royalty with the win switch
+        (Q, A, "royalties", 0 + 10 + 7 - 7),  # a straight flush that is not royal pays its own line
+        (Q, A, "2-4+royalties-win", 0 + 10),
         (F, F2, "basic", 0),  # two fouled hands score 0
         (F, F2, "1-6", 0),
         (F, F2, "2-4+royalties", 0),
@@ -232,3 +240,50 @@ def test_a_natural_shows_a_legal_arrangement(rng):
     shown = [n for h in hands[natural_mask(hands)] for n in naturals_of(h.tolist()) if n.arrangement is not None]
     assert len(shown) > 50
     assert not any(is_foul(n.arrangement) for n in shown)
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ('{"royalty_needs_win": "false"}', "royalty_needs_win must be true or false, got 'false' in rules file"),
+        ('{"naturals": "no"}', "naturals must be true or false, got 'no' in rules file"),
+        ('{"naturals": 1}', "naturals must be true or false, got 1"),
+        ('{"scoring": "1-7"}', "unknown scoring method '1-7'"),
+        ('{"royalties": {"back": {"flush": "4"}}}', "royalty for back flush must be a whole number >= 0, got '4'"),
+        ('{"royalties": {"back": {"flush": 2.5}}}', "must be a whole number >= 0, got 2.5"),
+        ('{"royalties": {"back": {"flush": true}}}', "must be a whole number >= 0, got True"),
+        ('{"royalties": {"bottom": {"flush": 4}}}', "unknown row 'bottom'"),
+        ('{"natural_payouts": {"dragons": 13}}', "unknown natural 'dragons'"),
+        ('{"natural_payouts": {"dragon": -1}}', "payout for dragon must be a whole number >= 0"),
+        ('{"scoop": 6}', "unknown rules setting 'scoop'"),
+        ('[1, 2]', "must hold a table of settings"),
+    ],
+)
+def test_house_files_are_read_strictly(tmp_path, content, message):
+    """A house file's values are never coerced: "false" is not false. Fails if a bad value
+    is taken, or if the error does not name the file."""
+    path = tmp_path / "house.json"
+    path.write_text(content)
+    with pytest.raises(RulesError, match=message) as caught:
+        Rules.parse(str(path))
+    assert "house.json" in str(caught.value)
+
+
+def test_combinations_of_presets_and_files(tmp_path):
+    """A setting given twice is an error naming both sources (fails if one silently wins)."""
+    with pytest.raises(RulesError, match=r"sets the scoring method twice: 1-6 \(from '1-6'\) and 2-4 \(from '2-4'\)"):
+        Rules.parse("1-6+2-4")
+    with pytest.raises(RulesError, match="sets royalty_needs_win twice"):
+        Rules.parse("royalties+royalties-win")
+    assert Rules.parse("2-4+2-4").scoring == "2-4"  # the same setting twice agrees with itself
+    house = tmp_path / "house.toml"
+    house.write_text('[royalties.back]\n"royal flush" = 20\n')
+    combined = Rules.parse(f"{house}+2-4+naturals")
+    assert combined.scoring == "2-4" and combined.naturals and combined.royalty_table() == {("back", "royal flush"): 20}
+    assert combined.name == f"{house}+2-4+naturals"
+    with pytest.raises(RulesError, match="sets the royalty table twice"):
+        Rules.parse(f"{house}+royalties")
+    scored = tmp_path / "scored.toml"
+    scored.write_text('scoring = "1-6"\n')
+    with pytest.raises(RulesError, match=r"sets the scoring method twice: 1-6 \(from '.*scored.toml'\) and 2-4"):
+        Rules.parse(f"{scored}+2-4")
