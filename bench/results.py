@@ -90,7 +90,9 @@ def build_document(
         "schema_version": SCHEMA_VERSION,
         "command": command,
         "rules": rules.to_dict(),
-        "bots": [{"name": n, "spec": s, "bot": b["name"], "params": b["params"]} for n, s, b in zip(names, specs, bot_specs)],
+        "bots": [{"name": n, "spec": s, "bot": b["name"], "params": b["params"], "class": b.get("class"),
+                  "package": b.get("package"), "package_version": b.get("version")}
+                 for n, s, b in zip(names, specs, bot_specs)],
         "players": players,
         "sessions": sessions,
         "hands_per_session": 8,

@@ -29,7 +29,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--opponent", default=DEFAULT_OPPONENT, metavar="BOT",
                         help="bot that sets the simulated opponents' cards (default %(default)s)")
     parser.add_argument("--players", type=int, default=2, help="players at the table, 2-4 (default %(default)s)")
-    parser.add_argument("--top", type=int, default=3, help="runner-up arrangements to show (default %(default)s)")
+    parser.add_argument("--top", type=int, default=3, help="runner-up plays to show (default %(default)s)")
+    parser.add_argument("--distinct", choices=("hands", "values"), default="hands",
+                        help="runners-up differ from the best and each other in what their rows are called (hands, "
+                        "the default), or in any row value, kickers and suits included (values: the raw list)")
     parser.add_argument("--rules", default="basic",
                         help="rule set: basic (default), 1-6, 2-4, royalties, royalties-win, naturals, joined with + "
                         "(2-4+royalties), or a .toml/.json house-rules file")
@@ -42,18 +45,55 @@ def _percent(p: float) -> str:
     return f"{100 * p:5.1f}%"
 
 
+def _plural(n: int, word: str) -> str:
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+
+PART_NAMES = {"front": "front", "middle": "middle", "back": "back", "bonus": "bonus", "royalties": "royalties",
+              "naturals": "opponents' naturals"}
+
+
+def _decomposition(solution) -> str:
+    """The headline EV taken apart; the parts sum to it."""
+    parts = ", ".join(f"{PART_NAMES[k]} {v:+.3f}" for k, v in solution.parts.items())
+    return f"        = {solution.opponents} × ({parts})"
+
+
+def _natural_lines(solution) -> tuple[list[str], list[str]]:
+    """Lines before the report (declare, or a natural these rules ignore) and after it."""
+    if solution.natural is None:
+        if solution.natural_held and not solution.rules.naturals:
+            return [f"note    this hand holds {solution.natural_held}, a natural, but these rules have none "
+                    "(add +naturals to --rules to declare it)"], []
+        return [], []
+    payout = solution.rules.payouts()[solution.natural]
+    per_opponent = solution.natural_ev / solution.opponents
+    first = []
+    if solution.declare:
+        first = [f"declare {solution.natural}, {per_opponent:+.3f} per opponent ({solution.natural_ev:+.3f} against "
+                 f"{_plural(solution.opponents, 'opponent')}): more than the best play below ({solution.ev:+.3f})"]
+    verdict = "declare it" if solution.declare else "play the hand out"
+    after = [f"natural: {solution.natural} pays {payout} per opponent; declared it is worth "
+             f"{solution.natural_ev:+.3f} here: {verdict}"]
+    if abs(per_opponent - payout) > 1e-9:
+        after.append(f"  ({100 * solution.opponents_with_naturals:.1f}% of the simulated opponents declared a natural "
+                     "of their own: a higher one wins, an equal one ties)")
+    return first, after
+
+
 def render(solution, symbols: bool) -> str:
     """The human-readable report of a Solution."""
     from solver.cards import format_cards
 
-    opponents = solution.players - 1
-    lines = [
+    first, after = _natural_lines(solution)
+    rules = "basic scoring" if solution.rules.is_basic else "rules " + solution.rules.name
+    lines = first + [
         f"hand    {format_cards(solution.hand, symbols)}",
-        f"best    {solution.arrangement.format(symbols)}",
-        f"EV      {solution.ev:+.3f} ± {solution.ev_se:.3f} units per hand against {opponents} "
-        f"opponent{'s' if opponents > 1 else ''} set by '{solution.opponent}' ({solution.samples:,} "
-        f"sample{'s' if solution.samples > 1 else ''}, "
-        f"{'basic scoring' if solution.rules.is_basic else 'rules ' + solution.rules.name})",
+        f"{'play' if solution.declare else 'best'}    {solution.arrangement.format(symbols)}",
+        f"EV      {solution.ev:+.3f} ± {solution.ev_se:.3f} units per hand against "
+        f"{_plural(solution.opponents, 'opponent')} set by '{solution.opponent}' "
+        f"({_plural(solution.samples, 'sample')}, {rules})",
+        _decomposition(solution),
         "",
     ]
     width = max(len(r.hand) for r in solution.rows)
@@ -63,17 +103,21 @@ def render(solution, symbols: bool) -> str:
             f"  {r.row:<7} {format_cards(r.cards, symbols):<15} {r.hand:<{width}} {_percent(r.win)} "
             f"{_percent(r.tie)} {_percent(r.lose)}  {r.ev:+.3f}"
         )
+    if solution.opponents_with_naturals:
+        lines.append(f"  (win, tie and lose over the {100 * (1 - solution.opponents_with_naturals):.1f}% of opponents "
+                     "who played their rows; ev per opponent over all of them)")
     if solution.alternatives:
-        lines += ["", "next best (difference to the best, paired over the same opponents; * = significant at 95%)"]
+        differ = "rows called differently" if solution.distinct == "hands" else "other row values"
+        lines += ["", f"next best, {differ} (difference to the best, paired over the same opponents; "
+                      "* = significant at 95%)"]
         for i, alt in enumerate(solution.alternatives, start=2):
             mark = "*" if alt.significant else " "
             lines.append(
                 f"  {i}. {alt.arrangement.format(symbols)}   EV {alt.ev:+.3f}   "
                 f"{alt.diff:+.3f} ± {alt.diff_se:.3f} {mark}"
             )
-    if solution.natural:
-        verdict = "declare it" if solution.declare else "play the hand out"
-        lines += ["", f"natural: {solution.natural}, worth {solution.natural_ev:+.3f} if declared: {verdict}"]
+    if after:
+        lines += [""] + after
     lines += [
         "",
         f"{solution.legal_splits:,} legal splits of 72,072 searched in {solution.seconds:.2f} s (seed {solution.seed})",
@@ -98,7 +142,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         solution = solve_hand(
             " ".join(args.hand), args.opponent, samples=args.samples, seed=args.seed,
-            players=args.players, top=args.top, rules=args.rules,
+            players=args.players, top=args.top, rules=args.rules, distinct=args.distinct,
         )  # fmt: skip
     except (CardError, SolveError) as error:
         parser.error(str(error))

@@ -77,7 +77,8 @@ def spec_key(spec: str) -> int:
 
 
 def _canonical(arrangement) -> str:
-    return " / ".join(format_cards(sorted(row, reverse=True)) for row in arrangement.rows)
+    """The arrangement as a player reads it; the same for any order of the cards within a row."""
+    return arrangement.format()
 
 
 def make_bots(specs: Sequence[str], rules: Rules) -> dict[str, Any]:

@@ -160,10 +160,33 @@ def make_bot_for(spec: str, rules: Rules) -> Bot:
     return make_bot(spec, **extra)
 
 
+def _package_of(module: str) -> dict[str, str | None]:
+    """The installed distribution that provides a module, and its version (None when the
+    module is not from an installed package, such as a file on PYTHONPATH)."""
+    from importlib.metadata import PackageNotFoundError, packages_distributions, version
+
+    names = packages_distributions().get(module.split(".")[0], [])
+    if not names:
+        return {"package": None, "version": None}
+    try:
+        return {"package": names[0], "version": version(names[0])}
+    except PackageNotFoundError:
+        return {"package": names[0], "version": None}
+
+
 def bot_spec(bot: Bot) -> dict[str, Any]:
-    """Name and parameters of a bot, for reports (rules by their name)."""
+    """What it takes to make the same bot again: its name, every parameter with its value
+    (defaults included; rules by their name), the class that made it and the package (with
+    its version) that provides it."""
+    cls = type(bot)
     params: dict[str, Any] = {}
     if dataclasses.is_dataclass(bot):
         params = {f.name: getattr(bot, f.name) for f in dataclasses.fields(bot) if f.init}
+    else:
+        try:
+            params = {k: getattr(bot, k, default) for k, default in bot_parameters(cls).items()}
+        except (TypeError, ValueError):  # a factory without a signature
+            params = {}
     params = {k: (v.name if isinstance(v, Rules) else v) for k, v in params.items()}
-    return {"name": getattr(bot, "name", type(bot).__name__), "params": params}
+    return {"name": getattr(bot, "name", cls.__name__), "params": params,
+            "class": f"{cls.__module__}:{cls.__qualname__}", **_package_of(cls.__module__)}

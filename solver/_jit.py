@@ -14,6 +14,7 @@ location, so two installs never share entries.
 import os
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import numba
 from numba.core import caching, config
@@ -21,15 +22,17 @@ from numba.core import caching, config
 APP = "chinese-poker-solver"
 PACKAGES = tuple(str(Path(__file__).resolve().parent.parent / name) for name in ("solver", "bots"))
 
-_Impl = getattr(caching, "CacheImpl", None) or caching._CacheImpl  # numba >= 0.61 dropped the underscore
-_UserProvided = getattr(caching, "UserProvidedCacheLocator", None) or caching._UserProvidedCacheLocator
+# numba >= 0.61 dropped the leading underscore of these names
+_Impl: Any = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl")  # noqa: B009
+_UserProvided: Any = getattr(caching, "UserProvidedCacheLocator", None) or getattr(caching, "_UserProvidedCacheLocator")  # noqa: B009
 
 
 def cache_dir() -> str:
     """Where this project's compiled kernels are kept: ``NUMBA_CACHE_DIR`` when set, else the
     user's cache folder (a temporary folder when that cannot be written)."""
-    if config.CACHE_DIR:
-        return str(config.CACHE_DIR)
+    configured = getattr(config, "CACHE_DIR", "")
+    if configured:
+        return str(configured)
     from platformdirs import user_cache_dir
 
     path = os.path.join(user_cache_dir(APP, appauthor=False), "numba")
@@ -42,7 +45,7 @@ def cache_dir() -> str:
     return os.path.join(tempfile.gettempdir(), f"{APP}-numba-{os.getuid() if hasattr(os, 'getuid') else 'user'}")
 
 
-class ProjectCacheLocator(_UserProvided):  # type: ignore[misc, valid-type]
+class ProjectCacheLocator(_UserProvided):
     """Caches the kernels of this project's packages in ``cache_dir()``, never beside the modules."""
 
     def __init__(self, py_func, py_file):

@@ -5,7 +5,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from solver.cards import Card, CardCountError, CardError, CardsLike, DuplicateCardError, format_cards, parse_cards
+from solver.cards import (
+    Card,
+    CardCountError,
+    CardError,
+    CardsLike,
+    DuplicateCardError,
+    format_cards,
+    parse_cards,
+    reading_order,
+)
 from solver.evaluator import describe_value, evaluate
 
 ROWS = ("front", "middle", "back")
@@ -23,8 +32,8 @@ class Arrangement:
     >>> a = Arrangement("2S 2H AD", "7C 7D 9S 5H 3D", "TC JC QC KC AC")
     >>> a.front
     (Card('2S'), Card('2H'), Card('AD'))
-    >>> str(a)
-    '2S 2H AD / 7C 7D 9S 5H 3D / TC JC QC KC AC'
+    >>> str(a)  # each row in reading order
+    '2S 2H AD / 7D 7C 9S 5H 3D / AC KC QC JC TC'
     """
 
     front: tuple[Card, ...]
@@ -68,7 +77,12 @@ class Arrangement:
         return (evaluate(self.front), evaluate(self.middle), evaluate(self.back))
 
     def format(self, symbols: bool = False) -> str:
-        return " / ".join(format_cards(r, symbols=symbols) for r in self.rows)
+        """The rows as ``front / middle / back``, each in reading order (groups first, then by rank)."""
+        return " / ".join(format_cards(reading_order(r), symbols=symbols) for r in self.rows)
+
+    def reading_rows(self) -> tuple[tuple[Card, ...], tuple[Card, ...], tuple[Card, ...]]:
+        """The rows, each in reading order (``solver.cards.reading_order``)."""
+        return (reading_order(self.front), reading_order(self.middle), reading_order(self.back))
 
     def __str__(self) -> str:
         return self.format()

@@ -181,6 +181,32 @@ def format_cards(cards: Iterable[CardLike], symbols: bool = False) -> str:
     return " ".join(c.symbol if symbols else str(c) for c in parsed)
 
 
+WHEEL_RANKS = {12, 0, 1, 2, 3}  # A 2 3 4 5
+
+
+def reading_order(cards: Iterable[CardLike]) -> tuple[Card, ...]:
+    """A row's cards in the order a player reads them: groups first (the bigger, then the
+    higher), then by rank, high to low; suits S H D C within a rank. A five-high straight
+    reads 5 4 3 2 A.
+
+    >>> format_cards(reading_order("3C JD 2H JS 3S"))
+    'JS JD 3S 3C 2H'
+    >>> format_cards(reading_order("AS 2D 3C 4H 5S"))
+    '5S 4H 3C 2D AS'
+    """
+    parsed = list(parse_cards(cards)) if isinstance(cards, str) else [parse_card(c) for c in cards]
+    counts: dict[int, int] = {}
+    for card in parsed:
+        counts[card.rank] = counts.get(card.rank, 0) + 1
+    wheel = len(parsed) == 5 and set(counts) == WHEEL_RANKS
+
+    def key(card: Card) -> tuple[int, int, int]:
+        rank = -1 if wheel and card.rank == 12 else card.rank
+        return (-counts[card.rank], -rank, -card.suit)
+
+    return tuple(sorted(parsed, key=key))
+
+
 def deck() -> tuple[Card, ...]:
     """All 52 cards in id order."""
     return tuple(Card(i) for i in range(52))

@@ -20,7 +20,7 @@ from solver.cards import RANKS, CardCountError, CardError, CardsLike, parse_card
 
 __all__ = [
     "CATEGORY_NAMES", "CATEGORY_SHIFT", "MAJOR_SHIFT", "RANK_MASK", "category", "category_name", "describe",
-    "describe_value", "evaluate", "evaluate_many",
+    "describe_value", "evaluate", "evaluate_many", "hand_keys",
 ]  # fmt: skip
 
 CATEGORY_NAMES = (
@@ -119,3 +119,23 @@ def describe_value(value: int) -> str:
 def describe(cards: CardsLike) -> str:
     """A row's name: ``"pair of 7s, K kicker"``, ``"A-high flush, A J 8 5 3"``, ``"three 9s"``."""
     return describe_value(evaluate(cards))
+
+
+def hand_keys(values: np.ndarray) -> np.ndarray:
+    """What a row value is called without its kickers: two rows with the same key differ
+    only in kickers or suits ("pair of 9s", "K-high straight", "A-high flush", "9s full of 4s").
+
+    >>> a, b, c = (evaluate(r) for r in ("9S 9H 5D 4C 2S", "9D 9C KD 4H 3S", "9S 9H 9C 4C 2S"))
+    >>> k = hand_keys(np.array([a, b, c]))
+    >>> bool(k[0] == k[1]), bool(k[0] == k[2])
+    (True, False)
+    """
+    v = np.asarray(values, np.int64)
+    cat = v >> CATEGORY_SHIFT
+    major = (v >> MAJOR_SHIFT) & RANK_MASK
+    minor = v & RANK_MASK
+    top = np.where(minor > 0, 1 << np.floor(np.log2(np.maximum(minor, 1))).astype(np.int64), 0)
+    by_run = np.isin(cat, (_ev.STRAIGHT, _ev.STRAIGHT_FLUSH))
+    by_top = np.isin(cat, (_ev.FLUSH, _ev.HIGH_CARD))
+    kept = np.where(by_run | (cat == _ev.FULL_HOUSE), v, (cat << CATEGORY_SHIFT) | (major << MAJOR_SHIFT))
+    return np.where(by_top, (cat << CATEGORY_SHIFT) | top, kept)

@@ -192,3 +192,12 @@ def natural_mask(hands: np.ndarray) -> np.ndarray:
         block = ranks[start:start + 256]
         straights[start:start + 256] = (block[:, None, :] == patterns[None]).all(axis=2).any(axis=1)
     return dragon | trips | pairs | flushes | straights
+
+
+def held_natural(hand: CardsLike) -> str | None:
+    """The rarest natural a hand holds, whatever the rules (None for most hands)."""
+    cards = parse_hand(hand)
+    if not natural_mask(np.array([cards], np.int64))[0]:
+        return None
+    found = naturals_of(cards)
+    return found[0].kind if found else None

@@ -29,26 +29,27 @@ error when close alternatives exist; the differences to the alternatives are pai
 
 from __future__ import annotations
 
+import secrets
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
 from solver import _search, _settle, _splits
 from solver.arrangement import ROWS, Arrangement
-from solver.cards import Card, CardsLike, format_cards, parse_hand
+from solver.cards import Card, CardsLike, format_cards, parse_hand, reading_order
 from solver.documents import json_ready
 from solver.errors import SolveError
-from solver.evaluator import describe_value, evaluate_many
-from solver.naturals import Natural, best_natural, natural_mask, settle_naturals
+from solver.evaluator import describe_value, evaluate_many, hand_keys
+from solver.naturals import Natural, best_natural, held_natural, natural_mask, settle_naturals
 from solver.opponent import OpponentModel, arrange_checked, model_name
 from solver.rules import Rules, RulesError, as_rules
 from solver.scoring import expected_rows, fouls, row_results_of, royalty_array, royalty_lines, settle_values
 from solver.splits import split_arrangement, split_tables
 from solver.statistics import Z95
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: ev_parts, alternatives_distinct, natural_held, rounded numbers
 DEFAULT_SAMPLES = 1000
 
 
@@ -57,15 +58,12 @@ class RowResult:
     """One row of the chosen arrangement against the opponents' same row."""
 
     row: str  # "front", "middle" or "back"
-    cards: tuple[Card, ...]
+    cards: tuple[Card, ...]  # in reading order
     hand: str  # its name, such as "pair of 7s, K kicker"
-    win: float  # probability of winning the row against one opponent (opponent fouls count as wins)
+    win: float  # chance of winning the row against one opponent who plays rows (their fouls count as wins)
     tie: float
     lose: float
-
-    @property
-    def ev(self) -> float:
-        return self.win - self.lose
+    ev: float  # units this row brings per opponent, over every opponent (0 where a natural settles)
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,29 +100,38 @@ class Solution:
     natural: str | None = None  # the natural this hand holds, when the rules allow naturals
     natural_ev: float | None = None  # expected score of declaring it
     declare: bool = False  # declaring the natural beats playing the best arrangement
+    parts: dict[str, float] = field(default_factory=dict)  # per opponent: rows, bonus, royalties, naturals; sums to ev
+    natural_held: str | None = None  # the natural the hand holds, whatever the rules
+    opponents_with_naturals: float = 0.0  # share of simulated opponents who declared a natural
+    distinct: str = "hands"  # how runners-up differ from the best and each other: "hands" or "values"
     timings: dict[str, float] = field(default_factory=dict)  # seconds: deal, arrange, score
     sample: np.ndarray | None = field(default=None, repr=False, compare=False)  # (samples, 13) opponents, set
 
+    @property
+    def opponents(self) -> int:
+        return self.players - 1
+
     def to_dict(self) -> dict[str, Any]:
-        """The versioned JSON document of ``solve --json`` (a standard error of one sample is null)."""
+        """The versioned JSON document of ``solve --json``: numbers rounded to 6 decimals, a
+        standard error of one sample null, cards of a row in reading order."""
         return json_ready({
             "schema_version": SCHEMA_VERSION,
             "hand": format_cards(self.hand),
-            "arrangement": {name: format_cards(row) for name, row in zip(ROWS, self.arrangement.rows)},
+            "arrangement": _rows_dict(self.arrangement),
             "ev": self.ev,
             "ev_se": self.ev_se,
+            "ev_parts": {"per_opponent": self.parts, "opponents": self.opponents},
             "rows": {
                 r.row: {"cards": format_cards(r.cards), "hand": r.hand, "win": r.win, "tie": r.tie,
-                        "lose": r.lose, "ev": round(r.ev, 12)}
+                        "lose": r.lose, "ev": r.ev}
                 for r in self.rows
             },
             "alternatives": [
-                {
-                    "arrangement": {name: format_cards(row) for name, row in zip(ROWS, a.arrangement.rows)},
-                    "ev": a.ev, "diff": a.diff, "diff_se": a.diff_se, "significant": a.significant,
-                }
+                {"arrangement": _rows_dict(a.arrangement), "ev": a.ev, "diff": a.diff, "diff_se": a.diff_se,
+                 "significant": a.significant}
                 for a in self.alternatives
             ],
+            "alternatives_distinct": self.distinct,
             "samples": self.samples,
             "seed": self.seed,
             "opponent": self.opponent,
@@ -133,10 +140,16 @@ class Solution:
             "natural": self.natural,
             "natural_ev": self.natural_ev,
             "declare": self.declare,
+            "natural_held": self.natural_held,
+            "opponents_with_naturals": self.opponents_with_naturals,
             "legal_splits": self.legal_splits,
             "seconds": self.seconds,
             "timings": self.timings,
-        })  # fmt: skip
+        }, digits=6)  # fmt: skip
+
+
+def _rows_dict(arrangement: Arrangement) -> dict[str, str]:
+    return {name: format_cards(row) for name, row in zip(ROWS, arrangement.reading_rows())}
 
 
 def deal_opponents(hand: tuple[Card, ...], samples: int, rng: np.random.Generator) -> np.ndarray:
@@ -233,11 +246,15 @@ def _check_options(samples: Any, players: Any, top: Any, rules: Rules | str | No
         raise SolveError(str(error)) from None
 
 
-def _rank_plays(cards: tuple[Card, ...], sample: _Sample, rules: Rules, top: int) -> tuple[list, int]:
-    """The best ``top + 1`` distinct plays (split, row values), best first, and the number of legal splits.
+def _rank_plays(cards: tuple[Card, ...], sample: _Sample, rules: Rules, top: int,
+                distinct: str = "hands") -> tuple[list, int]:
+    """The best play and the next ``top`` distinct plays (split, row values), best first, and
+    the number of legal splits.
 
     Plays with the same three row values score the same against any sample, so only the
-    first split of each is kept. Equal scores keep the canonical order."""
+    first split of each counts. With ``distinct="hands"`` a runner-up must also differ from
+    the best and from the other runners-up in what its rows are called, not only in kickers
+    or suits (``solver.evaluator.hand_keys``). Equal scores keep the canonical order."""
     t = split_tables()
     v3, v5 = _splits.hand_subset_values(np.array(cards, np.uint8), t.combos3, t.combos5)
     seps, wins, losses = _separable_scores(v3, v5, sample, rules)
@@ -249,36 +266,37 @@ def _rank_plays(cards: tuple[Card, ...], sample: _Sample, rules: Rules, top: int
     entries = np.flatnonzero(legal)
     s = splits[entries]
     values = np.stack([v3[t.front[s]], v5[t.middle[s]], v5[t.back[s]]], axis=1).astype(np.int64)
+    _, first = np.unique(values, axis=0, return_index=True)
+    first.sort()  # one entry per distinct play, in canonical order
+    entries, values = entries[first], values[first]
+    groups = np.unique(hand_keys(values) if distinct == "hands" else values, axis=0, return_inverse=True)[1].ravel()
     if rules.is_separable:
         exact = evs[entries] + _constant(sample, rules)
     else:
-        entries, values, exact = _joint_candidates(entries, values, evs, splits, wins, losses, sample, rules, top)
+        entries, values, groups, exact = _joint_candidates(entries, values, groups, evs, splits, wins, losses,
+                                                           sample, rules, top)
     chosen: list[tuple[int, tuple[int, int, int]]] = []
-    seen: set[tuple[int, int, int]] = set()
+    seen: set[int] = set()
     for k in np.argsort(-exact, kind="stable").tolist():
-        vals = (int(values[k, 0]), int(values[k, 1]), int(values[k, 2]))
-        if vals in seen:
+        if int(groups[k]) in seen:
             continue
-        seen.add(vals)
-        chosen.append((int(splits[entries[k]]), vals))
+        seen.add(int(groups[k]))
+        chosen.append((int(splits[entries[k]]), (int(values[k, 0]), int(values[k, 1]), int(values[k, 2]))))
         if len(chosen) > top:
             break
     return chosen, legal_splits
 
 
-def _joint_candidates(entries, values, evs, splits, wins, losses, sample: _Sample, rules: Rules, top: int):
+def _joint_candidates(entries, values, groups, evs, splits, wins, losses, sample: _Sample, rules: Rules, top: int):
     """Exact expectations of the distinct plays that may be among the best under a bonus rule.
 
     The bonus of a split lies between bounds from its per-row chances of winning and
     losing (a scoop needs every row won, so it is no likelier than the least likely
-    win); a play whose upper bound is below the lower bounds of ``4 (top + 1)`` other
-    distinct plays cannot be among the best and is never scored jointly. Plays with the
-    same row values (suit-swapped copies) are merged first, so that copies of the best
-    play cannot push a true runner-up out."""
+    win). Take, in each group of plays that count as one (``groups``), the best lower
+    bound; a play whose upper bound is below the ``4 (top + 1)``-th best of those cannot be
+    the best of a group among the best, and is never scored jointly. Copies of one play
+    (the same row values) were merged before, so they cannot crowd a runner-up out."""
     t = split_tables()
-    _, first = np.unique(values, axis=0, return_index=True)
-    first.sort()  # keep the canonical order among distinct plays
-    entries, values = entries[first], values[first]
     s = splits[entries]
     w = np.stack([wins[0][t.front[s]], wins[1][t.middle[s]], wins[2][t.back[s]]])
     lo = np.stack([losses[0][t.front[s]], losses[1][t.middle[s]], losses[2][t.back[s]]])
@@ -288,23 +306,41 @@ def _joint_candidates(entries, values, evs, splits, wins, losses, sample: _Sampl
     else:  # 2-4: the majority unit needs a row won (or lost)
         share = sample.plain.mean()
         upper, lower = base + np.minimum(share, w.sum(axis=0)), base - np.minimum(share, lo.sum(axis=0))
-    keep = min(len(lower), 4 * (top + 1))
-    threshold = np.partition(lower, len(lower) - keep)[len(lower) - keep]
+    best_lower = np.full(int(groups.max()) + 1, -np.inf)
+    np.maximum.at(best_lower, groups, lower)
+    keep = min(len(best_lower), 4 * (top + 1))
+    threshold = np.partition(best_lower, len(best_lower) - keep)[len(best_lower) - keep]
     candidates = np.flatnonzero(upper >= threshold - 1e-9)
     exact = _settle.mean_against(values[candidates], sample.values, sample.plain, royalty_array(rules),
                                  rules.royalty_needs_win, rules.scoring_code)
     if sample.declared.any():
         exact = exact + sample.natural_scores(None, rules)[sample.declared].sum() / sample.n
-    return entries[candidates], values[candidates], exact
+    return entries[candidates], values[candidates], groups[candidates], exact
 
 
-def _row_result(name: str, cards: tuple[Card, ...], value: int, results: np.ndarray) -> RowResult:
-    """One row's chances, from its results against the opponents settled by rows."""
-    if len(results) == 0:
-        nan = float("nan")
-        return RowResult(row=name, cards=cards, hand=describe_value(value), win=nan, tie=nan, lose=nan)
-    return RowResult(row=name, cards=cards, hand=describe_value(value), win=float((results == 1).mean()),
-                     tie=float((results == 0).mean()), lose=float((results == -1).mean()))
+def _row_result(name: str, cards: tuple[Card, ...], value: int, results: np.ndarray, plain: np.ndarray) -> RowResult:
+    """One row's chances against the opponents who play rows, and its units over all of them."""
+    settled = results[plain]
+    nan = float("nan")
+    chances = [float((settled == r).mean()) if len(settled) else nan for r in (1, 0, -1)]
+    return RowResult(row=name, cards=reading_order(cards), hand=describe_value(value), win=chances[0],
+                     tie=chances[1], lose=chances[2], ev=float((results * plain).mean()))
+
+
+def _parts(values: tuple[int, int, int], rows: np.ndarray, sample: _Sample, rules: Rules) -> dict[str, float]:
+    """The best play's units per opponent, taken apart: each row, the scoring bonus, the
+    royalties and the opponents' naturals. They sum to the EV per opponent."""
+    mine = np.broadcast_to(np.array(values, np.int64), (sample.n, 3))
+    plain = sample.plain
+    parts = {name: float((rows[:, i] * plain).mean()) for i, name in enumerate(ROWS)}
+    without_bonus = settle_values(mine, sample.values, replace(rules, scoring="basic"))
+    if rules.scoring != "basic":
+        parts["bonus"] = float(((settle_values(mine, sample.values, rules) - without_bonus) * plain).mean())
+    if rules.royalties:
+        parts["royalties"] = float(((without_bonus - rows.sum(axis=1)) * plain).mean())
+    if rules.naturals:
+        parts["naturals"] = float(sample.natural_scores(None, rules)[sample.declared].sum() / sample.n)
+    return parts
 
 
 def _alternative(cards, split: int, values, best_total: np.ndarray, sample: _Sample, rules: Rules,
@@ -333,6 +369,7 @@ def solve(
     top: int = 3,
     rules: Rules | str | None = None,
     keep_sample: bool = False,
+    distinct: str = "hands",
 ) -> Solution:
     """The legal arrangement with the highest expected score against opponents set by ``opponent``.
 
@@ -343,7 +380,8 @@ def solve(
     majority bonus the rows interact: every split gets bounds from its per-row chances,
     and each split whose upper bound reaches the best lower bounds is scored jointly
     against every sampled opponent, so the choice is the best on the sample under those
-    rules.
+    rules. ``top`` runners-up follow the best: plays whose rows are called differently
+    (``distinct="hands"``), or any plays with other row values (``distinct="values"``).
 
     >>> from bots import opponent_model
     >>> s = solve("AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C", opponent_model("table"), samples=200, seed=1)
@@ -355,10 +393,14 @@ def solve(
     started = time.perf_counter()
     cards = parse_hand(hand)
     rules = _check_options(samples, players, top, rules)
+    if distinct not in ("hands", "values"):
+        raise SolveError(f"distinct must be 'hands' or 'values', got {distinct!r}")
     if not callable(getattr(opponent, "arrange_many", None)):
         raise SolveError(f"the opponent must be an opponent model with arrange_many(hands, rng), got {opponent!r}; "
                          "make one with bots.opponent_model('table', rules)")
-    entropy = int(np.random.SeedSequence(seed).entropy)  # type: ignore[arg-type]
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
+        raise SolveError(f"seed must be a whole number >= 0, got {seed!r}")
+    entropy = int(seed) if seed is not None else secrets.randbits(32)  # short enough to read and type
     deal_seed, bot_seed = np.random.SeedSequence(entropy).spawn(2)
 
     t0 = time.perf_counter()
@@ -368,18 +410,19 @@ def solve(
     t2 = time.perf_counter()
 
     sample = _Sample(arranged, deals, rules)
-    chosen, legal_splits = _rank_plays(cards, sample, rules, top)
+    chosen, legal_splits = _rank_plays(cards, sample, rules, top, distinct)
     scale = players - 1
     best_split, best_values = chosen[0]
     best_total = per_sample_scores(best_values, sample, rules)
-    best_rows = per_sample_rows(best_values, sample)[sample.plain]
+    best_rows = per_sample_rows(best_values, sample)
     arrangement = split_arrangement(cards, best_split)
-    rows = tuple(_row_result(name, row_cards, value, best_rows[:, i])
+    rows = tuple(_row_result(name, row_cards, value, best_rows[:, i], sample.plain)
                  for i, (name, row_cards, value) in enumerate(zip(ROWS, arrangement.rows, best_values)))
     ev = float(best_total.mean())
     ev_se = float(best_total.std(ddof=1) / np.sqrt(samples)) if samples > 1 else float("nan")
     alternatives = tuple(_alternative(cards, s, values, best_total, sample, rules, scale) for s, values in chosen[1:])
-    natural = best_natural(cards, rules) if rules.naturals else None
+    held = held_natural(cards)
+    natural = best_natural(cards, rules) if rules.naturals and held else None
     natural_ev = float(sample.natural_scores(natural, rules).mean()) * scale if natural else None
     t3 = time.perf_counter()
     return Solution(
@@ -399,6 +442,10 @@ def solve(
         natural=natural.kind if natural else None,
         natural_ev=natural_ev,
         declare=bool(natural_ev is not None and natural_ev > ev * scale),
+        parts=_parts(best_values, best_rows, sample, rules),
+        natural_held=held,
+        opponents_with_naturals=float(sample.declared.mean()),
+        distinct=distinct,
         timings={"deal": t1 - t0, "arrange": t2 - t1, "score": t3 - t2},
         sample=arranged if keep_sample else None,
     )

@@ -137,7 +137,7 @@ def split_arrangement(hand: CardsLike, split: int) -> Arrangement:
     """The arrangement that split number ``split`` makes of ``hand``.
 
     >>> str(split_arrangement("AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C", 0))
-    'AS KS QS / JS TS 9H 9D 8C / 7C 6D 5H 4S 2C'
+    'AS KS QS / 9H 9D JS TS 8C / 7C 6D 5H 4S 2C'
     """
     cards = parse_hand(hand)
     front, middle, back = split_positions(split)

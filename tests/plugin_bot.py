@@ -30,3 +30,12 @@ class CheatingBot:
 
     def arrange(self, cards, rng):
         return Arrangement("AS AH AD", "KS KH KD KC 2C", "QS QH QD QC 2D")
+
+
+class FirstSplitBot:
+    """Plays split number 0, fouled or not: the first three cards in front, the next five in the middle."""
+
+    name = "first-split"
+
+    def arrange(self, cards, rng):
+        return Arrangement(cards[:3], cards[3:8], cards[8:])

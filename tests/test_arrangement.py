@@ -10,7 +10,7 @@ def test_built_from_strings_or_cards():
     b = Arrangement(a.front, list(a.middle), [int(c) for c in a.back])
     assert a == b and hash(a) == hash(b)
     assert Arrangement.parse("2s 2h ad | 7c 7d 9s 5h 3d | tc jc qc kc ac") == a
-    assert len(a.cards) == 13 and str(a) == "2S 2H AD / 7C 7D 9S 5H 3D / TC JC QC KC AC"
+    assert len(a.cards) == 13 and str(a) == "2S 2H AD / 7D 7C 9S 5H 3D / AC KC QC JC TC"
     assert a.format(symbols=True).startswith("2♠ 2♥ A♦ / ")
 
 

@@ -26,7 +26,7 @@ def test_solve_accepts_separate_tokens(capsys):
 def test_solve_json(capsys):
     assert solve_main([HAND, "--samples", "200", "--seed", "4", "--json", "--players", "3"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert doc["schema_version"] == 1 and doc["players"] == 3 and doc["seed"] == 4
+    assert doc["schema_version"] == 2 and doc["players"] == 3 and doc["seed"] == 4
     assert doc["arrangement"]["back"] == "AS KS QS JS TS"
 
 
@@ -169,3 +169,70 @@ def test_json_is_strict_even_for_one_sample(capsys):
     assert solve_main([HAND, "--samples", "1", "--seed", "1", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out, parse_constant=lambda name: pytest.fail(f"non-JSON {name}"))
     assert doc["ev_se"] is None and doc["samples"] == 1
+
+
+def test_bench_arrange_states_fouls_and_names_rows(capsys):
+    """Fails if a fouled arrangement is printed without saying so, in text or JSON."""
+    assert bench_main(["arrange", "--bot", "tests.plugin_bot:FirstSplitBot", HAND]) == 0
+    out = capsys.readouterr().out
+    assert "FOUL: middle (pair of 9s, J T 8 kickers) beats back (7-high, 7 6 5 4 2)" in out
+    assert bench_main(["arrange", "--bot", "tests.plugin_bot:FirstSplitBot", HAND, "--json"]) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert record["foul"] is True and record["foul_reason"].startswith("middle (pair of 9s")
+    assert record["middle"] == "9H 9D JS TS 8C"  # reading order: the pair first
+    assert bench_main(["arrange", "--bot", "greedy", HAND]) == 0
+    out = capsys.readouterr().out
+    assert "FOUL" not in out and "royal flush" in out and "9-high straight" in out
+
+
+SIX_PAIRS = "AS AD KH KC QS QD JH JC TS TD 9H 9C 2S"
+
+
+def test_solve_says_declare_first_and_notes_ignored_naturals(capsys):
+    """Fails if the advice to declare is not the first line, or a natural under rules without
+    naturals goes unmentioned."""
+    assert solve_main([SIX_PAIRS, "--samples", "300", "--seed", "1", "--rules", "naturals", "--players", "4"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("declare six pairs, ") and "per opponent" in lines[0]
+    assert lines[2].startswith("play ")
+    assert solve_main([SIX_PAIRS, "--samples", "100", "--seed", "1"]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.startswith("note    this hand holds six pairs, a natural, but these rules have none")
+
+
+@pytest.mark.parametrize("rules", ["basic", "2-4+royalties", "1-6+royalties-win+naturals"])
+def test_the_ev_parts_add_up(capsys, rules):
+    """The rows, bonus, royalties and naturals, times the opponents, are the headline EV
+    (text and JSON). Fails if a part is missing or counted twice."""
+    assert solve_main([SIX_PAIRS, "--samples", "300", "--seed", "2", "--rules", rules, "--players", "3",
+                       "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    parts = doc["ev_parts"]["per_opponent"]
+    assert doc["ev_parts"]["opponents"] == 2
+    assert sum(parts.values()) * 2 == pytest.approx(doc["ev"], abs=1e-5)
+    assert ("bonus" in parts) == ("2-4" in rules or "1-6" in rules)
+    assert ("royalties" in parts) == ("royalties" in rules)
+    assert [doc["rows"][r]["ev"] for r in ("front", "middle", "back")] == [parts[r] for r in ("front", "middle", "back")]
+    assert solve_main([SIX_PAIRS, "--samples", "300", "--seed", "2", "--rules", rules, "--players", "3"]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.strip().startswith("= 2 × ("))
+    shown = [float(x.split()[-1]) for x in line.split("(", 1)[1].rstrip(")").split(", ")]
+    assert sum(shown) * 2 == pytest.approx(doc["ev"], abs=0.01)
+
+
+def test_runners_up_differ_in_hands_by_default(capsys):
+    """By default no runner-up differs from the best or another runner-up only in kickers or
+    suits; --distinct values gives the raw list. Fails if a kicker swap is listed."""
+    from solver import Arrangement, evaluate
+    from solver.evaluator import hand_keys
+
+    def keys(doc):
+        plays = [doc["arrangement"]] + [a["arrangement"] for a in doc["alternatives"]]
+        return [tuple(hand_keys([evaluate(Arrangement(**p).rows[i]) for i in range(3)]).tolist()) for p in plays]
+
+    hand = "AC 8C 3C 2C 7S AD 9H KC 8S KS 6C 9S QH"
+    assert solve_main([hand, "--samples", "300", "--seed", "1", "--top", "5", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["alternatives_distinct"] == "hands" and len(set(keys(doc))) == 6
+    assert solve_main([hand, "--samples", "300", "--seed", "1", "--top", "5", "--json", "--distinct", "values"]) == 0
+    raw = json.loads(capsys.readouterr().out)
+    assert len(set(keys(raw))) < 6  # the raw list repeats hands with other kickers

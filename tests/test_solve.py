@@ -94,7 +94,7 @@ def test_seven_spades_with_pairs():
 
 def test_json_document():
     doc = solve(HAND, samples=200, seed=2, top=2).to_dict()
-    assert doc["schema_version"] == 1
+    assert doc["schema_version"] == 2
     assert set(doc) >= {"hand", "arrangement", "ev", "ev_se", "rows", "alternatives", "samples", "seed",
                         "opponent", "players", "rules", "seconds"}
     assert set(doc["arrangement"]) == {"front", "middle", "back"}

@@ -202,3 +202,18 @@ def test_row_statistics_count_only_pairings_settled_by_rows():
                 wins += np.array(a["values"]) > np.array(b["values"])
     assert by_naturals > 0 and greedy["pairings_by_naturals"] == by_naturals
     assert [greedy["row_win_rate"][r] for r in ("front", "middle", "back")] == pytest.approx(wins / counted)
+
+
+def test_results_name_every_parameter_and_where_each_bot_comes_from(tmp_path):
+    """A run can be replayed from results.json alone: every parameter, defaults included, the
+    class and the package with its version. Fails if a default or the origin is missing."""
+    assert bench_main(["tournament", "--bots", "exhaustive:samples=20,tests.plugin_bot:FirstLegalBot", "--sessions",
+                       "1", "--seed", "3", "--jobs", "1", "--out", str(tmp_path)]) == 0
+    bots = {b["spec"]: b for b in json.loads((tmp_path / "results.json").read_text())["bots"]}
+    exhaustive = bots["exhaustive:samples=20"]
+    assert exhaustive["params"] == {"samples": 20, "opponent": "table", "rules": "basic"}
+    assert exhaustive["class"] == "bots.exhaustive:ExhaustiveBot"
+    assert exhaustive["package"] == "chinese-poker-solver" and exhaustive["package_version"]
+    plugin = bots["tests.plugin_bot:FirstLegalBot"]
+    assert plugin["params"] == {"offset": 0} and plugin["class"] == "tests.plugin_bot:FirstLegalBot"
+    assert plugin["package"] is None  # a module on the path, not an installed package

@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     from bench.tournament import make_bots
     from bots import BotError, checked_arrangement
     from bots.base import declared_natural
-    from solver import CardError, format_cards, parse_hand
+    from solver import ROWS, CardError, describe, format_cards, foul_reason, parse_hand
     from solver.cards import symbols_supported
     from solver.rules import Rules, RulesError
 
@@ -82,14 +82,21 @@ def run(args: argparse.Namespace) -> int:
             failures += 1
             continue
         seconds = time.perf_counter() - started
+        reason = foul_reason(arrangement)
         if args.json:
             record: dict[str, object] = {"hand": format_cards(cards)}
-            record |= {name: format_cards(row) for name, row in zip(("front", "middle", "back"), arrangement.rows)}
-            record["seconds"] = seconds
+            record |= {name: format_cards(row) for name, row in zip(ROWS, arrangement.reading_rows())}
+            record["hands"] = {name: describe(row) for name, row in zip(ROWS, arrangement.rows)}
+            record["foul"] = reason is not None
+            record["foul_reason"] = reason
+            record["seconds"] = round(seconds, 6)
             if rules.naturals:
                 record["natural"] = natural.kind if natural else None
             print(json.dumps(record), flush=True)
         else:
             declared = f"   (declares {natural.kind})" if natural else ""
-            print(f"{format_cards(cards, symbols)}  ->  {arrangement.format(symbols)}{declared}", flush=True)
+            described = " / ".join(describe(row) for row in arrangement.rows)
+            verdict = f"FOUL: {reason}" if reason else described
+            print(f"{format_cards(cards, symbols)}  ->  {arrangement.format(symbols)}{declared}\n    {verdict}",
+                  flush=True)
     return 2 if failures else 0
