@@ -8,11 +8,7 @@ import sys
 from collections.abc import Sequence
 
 from bench.commands import arrange, bots, perf, report, tournament, train
-from bench.parsing import Parser
-
-
-class UsageError(Exception):
-    """Bad input to a subcommand: reported as one line, exit status 2."""
+from bench.parsing import Parser, UsageError
 
 
 def available_cores() -> int:

@@ -10,3 +10,7 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> None:  # type: ignore[override]
         self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+class UsageError(Exception):
+    """Bad input to a command: reported as one line, exit status 2."""

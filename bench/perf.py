@@ -29,7 +29,7 @@ def run_suite(json_path: Path, select: str | None = None) -> None:
     try:
         import pytest_benchmark  # noqa: F401
     except ImportError:
-        raise PerfError("bench perf needs pytest-benchmark: pip install 'chinese-poker-solver[test]'") from None
+        raise PerfError("bench perf needs pytest-benchmark; from the project's folder: pip install '.[test]'") from None
     command = [sys.executable, "-m", "pytest", str(SUITE), "-m", "perf", "-q", "-p", "no:cacheprovider",
                f"--benchmark-json={json_path}", "--benchmark-columns=median,iqr,rounds"]
     if select:

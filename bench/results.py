@@ -19,7 +19,17 @@ from bench.tournament import session_totals, summarise, timing_summary
 from solver.documents import json_ready
 from solver.statistics import Z95
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: bots with class and package; pairings_by_naturals; rows in reading order
+READABLE_SCHEMAS = (1, 2)  # bench report recomputes the results of either from the records
+
+
+def example_results() -> dict[str, Any]:
+    """A small results.json that ships with the package (4 bots, 10 sessions), for the
+    notebooks and for trying ``bench report``; made by
+    ``bench tournament --bots greedy,heuristic,table,random --players 4 --sessions 10 --seed 7 --jobs 1``."""
+    from importlib import resources
+
+    return json.loads(resources.files("bench.data").joinpath("example_results.json").read_text(encoding="utf-8"))
 PLOTS = ("crosstable.png", "means.png", "cumulative.png", "sessions.png")
 
 
@@ -368,7 +378,7 @@ def write_report(doc: dict[str, Any], out: Path) -> tuple[Path, bool]:
     except ImportError:
         plots = False
         print("bench: matplotlib is not installed, so the report has no plots "
-              "(pip install 'chinese-poker-solver[plots]')", file=sys.stderr)
+              "(from the project's folder: pip install '.[plots]')", file=sys.stderr)
     path = out / "report.md"
     path.write_text(render_markdown(doc, plots), encoding="utf-8")
     return path, plots

@@ -362,7 +362,7 @@ def _dask_client(scheduler: str | None):
         from dask.distributed import Client, LocalCluster
     except ImportError:
         raise TournamentError(
-            "the dask backend needs dask.distributed: pip install 'chinese-poker-solver[dask]'"
+            "the dask backend needs dask.distributed; from the project's folder: pip install '.[dask]'"
         ) from None
     if scheduler is None:
         return Client(LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None))

@@ -26,7 +26,7 @@ def add_parser(sub) -> None:
 
 
 def _lines(args: argparse.Namespace):
-    from bench.cli import UsageError
+    from bench.parsing import UsageError
 
     if args.input and args.hand:
         raise UsageError("give a hand or --input FILE, not both")
@@ -49,7 +49,7 @@ def _lines(args: argparse.Namespace):
 def run(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from bench.cli import UsageError
+    from bench.parsing import UsageError
     from bench.tournament import make_bots
     from bots import BotError, checked_arrangement
     from bots.base import declared_natural

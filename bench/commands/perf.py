@@ -20,7 +20,7 @@ def add_parser(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from bench.cli import UsageError
+    from bench.parsing import UsageError
     from bench.perf import PerfError, run_suite, write_report
 
     out = Path(args.out)

@@ -16,8 +16,8 @@ def add_parser(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from bench.cli import UsageError
-    from bench.results import SCHEMA_VERSION, render_terminal, write_report
+    from bench.parsing import UsageError
+    from bench.results import READABLE_SCHEMAS, render_terminal, write_report
 
     path = Path(args.results)
     try:
@@ -26,8 +26,9 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"cannot read {path}: {error.strerror}") from None
     except json.JSONDecodeError as error:
         raise UsageError(f"{path} is not JSON: {error}") from None
-    if not isinstance(doc, dict) or doc.get("schema_version") != SCHEMA_VERSION or "records" not in doc:
-        raise UsageError(f"{path} is not a results.json of schema version {SCHEMA_VERSION} from bench tournament")
+    if not isinstance(doc, dict) or doc.get("schema_version") not in READABLE_SCHEMAS or "records" not in doc:
+        versions = " or ".join(str(v) for v in READABLE_SCHEMAS)
+        raise UsageError(f"{path} is not a results.json of schema version {versions} from bench tournament")
     from bench.results import refresh_results
 
     doc = refresh_results(doc)

@@ -38,7 +38,8 @@ def add_parser(sub) -> None:
 
 def run(args: argparse.Namespace) -> int:
 
-    from bench.cli import UsageError, available_cores
+    from bench.cli import available_cores
+    from bench.parsing import UsageError
     from bench.progress import note, progress
     from bench.results import build_document, render_terminal, write_json, write_report
     from bench.tournament import HANDS_PER_SESSION, TournamentError, make_bots, run_deals

@@ -26,7 +26,8 @@ def add_parser(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from bench.cli import UsageError, available_cores
+    from bench.cli import available_cores
+    from bench.parsing import UsageError
 
     if args.hands < 1:
         raise UsageError(f"--hands must be a positive number, got {args.hands}")

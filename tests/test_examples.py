@@ -1,0 +1,50 @@
+"""The bot in examples/bots works the way the README says: by import path, from the command
+line, with its parameters read from the spec."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+HAND = "AS AD KH KC QS QD JH JC TS TD 9H 9C 2S"
+
+
+def _bench(*args: str) -> subprocess.CompletedProcess:
+    env = os.environ | {"PYTHONPATH": str(ROOT / "examples" / "bots")}
+    return subprocess.run([sys.executable, "-m", "bench.cli", *args], env=env, cwd=ROOT, capture_output=True,
+                          text=True, timeout=300)
+
+
+def test_the_example_bot_plays_from_the_command_line():
+    """Fails if the README's example commands stop working or the parameter is not read."""
+    done = _bench("arrange", "--bot", "pair_first:PairFirstBot:min_pair=8", HAND, "--json")
+    assert done.returncode == 0, done.stderr
+    assert '"front": "AS AD' in done.stdout and '"foul": false' in done.stdout
+    done = _bench("tournament", "--bots", "pair_first:PairFirstBot:min_pair=8,greedy", "--sessions", "1",
+                  "--seed", "1", "--jobs", "1")
+    assert done.returncode == 0, done.stderr
+    assert "pair_first:PairFirstBot:min_pair=8" in done.stdout
+    done = _bench("arrange", "--bot", "pair_first:PairFirstBot:min_pair=20", HAND)
+    assert done.returncode == 2 and "min_pair must be a rank from 2 to 14" in done.stderr
+
+
+def test_the_example_bot_never_fouls_and_keeps_its_cards():
+    sys.path.insert(0, str(ROOT / "examples" / "bots"))
+    try:
+        from pair_first import PairFirstBot
+    finally:
+        sys.path.pop(0)
+    from bots import checked_arrangement
+    from solver import Card, is_foul
+    from tests.conftest import random_hands
+
+    bot = PairFirstBot(min_pair=6)
+    for hand in random_hands(np.random.default_rng(8), 200):
+        arrangement = checked_arrangement(bot, tuple(Card(int(c)) for c in hand), np.random.default_rng(0))
+        assert not is_foul(arrangement)
+    with pytest.raises(ValueError, match="min_pair"):
+        PairFirstBot(min_pair=1)
