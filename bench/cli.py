@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 
 from bench.commands import arrange, bots, perf, report, tournament, train
-from bench.parsing import Parser, UsageError
+from bench.parsing import Parser, add_debug, guarded
 
 
 def available_cores() -> int:
@@ -31,17 +31,15 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=Parser)
     for module in COMMANDS.values():
         module.add_parser(sub)
+    for command in sub.choices.values():
+        add_debug(command)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    try:
-        return COMMANDS[args.command].run(args)
-    except UsageError as error:
-        print(f"bench {args.command}: error: {error}", file=sys.stderr)
-        return 2
+    return guarded(f"bench {args.command}", lambda: COMMANDS[args.command].run(args), args.debug)
 
 
 if __name__ == "__main__":

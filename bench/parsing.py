@@ -1,8 +1,21 @@
-"""The argument parser every command uses: a usage error is one line on stderr and exit status 2."""
+"""What every command shares: the argument parser, argument checks, and how errors end.
+
+Bad input ends with one line on stderr and exit status 2; a bot or plug-in that fails
+while playing, with one line naming the bot, the hand and the error, and exit status 1.
+``--debug`` (or ``CHINESE_POKER_DEBUG=1``) shows the traceback as well.
+"""
 
 from __future__ import annotations
 
 import argparse
+import os
+import sys
+import tempfile
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+
+DEBUG_VARIABLE = "CHINESE_POKER_DEBUG"
 
 
 class Parser(argparse.ArgumentParser):
@@ -14,3 +27,94 @@ class Parser(argparse.ArgumentParser):
 
 class UsageError(Exception):
     """Bad input to a command: reported as one line, exit status 2."""
+
+
+def seed(text: str) -> int:
+    """A seed: a whole number from 0 up (numpy's SeedSequence takes no negative entropy)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a seed is a whole number >= 0, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"a seed is a whole number >= 0, got {value}")
+    return value
+
+
+def positive(text: str) -> int:
+    """A whole number from 1 up."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {value}")
+    return value
+
+
+def add_debug(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--debug", action="store_true",
+                        help=f"show the traceback of an error (or set {DEBUG_VARIABLE}=1)")
+
+
+def writable_folder(path: Path, option: str = "--out") -> Path:
+    """``path`` as a folder that can be written, made if need be; checked before any long work."""
+    if path.exists() and not path.is_dir():
+        raise UsageError(f"{option} {path} exists and is not a folder")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=path):
+            pass
+    except OSError as error:
+        raise UsageError(f"cannot write to {option} {path}: {error.strerror}") from None
+    return path
+
+
+def writable_file(path: Path, option: str = "--out") -> Path:
+    """``path`` as a file that can be written (its folder exists and takes files); checked first."""
+    if path.is_dir():
+        raise UsageError(f"{option} {path} is a folder, not a file")
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise UsageError(f"cannot write {option} {path}: folder {folder} does not exist")
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as error:
+        raise UsageError(f"cannot write {option} {path}: {error.strerror}") from None
+    return path
+
+
+def _input_errors() -> tuple[type[BaseException], ...]:
+    from bots.base import BotError
+    from solver import CardError, RulesError, SolveError
+
+    return (UsageError, CardError, RulesError, SolveError, BotError)
+
+
+def _fault_errors() -> tuple[type[BaseException], ...]:
+    from bots.base import BotFault
+    from solver import OpponentError
+
+    return (BotFault, OpponentError)
+
+
+def guarded(prog: str, action: Callable[[], int], debug: bool = False) -> int:
+    """Run a command; errors end as one line on stderr with the right exit status."""
+    debug = debug or os.environ.get(DEBUG_VARIABLE, "") not in ("", "0")
+    try:
+        return action()
+    except KeyboardInterrupt:
+        print(f"{prog}: interrupted", file=sys.stderr)
+        return 130
+    except Exception as error:
+        if debug:
+            traceback.print_exc()
+        if isinstance(error, _fault_errors()):
+            print(f"{prog}: error: {error}", file=sys.stderr)
+            return 1
+        if isinstance(error, _input_errors()):
+            print(f"{prog}: error: {error}", file=sys.stderr)
+            return 2
+        hint = "" if debug else " (run again with --debug for the traceback)"
+        print(f"{prog}: internal error: {type(error).__name__}: {error}{hint}", file=sys.stderr)
+        return 1

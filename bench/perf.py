@@ -39,6 +39,21 @@ def run_suite(json_path: Path, select: str | None = None) -> None:
         raise PerfError(f"the benchmark suite failed (pytest exit status {result.returncode})")
 
 
+def benchmarks_problem(raw: Any) -> str | None:
+    """What is wrong with a document that should be pytest-benchmark's JSON, or None."""
+    if not isinstance(raw, dict) or not isinstance(raw.get("benchmarks"), list):
+        return "it has no list of benchmarks"
+    for entry in raw["benchmarks"]:
+        if not isinstance(entry, dict) or not isinstance(entry.get("name"), str) or \
+                not isinstance(entry.get("stats"), dict) or "median" not in entry["stats"]:
+            return f"a benchmark without a name and stats: {str(entry)[:80]}"
+        if not isinstance(entry.get("extra_info", {}), dict):
+            return f"benchmark {entry['name']!r} has extra_info that is not a table"
+    if not raw["benchmarks"]:
+        return "its list of benchmarks is empty"
+    return None
+
+
 def _by_name(raw: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {b["name"]: b for b in raw["benchmarks"]}
 

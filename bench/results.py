@@ -132,6 +132,68 @@ def build_document(
     }
 
 
+def _shape_problem(value: Any, shape: Any, where: str) -> str | None:
+    """What keeps ``value`` from having ``shape`` (a type, a tuple of types, a dict of shapes or
+    a one-item list of a shape), or None."""
+    if isinstance(shape, dict):
+        if not isinstance(value, dict):
+            return f"{where} is not a table"
+        for key, inner in shape.items():
+            if key not in value:
+                return f"{where} has no {key!r}"
+            problem = _shape_problem(value[key], inner, f"{where}.{key}")
+            if problem:
+                return problem
+        return None
+    if isinstance(shape, list):
+        if not isinstance(value, list):
+            return f"{where} is not a list"
+        for i, item in enumerate(value):
+            problem = _shape_problem(item, shape[0], f"{where}[{i}]")
+            if problem:
+                return problem
+        return None
+    if not isinstance(value, shape) or (isinstance(value, bool) and shape in (int, (int, float))):
+        return f"{where} is {type(value).__name__}, not {getattr(shape, '__name__', 'a number')}"
+    return None
+
+
+NUMBER = (int, float)
+_PLAY = {"arrangement": str, "values": [int], "foul": bool}
+_DOCUMENT = {
+    "schema_version": int, "command": str, "rules": (str, dict), "players": int, "sessions": int,
+    "seed_entropy": int, "bots": [{"name": str, "spec": str}],
+    "versions": dict, "machine": {"platform": str}, "git_commit": (str, type(None)),
+    "timing": {"backend": str, "jobs": int, "wall_seconds": NUMBER, "decisions": dict},
+    "records": [{"deal": int, "plays": [[_PLAY]]}],
+}
+
+
+def document_problem(doc: Any) -> str | None:
+    """What keeps ``doc`` from being a results.json that ``bench report`` can read, or None."""
+    if not isinstance(doc, dict):
+        return "it is not a table of results"
+    if doc.get("schema_version") not in READABLE_SCHEMAS:
+        versions = " or ".join(str(v) for v in READABLE_SCHEMAS)
+        return f"its schema_version is {doc.get('schema_version')!r}, not {versions}"
+    problem = _shape_problem(doc, _DOCUMENT, "results")
+    if problem:
+        return problem
+    n_bots, players = len(doc["bots"]), doc["players"]
+    if not 2 <= players <= 4 or not doc["records"] or n_bots < 1:
+        return "it needs 2 to 4 players, at least one bot and at least one deal"
+    for r in doc["records"]:
+        if len(r["plays"]) != n_bots or any(len(row) != players for row in r["plays"]):
+            return f"deal {r['deal']} does not hold one play per bot and seat"
+        if any(len(p["values"]) != 3 for row in r["plays"] for p in row):
+            return f"deal {r['deal']} has a play without three row values"
+    names = [b["name"] for b in doc["bots"]]
+    missing = [n for n in names if n not in doc["timing"]["decisions"]]
+    if missing:
+        return f"timing.decisions has no entry for bot {missing[0]!r}"
+    return None
+
+
 def refresh_results(doc: dict[str, Any]) -> dict[str, Any]:
     """The document with its results computed again from its per-deal records."""
     names = [b["name"] for b in doc["bots"]]

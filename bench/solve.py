@@ -10,7 +10,7 @@ import json
 import sys
 from collections.abc import Sequence
 
-from bench.parsing import Parser
+from bench.parsing import Parser, add_debug, guarded, positive, seed
 
 DEFAULT_OPPONENT = "table"
 DEFAULT_SAMPLES = 1000
@@ -24,8 +24,10 @@ def build_parser() -> argparse.ArgumentParser:
         epilog='example: solve "AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C" --samples 2000 --seed 1',
     )
     parser.add_argument("hand", nargs="+", help="13 cards such as 'AS KS 10h 2c' (spaces or commas; 10 or T)")
-    parser.add_argument("--samples", type=int, default=DEFAULT_SAMPLES, help="simulated opponents (default %(default)s)")
-    parser.add_argument("--seed", type=int, default=None, help="random seed; the same seed gives the same output")
+    parser.add_argument("--samples", type=positive, default=DEFAULT_SAMPLES,
+                        help="simulated opponents (default %(default)s)")
+    parser.add_argument("--seed", type=seed, default=None, help="random seed (a whole number >= 0); the same seed "
+                        "gives the same output")
     parser.add_argument("--opponent", default=DEFAULT_OPPONENT, metavar="BOT",
                         help="bot that sets the simulated opponents' cards (default %(default)s)")
     parser.add_argument("--players", type=int, default=2, help="players at the table, 2-4 (default %(default)s)")
@@ -38,6 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "(2-4+royalties), or a .toml/.json house-rules file")
     parser.add_argument("--json", action="store_true", help="print one JSON document instead of tables")
     parser.add_argument("--ascii", action="store_true", help="letters for suits (S H D C) instead of symbols")
+    add_debug(parser)
     return parser
 
 
@@ -128,24 +131,21 @@ def render(solution, symbols: bool) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.samples < 1:
-        parser.error(f"--samples must be a positive number, got {args.samples}")
     if not 2 <= args.players <= 4:
         parser.error(f"--players must be 2, 3 or 4, got {args.players}")
     if args.top < 0:
         parser.error(f"--top must be 0 or more, got {args.top}")
+    return guarded("solve", lambda: _solve(args), args.debug)
 
+
+def _solve(args: argparse.Namespace) -> int:
     from bots import solve_hand
-    from solver.cards import CardError, symbols_supported
-    from solver.errors import SolveError
+    from solver.cards import symbols_supported
 
-    try:
-        solution = solve_hand(
-            " ".join(args.hand), args.opponent, samples=args.samples, seed=args.seed,
-            players=args.players, top=args.top, rules=args.rules, distinct=args.distinct,
-        )  # fmt: skip
-    except (CardError, SolveError) as error:
-        parser.error(str(error))
+    solution = solve_hand(
+        " ".join(args.hand), args.opponent, samples=args.samples, seed=args.seed,
+        players=args.players, top=args.top, rules=args.rules, distinct=args.distinct,
+    )  # fmt: skip
     if args.json:
         print(json.dumps(solution.to_dict(), indent=2, ensure_ascii=False, allow_nan=False))
     else:

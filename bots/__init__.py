@@ -6,7 +6,7 @@
 '9D 4S 2C / 9H 8C 7C 6D 5H / AS KS QS JS TS'
 """
 
-from bots.base import Bot, BotError, arrange_many, arrangement_from_row, checked_arrangement, describe_bot
+from bots.base import Bot, BotError, BotFault, arrange_many, arrangement_from_row, checked_arrangement, describe_bot
 from bots.opponents import DEFAULT_OPPONENT, BotOpponent, opponent_model, solve_hand
 from bots.points import RowPoints
 from bots.registry import (
@@ -25,7 +25,7 @@ from bots.training import train, training_hands
 from solver import parse_hand  # noqa: F401  (used by the doctest above)
 
 __all__ = [
-    "BOTS", "DEFAULT_OPPONENT", "ENTRY_POINT_GROUP", "Bot", "BotError", "BotOpponent", "RowPoints", "arrange_many",
+    "BOTS", "DEFAULT_OPPONENT", "ENTRY_POINT_GROUP", "Bot", "BotError", "BotFault", "BotOpponent", "RowPoints", "arrange_many",
     "arrangement_from_row", "bot_names", "bot_parameters", "bot_spec", "checked_arrangement", "describe_bot",
     "FieldTables", "make_bot", "make_bot_for", "opponent_model", "parse_spec", "resolve_factory", "shipped_tables",
     "solve_hand", "train", "training_hands",

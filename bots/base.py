@@ -16,11 +16,18 @@ from typing import ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
-from solver import Arrangement, Card
+from solver import Arrangement, Card, format_cards
+from solver.errors import OpponentError
+from solver.opponent import check_batch
 
 
 class BotError(ValueError):
     """An unknown bot, a bad parameter, or a bot that broke the contract."""
+
+
+class BotFault(BotError):
+    """A bot that failed while playing: it raised, or answered with something other than an
+    arrangement of its own cards. The message names the bot, the hand and the error."""
 
 
 @runtime_checkable
@@ -36,12 +43,25 @@ def arrangement_from_row(row: np.ndarray) -> Arrangement:
     return Arrangement(ids[:3], ids[3:8], ids[8:])
 
 
+def _name(bot: object) -> str:
+    return str(getattr(bot, "name", None) or type(bot).__name__)
+
+
 def arrange_many(bot: Bot, hands: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Arrange an ``(n, 13)`` array of hands; returns them ordered front | middle | back."""
+    """Arrange an ``(n, 13)`` array of hands; returns them ordered front | middle | back.
+
+    A bot's own ``arrange_many`` is checked like ``arrange``: the same shape, and each row
+    a permutation of its hand (``BotFault`` otherwise)."""
     hands = np.ascontiguousarray(hands, np.uint8)
     many = getattr(bot, "arrange_many", None)
     if many is not None:
-        return many(hands, rng)
+        try:
+            return check_batch(hands, many(hands, rng), _name(bot))
+        except (OpponentError, BotFault) as error:
+            raise BotFault(str(error).replace("opponent model", "bot", 1)) from error
+        except Exception as error:  # a plug-in may raise anything: say which bot did
+            raise BotFault(f"bot '{_name(bot)}' failed on a batch of {len(hands)} hands: "
+                           f"{type(error).__name__}: {error}") from error
     out = np.empty_like(hands)
     for i, hand in enumerate(hands):
         out[i] = checked_arrangement(bot, tuple(Card(int(c)) for c in hand), rng).cards
@@ -49,12 +69,19 @@ def arrange_many(bot: Bot, hands: np.ndarray, rng: np.random.Generator) -> np.nd
 
 
 def checked_arrangement(bot: Bot, cards: tuple[Card, ...], rng: np.random.Generator) -> Arrangement:
-    """``bot.arrange`` with the contract checked: an Arrangement of exactly these cards."""
-    arrangement = bot.arrange(cards, rng)
+    """``bot.arrange`` with the contract checked: an Arrangement of exactly these cards.
+
+    Raises :class:`BotFault` naming the bot, the hand and what went wrong."""
+    hand = format_cards(cards)
+    try:
+        arrangement = bot.arrange(cards, rng)
+    except Exception as error:  # a plug-in may raise anything: say which bot, on which hand
+        raise BotFault(f"bot '{_name(bot)}' failed on hand {hand}: {type(error).__name__}: {error}") from error
     if not isinstance(arrangement, Arrangement):
-        raise BotError(f"bot '{bot.name}' returned {type(arrangement).__name__}, not an Arrangement")
+        raise BotFault(f"bot '{_name(bot)}' returned {type(arrangement).__name__}, not an Arrangement, "
+                       f"for hand {hand}")
     if sorted(arrangement.cards) != sorted(cards):
-        raise BotError(f"bot '{bot.name}' arranged other cards than it was dealt: {arrangement}")
+        raise BotFault(f"bot '{_name(bot)}' set other cards than it was dealt: {arrangement} for hand {hand}")
     return arrangement
 
 
@@ -78,4 +105,14 @@ def declared_natural(bot: Bot, cards: tuple[Card, ...], rng: np.random.Generator
     if natural is None:
         return None
     decide = getattr(bot, "declare", None)
-    return natural if decide is None or decide(cards, rng) else None
+    if decide is None:
+        return natural
+    try:
+        choice = decide(cards, rng)
+    except Exception as error:  # a plug-in may raise anything
+        raise BotFault(f"bot '{_name(bot)}' failed to decide on declaring {natural.kind} with hand "
+                       f"{format_cards(cards)}: {type(error).__name__}: {error}") from error
+    if not isinstance(choice, (bool, np.bool_)):
+        raise BotFault(f"bot '{_name(bot)}' answered {choice!r} to declare(), not True or False, for hand "
+                       f"{format_cards(cards)}")
+    return natural if choice else None

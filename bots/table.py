@@ -91,8 +91,13 @@ class FieldTables:
             with np.load(path, allow_pickle=False) as data:
                 arrays = [np.asarray(data[r], np.float64) for r in ROWS]
                 info = json.loads(str(data["info"])) if "info" in data else {}
-        except (OSError, KeyError, ValueError) as error:
-            raise BotError(f"cannot read tables from {str(path)!r}: {error}") from None
+        except OSError as error:
+            raise BotError(f"cannot read tables from {str(path)!r}: {error.strerror or error}") from None
+        except KeyError as error:
+            raise BotError(f"tables file {str(path)!r} has no {error.args[0]!r} array; make one with bench train") from None
+        except Exception as error:  # a truncated or corrupt archive: zipfile, numpy and json each have their errors
+            raise BotError(f"tables file {str(path)!r} is damaged or not made by bench train "
+                           f"({type(error).__name__}: {error})") from None
         size = row_classes().size
         for name, array in zip(ROWS, arrays):
             if array.shape != (size,) or not np.isclose(array.sum(), 1.0) or (array < 0).any():

@@ -55,7 +55,7 @@ class RoundReport:
 
 def train(
     hands: int = 200_000,
-    rounds: int = 12,
+    rounds: int = 24,
     seed: int = 0,
     check_hands: int = 10_000,
     jobs: int = 1,

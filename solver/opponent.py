@@ -39,6 +39,13 @@ def arrange_checked(model: OpponentModel, hands: np.ndarray, rng: np.random.Gene
         answer = model.arrange_many(hands, rng)
     except Exception as error:  # a plug-in may raise anything; say which model did
         raise OpponentError(f"opponent model '{name}' failed: {type(error).__name__}: {error}") from error
+    return check_batch(hands, answer, name)
+
+
+def check_batch(hands: np.ndarray, answer: object, name: str) -> np.ndarray:
+    """``answer`` as a uint8 array when it holds ``hands`` set in rows: the same shape, integer
+    card ids, each row a permutation of its hand; :class:`OpponentError` naming the first bad
+    row otherwise."""
     try:
         arranged = np.asarray(answer)
     except Exception:  # not array-like at all

@@ -39,3 +39,33 @@ class FirstSplitBot:
 
     def arrange(self, cards, rng):
         return Arrangement(cards[:3], cards[3:8], cards[8:])
+
+
+class RaisingBot:
+    """Raises on every hand."""
+
+    name = "raiser"
+
+    def arrange(self, cards, rng):
+        raise RuntimeError("no idea what to do")
+
+
+class NotAnArrangementBot:
+    """Returns a string instead of an Arrangement."""
+
+    name = "stringer"
+
+    def arrange(self, cards, rng):
+        return " ".join(str(c) for c in cards)
+
+
+class BadBatchBot:
+    """Sets batches with the wrong cards (the first hand repeated)."""
+
+    name = "bad-batch"
+
+    def arrange(self, cards, rng):
+        return Arrangement(cards[:3], cards[3:8], cards[8:])
+
+    def arrange_many(self, hands, rng):
+        return np.repeat(hands[:1], len(hands), axis=0)

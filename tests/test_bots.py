@@ -7,6 +7,7 @@ import pytest
 from bots import (
     BOTS,
     BotError,
+    BotFault,
     arrange_many,
     arrangement_from_row,
     bot_names,
@@ -143,7 +144,7 @@ def test_plugin_by_entry_point(tmp_path, monkeypatch):
 def test_a_bot_that_breaks_the_contract_is_caught():
     bot = make_bot("tests.plugin_bot:CheatingBot")
     cards = _cards(random_hands(np.random.default_rng(18), 1)[0])
-    with pytest.raises(BotError, match="arranged other cards than it was dealt"):
+    with pytest.raises(BotFault, match="set other cards than it was dealt"):
         checked_arrangement(bot, cards, np.random.default_rng(0))
 
 

@@ -7,6 +7,8 @@ import json
 import sys
 import time
 
+from bench.parsing import seed
+
 
 def add_parser(sub) -> None:
     parser = sub.add_parser(
@@ -18,7 +20,7 @@ def add_parser(sub) -> None:
     parser.add_argument("hand", nargs="*", help="13 cards, such as 'AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C'")
     parser.add_argument("--bot", required=True, help="bot spec, such as greedy or exhaustive:samples=2000")
     parser.add_argument("--input", metavar="FILE", help="read hands from FILE (- for standard input)")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default %(default)s)")
+    parser.add_argument("--seed", type=seed, default=0, help="random seed (default %(default)s)")
     parser.add_argument("--rules", default="basic", help="rule set the bot plays for (basic, 1-6, 2-4, royalties, "
                         "royalties-win, naturals, joined with +, or a .toml/.json file)")
     parser.add_argument("--json", action="store_true", help="one JSON object per line")
@@ -32,11 +34,15 @@ def _lines(args: argparse.Namespace):
         raise UsageError("give a hand or --input FILE, not both")
     if args.input:
         try:
-            stream = sys.stdin if args.input == "-" else open(args.input, encoding="utf-8")
+            stream = sys.stdin.buffer if args.input == "-" else open(args.input, "rb")
         except OSError as error:
             raise UsageError(f"cannot read {args.input}: {error.strerror}") from None
         with stream:
-            for number, line in enumerate(stream, start=1):
+            for number, raw in enumerate(stream, start=1):
+                try:
+                    line = raw.decode("utf-8")
+                except UnicodeDecodeError:
+                    raise UsageError(f"{args.input}: line {number} is not UTF-8 text") from None
                 text = line.split("#", 1)[0].strip()
                 if text:
                     yield number, text
@@ -74,13 +80,8 @@ def run(args: argparse.Namespace) -> int:
             continue
         rng = np.random.default_rng(np.random.SeedSequence(args.seed, spawn_key=(index,)))
         started = time.perf_counter()
-        try:
-            arrangement = checked_arrangement(bot, cards, rng)
-            natural = declared_natural(bot, cards, rng, rules)
-        except (BotError, CardError) as error:
-            print(f"bench arrange: {where}{error}", file=sys.stderr)
-            failures += 1
-            continue
+        arrangement = checked_arrangement(bot, cards, rng)  # a bot that fails ends the run: BotFault, exit 1
+        natural = declared_natural(bot, cards, rng, rules)
         seconds = time.perf_counter() - started
         reason = foul_reason(arrangement)
         if args.json:

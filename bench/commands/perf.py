@@ -20,13 +20,10 @@ def add_parser(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from bench.parsing import UsageError
-    from bench.perf import PerfError, run_suite, write_report
+    from bench.parsing import UsageError, writable_folder
+    from bench.perf import PerfError, benchmarks_problem, run_suite, write_report
 
-    out = Path(args.out)
-    if out.exists() and not out.is_dir():
-        raise UsageError(f"--out {out} exists and is not a folder")
-    out.mkdir(parents=True, exist_ok=True)
+    out = writable_folder(Path(args.out))
     raw_path = Path(args.from_json) if args.from_json else out / "benchmarks.json"
     if not args.from_json:
         try:
@@ -34,10 +31,21 @@ def run(args: argparse.Namespace) -> int:
         except PerfError as error:
             raise UsageError(str(error)) from None
     try:
-        raw = json.loads(raw_path.read_text())
-    except (OSError, json.JSONDecodeError) as error:
-        raise UsageError(f"cannot read {raw_path}: {error}") from None
-    report = write_report(raw, out)
+        raw = json.loads(raw_path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise UsageError(f"cannot read {raw_path}: {error.strerror}") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise UsageError(f"{raw_path} is not JSON: {error}") from None
+    problem = benchmarks_problem(raw)
+    if problem:
+        raise UsageError(f"{raw_path} is not a pytest-benchmark JSON file: {problem}")
+    for entry in raw["benchmarks"]:
+        entry.setdefault("extra_info", {})
+    try:
+        report = write_report(raw, out)
+    except (KeyError, TypeError, ValueError) as error:
+        raise UsageError(f"{raw_path} lacks what the report needs ({type(error).__name__}: {error}); "
+                         "make it with bench perf") from None
     print(report.read_text(encoding="utf-8"))
     print(f"wrote {report}")
     return 0

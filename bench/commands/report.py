@@ -16,23 +16,23 @@ def add_parser(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from bench.parsing import UsageError
-    from bench.results import READABLE_SCHEMAS, render_terminal, write_report
+    from bench.parsing import UsageError, writable_folder
+    from bench.results import document_problem, render_terminal, write_report
 
     path = Path(args.results)
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
     except OSError as error:
         raise UsageError(f"cannot read {path}: {error.strerror}") from None
-    except json.JSONDecodeError as error:
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
         raise UsageError(f"{path} is not JSON: {error}") from None
-    if not isinstance(doc, dict) or doc.get("schema_version") not in READABLE_SCHEMAS or "records" not in doc:
-        versions = " or ".join(str(v) for v in READABLE_SCHEMAS)
-        raise UsageError(f"{path} is not a results.json of schema version {versions} from bench tournament")
+    problem = document_problem(doc)
+    if problem:
+        raise UsageError(f"{path} is not a results.json that bench tournament wrote: {problem}")
     from bench.results import refresh_results
 
     doc = refresh_results(doc)
-    report, _ = write_report(doc, Path(args.out) if args.out else path.parent)
+    report, _ = write_report(doc, writable_folder(Path(args.out)) if args.out else path.parent)
     print(render_terminal(doc))
     print(f"\nwrote {report}")
     return 0

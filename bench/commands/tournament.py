@@ -10,6 +10,8 @@ import sys
 import time
 from pathlib import Path
 
+from bench.parsing import positive, seed, writable_folder
+
 BACKENDS = ("loky", "threading", "sequential", "dask")
 
 
@@ -23,8 +25,8 @@ def add_parser(sub) -> None:
     )
     parser.add_argument("--bots", required=True, help="comma-separated bot specs, e.g. greedy,table,exhaustive")
     parser.add_argument("--players", type=int, default=None, help="seats at the table, 2-4 (default: one per bot, at most 4)")
-    parser.add_argument("--sessions", type=int, default=100, help="sessions of 8 hands (default %(default)s)")
-    parser.add_argument("--seed", type=int, default=None, help="seed entropy (default: fresh, printed and stored)")
+    parser.add_argument("--sessions", type=positive, default=100, help="sessions of 8 hands (default %(default)s)")
+    parser.add_argument("--seed", type=seed, default=None, help="seed entropy (default: fresh, printed and stored)")
     parser.add_argument("--jobs", type=int, default=-1, help="parallel workers (default: all cores)")
     parser.add_argument("--backend", choices=BACKENDS, default="loky", help="where the work runs (default loky)")
     parser.add_argument("--scheduler", metavar="ADDRESS", help="dask scheduler, e.g. tcp://host:8786")
@@ -66,9 +68,7 @@ def run(args: argparse.Namespace) -> int:
     except BotError as error:
         raise UsageError(str(error)) from None
     bot_specs = [bot_spec(made[spec]) for spec in specs]
-    out = Path(args.out) if args.out else None
-    if out is not None and out.exists() and not out.is_dir():
-        raise UsageError(f"--out {out} exists and is not a folder")
+    out = writable_folder(Path(args.out)) if args.out else None
     jobs = available_cores() if args.jobs < 1 else args.jobs
     entropy = args.seed if args.seed is not None else secrets.randbits(128)  # as SeedSequence() draws it
     n_deals = args.sessions * HANDS_PER_SESSION

@@ -8,6 +8,8 @@ import sys
 import time
 from pathlib import Path
 
+from bench.parsing import positive, seed, writable_file
+
 
 def add_parser(sub) -> None:
     parser = sub.add_parser(
@@ -16,9 +18,9 @@ def add_parser(sub) -> None:
         description="Train the table bot's tables by fictitious play from the heuristic bot. The defaults "
         "reproduce the tables that ship with the package.",
     )
-    parser.add_argument("--hands", type=int, default=200_000, help="hands dealt per round (default %(default)s)")
-    parser.add_argument("--rounds", type=int, default=24, help="rounds of self-play (default %(default)s)")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default %(default)s)")
+    parser.add_argument("--hands", type=positive, default=200_000, help="hands dealt per round (default %(default)s)")
+    parser.add_argument("--rounds", type=positive, default=24, help="rounds of self-play (default %(default)s)")
+    parser.add_argument("--seed", type=seed, default=0, help="random seed (default %(default)s)")
     parser.add_argument("--jobs", type=int, default=-1, help="threads (default: all cores); does not change the result")
     parser.add_argument("--rules", default="basic", help="scoring method to train for: basic, 1-6 or 2-4 "
                         "(default %(default)s)")
@@ -43,8 +45,9 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("tables are trained per scoring method (basic, 1-6, 2-4); royalties and naturals are "
                          "added in play, without training")
     out = Path(args.out)
-    if not out.parent.is_dir():
-        raise UsageError(f"cannot write {out}: folder {out.parent} does not exist")
+    if out.suffix != ".npz":
+        raise UsageError(f"--out {out}: tables are saved as .npz files; name it {out.name}.npz")
+    writable_file(out)
 
     from bench.progress import note, progress
     from bots.training import train
