@@ -272,7 +272,10 @@ def same_arrangement_lines(doc: dict[str, Any]) -> list[str]:
 def headline(doc: dict[str, Any]) -> str:
     res = doc["results"]
     names = _names(doc)
-    return (
+    partial = doc.get("partial")
+    mark = (f"PARTIAL ({partial['deals_played']:,} of {partial['deals_planned']:,} deals; the run was stopped) "
+            if partial else "")
+    return mark + (
         f"{' vs '.join(names)}: {doc['players']} players, {doc['sessions']:,} sessions of 8 hands "
         f"({res['deals']:,} deals, each replayed in {len(res['seatings'])} seatings), rules {_rules_of(doc).name}, "
         f"seed entropy {doc['seed_entropy']}"

@@ -20,15 +20,23 @@ the deals were split among workers.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
+import os
+import signal
+import struct
+import threading
 import time
 import zlib
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from bots.base import BotFault
 from solver import format_cards
 from solver.rules import BASIC, Rules, as_rules
 from solver.scoring import fouls, row_results_of, settle_values
@@ -89,15 +97,79 @@ def make_bots(specs: Sequence[str], rules: Rules) -> dict[str, Any]:
     return {spec: make_bot_for(spec, rules) for spec in specs}
 
 
-def _play(bot, spec: str, cards, entropy: int, deal: int, seat: int, rules: Rules) -> dict[str, Any]:
-    """One decision: the bot's arrangement of one seat's hand, checked, and its natural."""
-    from bots import checked_arrangement
+FAULT_VALUES = [1 << 30, 0, 0]  # row values of a hand scored as a foul (its front above its middle)
+FAULT_POLICIES = ("stop", "foul")
+
+
+class DecisionFault(BotFault):
+    """A bot failed a decision and the run's fault policy is to stop (the message says which)."""
+
+
+class DecisionTimeout(Exception):
+    """A decision took longer than its time limit."""
+
+
+@contextlib.contextmanager
+def time_limit(seconds: float | None):
+    """Raise :class:`DecisionTimeout` in the code run inside when it takes longer than ``seconds``.
+
+    Uses a real-time timer signal, so it is enforced only in a process's main thread (the
+    sequential backend and process workers); elsewhere the block runs without a limit."""
+    usable = seconds and hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+    if not usable:
+        yield
+        return
+
+    def expired(signum, frame):
+        raise DecisionTimeout(f"no answer within the time limit of {seconds:g} s")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, float(seconds or 0))
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+@dataclass(frozen=True)
+class Match:
+    """What every worker needs to play deals: the bots, the table, the rules, the fault policy."""
+
+    specs: tuple[str, ...]
+    players: int
+    entropy: int
+    rules: Rules = BASIC
+    decision_timeout: float | None = None
+    on_fault: str = "stop"
+
+
+def _fault_play(message: str, seconds: float) -> dict[str, Any]:
+    return {"arrangement": "fault", "values": list(FAULT_VALUES), "foul": True, "seconds": seconds, "fault": message}
+
+
+def _play(bot, spec: str, cards, deal: int, seat: int, match: Match, faulted: dict) -> dict[str, Any]:
+    """One decision: the bot's arrangement of one seat's hand, checked, and its natural.
+
+    A bot that fails (raises, answers badly, runs out of time) ends the run under the
+    ``stop`` policy (:class:`DecisionFault`), and has its hand scored as a foul under ``foul``.
+    ``faulted`` names decisions already known to fail (their worker process died)."""
+    from bots import BotFault, checked_arrangement
     from bots.base import declared_natural
 
-    seed = np.random.SeedSequence(entropy, spawn_key=(deal, seat, spec_key(spec)))
+    known = faulted.get((deal, spec, seat))
+    if known is not None:
+        return _fault_play(known, 0.0)
+    seed = np.random.SeedSequence(match.entropy, spawn_key=(deal, seat, spec_key(spec)))
     started = time.perf_counter()
-    arrangement = checked_arrangement(bot, cards, np.random.default_rng(seed))
-    natural = declared_natural(bot, cards, np.random.default_rng(seed), rules)
+    try:
+        with time_limit(match.decision_timeout):
+            arrangement = checked_arrangement(bot, cards, np.random.default_rng(seed))
+            natural = declared_natural(bot, cards, np.random.default_rng(seed), match.rules)
+    except BotFault as error:
+        if match.on_fault == "stop":
+            raise DecisionFault(f"deal {deal}, seat {seat}: {error}") from None
+        return _fault_play(str(error), time.perf_counter() - started)
     seconds = time.perf_counter() - started
     values = arrangement.values()
     play: dict[str, Any] = {
@@ -111,34 +183,70 @@ def _play(bot, spec: str, cards, entropy: int, deal: int, seat: int, rules: Rule
     return play
 
 
+class _Marker:
+    """Which decision a worker is making, in a small file: if the worker process dies, the
+    file still says (deal, bot index, seat) of the decision that killed it."""
+
+    def __init__(self, path: str | None):
+        self.fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o600) if path else None
+
+    def mark(self, deal: int, bot: int, seat: int) -> None:
+        if self.fd is not None:
+            os.pwrite(self.fd, struct.pack("<qqq", deal, bot, seat), 0)
+
+    def close(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+
+
+def read_marker(path: str) -> tuple[int, int, int] | None:
+    """The (deal, bot index, seat) a worker last marked, or None."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError:
+        return None
+    return struct.unpack("<qqq", data[:24]) if len(data) >= 24 else None
+
+
 def play_deals(specs: Sequence[str], players: int, entropy: int, deals: Sequence[int],
-               rules: Rules | str = BASIC) -> list[dict[str, Any]]:
+               rules: Rules | str = BASIC, *, match: Match | None = None, faulted: dict | None = None,
+               marker: str | None = None, stop: threading.Event | None = None) -> list[dict[str, Any]]:
     """Set every (bot, seat) hand of the given deals; one record per deal.
 
     A record holds the deal number, the dealer, the seat hands, and for every bot and
     seat the arrangement, its row values and whether it fouls, plus the seconds each
-    decision took (kept apart from the results: timing is not reproducible)."""
+    decision took (kept apart from the results: timing is not reproducible). ``match``
+    (when given) carries the fault policy and time limit; ``marker`` is a file where each
+    decision is noted before it starts; ``stop`` ends the work between decisions."""
     from solver import Card
 
-    rules = as_rules(rules)
-    bots = make_bots(specs, rules)
+    match = match or Match(tuple(specs), players, entropy, as_rules(rules))
+    bots = make_bots(match.specs, match.rules)
+    faulted = faulted or {}
+    note = _Marker(marker)
     records = []
-    for deal in deals:
-        hands = deal_table(entropy, deal, players)
-        done: dict[tuple[str, int], dict[str, Any]] = {}  # the same spec plays the same hand the same way
-        plays = []
-        for spec in specs:
-            for seat in range(players):
-                if (spec, seat) not in done:
-                    cards = tuple(Card(int(c)) for c in hands[seat])
-                    done[spec, seat] = _play(bots[spec], spec, cards, entropy, deal, seat, rules)
-            plays.append([done[spec, seat] for seat in range(players)])
-        records.append({
-            "deal": deal,
-            "dealer": dealer_of(deal, players),
-            "hands": [format_cards(h) for h in hands],
-            "plays": plays,
-        })  # fmt: skip
+    try:
+        for deal in deals:
+            hands = deal_table(match.entropy, deal, match.players)
+            done: dict[tuple[str, int], dict[str, Any]] = {}  # the same spec plays the same hand the same way
+            plays = []
+            for index, spec in enumerate(match.specs):
+                for seat in range(match.players):
+                    if (spec, seat) not in done:
+                        if stop is not None and stop.is_set():
+                            raise KeyboardInterrupt
+                        note.mark(deal, index, seat)
+                        cards = tuple(Card(int(c)) for c in hands[seat])
+                        done[spec, seat] = _play(bots[spec], spec, cards, deal, seat, match, faulted)
+                plays.append([done[spec, seat] for seat in range(match.players)])
+            records.append({
+                "deal": deal,
+                "dealer": dealer_of(deal, match.players),
+                "hands": [format_cards(h) for h in hands],
+                "plays": plays,
+            })  # fmt: skip
+    finally:
+        note.close()
     return records
 
 
@@ -191,9 +299,16 @@ def table_scores(records: Sequence[dict[str, Any]], n_bots: int, players: int, r
     return rows, scores, by_rows
 
 
+def complete_sessions(deals: Sequence[int]) -> np.ndarray:
+    """Positions (in ``deals``, sorted) of the deals whose whole session of 8 was played."""
+    session = np.asarray(deals, np.int64) // HANDS_PER_SESSION
+    counts = np.bincount(session, minlength=int(session.max()) + 1 if len(session) else 0)
+    return np.flatnonzero(counts[session] == HANDS_PER_SESSION) if len(session) else np.array([], int)
+
+
 def _session_share(seat_scores: np.ndarray, occupied: np.ndarray) -> float:
-    """Share of sessions (consecutive blocks of 8 deals, every seating its own table) a bot
-    finished first, ties shared."""
+    """Share of sessions (blocks of 8 deals of complete sessions, every seating its own
+    table) a bot finished first, ties shared."""
     sessions = seat_scores.shape[0] // HANDS_PER_SESSION
     if not sessions:
         return float("nan")
@@ -204,7 +319,14 @@ def _session_share(seat_scores: np.ndarray, occupied: np.ndarray) -> float:
     return float(share[:, occupied].mean())
 
 
-def _bot_results(b: int, plan: np.ndarray, seat_scores, rows, by_rows, values, declared) -> dict[str, Any]:
+def _faults(records: Sequence[dict[str, Any]], b: int) -> dict[str, Any]:
+    """How often a bot failed a decision (scored as a foul), and its first errors."""
+    found = [(r["deal"], seat, p["fault"]) for r in records for seat, p in enumerate(r["plays"][b]) if p.get("fault")]
+    return {"count": len(found), "first": [{"deal": d, "seat": s, "error": e} for d, s, e in found[:3]]}
+
+
+def _bot_results(b: int, plan: np.ndarray, seat_scores, rows, by_rows, values, declared,
+                 sessions_index: np.ndarray) -> dict[str, Any]:
     """One bot's results. Row wins, scoops and fouls count only what the rows settled;
     pairings settled by a natural are counted apart."""
     players = plan.shape[1]
@@ -222,7 +344,7 @@ def _bot_results(b: int, plan: np.ndarray, seat_scores, rows, by_rows, values, d
     foul = fouls(values[:, b])
     return {
         "units_per_hand": Estimate.of(per_deal).to_dict(),
-        "session_win_share": _session_share(seat_scores, occupied),
+        "session_win_share": _session_share(seat_scores[sessions_index], occupied),
         "row_win_rate": {"front": float(wins[0]), "middle": float(wins[1]), "back": float(wins[2])},
         "foul_rate": float(foul[played].mean()) if played.any() else float("nan"),
         "scoop_rate": float((bot_rows == 1).all(axis=-1).mean()) if len(bot_rows) else float("nan"),
@@ -260,14 +382,15 @@ def summarise(records: Sequence[dict[str, Any]], names: Sequence[str], players: 
     declared = np.zeros(values.shape[:3], bool)
     for d, b, s in _naturals_of(records):
         declared[d, b, s] = True
+    sessions_index = complete_sessions([r["deal"] for r in records])
     return {
         "deals": len(records),
-        "sessions": len(records) // HANDS_PER_SESSION,
+        "sessions": len(sessions_index) // HANDS_PER_SESSION,
         "seatings": [[names[b] for b in s] for s in plan.tolist()],
         "hands_played": int(len(records) * len(plan) * players),
         "zero_sum": bool((pair_scores + np.swapaxes(pair_scores, -1, -2) == 0).all()),
-        "bots": {name: _bot_results(b, plan, seat_scores, rows, by_rows, values, declared)
-                 for b, name in enumerate(names)},
+        "bots": {name: _bot_results(b, plan, seat_scores, rows, by_rows, values, declared, sessions_index)
+                 | {"faults": _faults(records, b)} for b, name in enumerate(names)},
         "crosstable": _crosstable(names, plan, pair_scores, arrangements),
     }
 
@@ -288,7 +411,8 @@ def session_totals(records: Sequence[dict[str, Any]], names: Sequence[str], play
     records = sorted(records, key=lambda r: r["deal"])
     seats = np.array(seatings(len(names), players))
     seat_scores = table_scores(records, len(names), players, rules)[1].sum(axis=-1)  # (D, Q, players)
-    sessions = len(records) // HANDS_PER_SESSION
+    seat_scores = seat_scores[complete_sessions([r["deal"] for r in records])]
+    sessions = len(seat_scores) // HANDS_PER_SESSION
     totals = seat_scores[: sessions * HANDS_PER_SESSION].reshape(sessions, HANDS_PER_SESSION, *seat_scores.shape[1:])
     totals = totals.sum(axis=1)
     return {name: totals[:, seats == b].ravel().astype(int).tolist() for b, name in enumerate(names)}
@@ -297,10 +421,11 @@ def session_totals(records: Sequence[dict[str, Any]], names: Sequence[str], play
 # --- running ---------------------------------------------------------------------------------
 
 
-def plan_chunks(n_deals: int, seconds_per_deal: float, target: float = 0.2) -> list[range]:
-    """Consecutive ranges of deals worth at least ``target`` seconds each."""
+def plan_chunks(deals: Sequence[int], seconds_per_deal: float, target: float = 0.2) -> list[list[int]]:
+    """The deals in consecutive chunks worth at least ``target`` seconds each."""
     size = max(1, math.ceil(target / max(seconds_per_deal, 1e-9)))
-    return [range(start, min(start + size, n_deals)) for start in range(0, n_deals, size)]
+    deals = list(deals)
+    return [deals[start:start + size] for start in range(0, len(deals), size)]
 
 
 def run_deals(
@@ -313,60 +438,31 @@ def run_deals(
     scheduler: str | None = None,
     on_progress: Callable[[int], None] | None = None,
     rules: Rules | str = BASIC,
+    chunk_size: int | None = None,
+    match: Match | None = None,
 ) -> list[dict[str, Any]]:
-    """Records of deals ``0..n_deals-1``, computed in chunks on the chosen backend."""
-    # Two pilot deals here: the second one's time sizes the chunks (the first one also
-    # pays for loading the bots).
+    """Records of deals ``0..n_deals-1``, computed in chunks on the chosen backend
+    (``bench.runner``), sorted by deal. ``chunk_size`` fixes the chunks; by default two pilot
+    deals, played on the workers, size them to about 0.2 s of work each."""
+    from bench.runner import run_chunks
+
+    match = match or Match(tuple(specs), players, entropy, as_rules(rules))
     records: list[dict[str, Any]] = []
-    pilot = 0.0
-    for deal in range(min(2, n_deals)):
-        started = time.perf_counter()
-        records += play_deals(specs, players, entropy, [deal], rules)
-        pilot = time.perf_counter() - started
-        if on_progress:
-            on_progress(1)
-    chunks = plan_chunks(n_deals - len(records), pilot)
-    chunks = [range(c.start + len(records), c.stop + len(records)) for c in chunks]
-    if not chunks:
-        return records
-    if backend == "sequential" or (jobs == 1 and backend != "dask"):
-        for chunk in chunks:
-            records += play_deals(specs, players, entropy, list(chunk), rules)
-            if on_progress:
-                on_progress(len(chunk))
-        return records
 
-    import joblib
-
-    tasks = (joblib.delayed(play_deals)(list(specs), players, entropy, list(c), rules) for c in chunks)
-    if backend == "dask":
-        client = _dask_client(scheduler)
-        try:
-            with joblib.parallel_backend("dask"):
-                for part in joblib.Parallel(n_jobs=jobs, return_as="generator")(tasks):
-                    records += part
-                    if on_progress:
-                        on_progress(len(part))
-        finally:
-            client.close()
-        return records
-    for part in joblib.Parallel(n_jobs=jobs, backend=backend, return_as="generator")(tasks):
-        records += part
+    def done(part: list[dict[str, Any]]) -> None:
+        records.extend(part)
         if on_progress:
             on_progress(len(part))
-    return records
 
+    deals = list(range(n_deals))
+    if chunk_size is not None:
+        chunks = [deals[start:start + chunk_size] for start in range(0, n_deals, chunk_size)]
+        run_chunks(match, chunks, done, jobs=jobs, backend=backend, scheduler=scheduler)
+    else:
 
-def _dask_client(scheduler: str | None):
-    try:
-        from dask.distributed import Client, LocalCluster
-    except ImportError:
-        raise TournamentError(
-            "the dask backend needs dask.distributed; from the project's folder: pip install '.[dask]'"
-        ) from None
-    if scheduler is None:
-        return Client(LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None))
-    try:
-        return Client(scheduler, timeout="10s")
-    except (OSError, TimeoutError) as error:
-        raise TournamentError(f"cannot reach the dask scheduler at {scheduler}: {error}") from None
+        def rest() -> list[list[int]]:
+            seconds = min((sum(p["seconds"] for row in r["plays"] for p in row) for r in records), default=0.0)
+            return plan_chunks(deals[2:], seconds)
+
+        run_chunks(match, [[d] for d in deals[:2]], done, jobs=jobs, backend=backend, scheduler=scheduler, then=rest)
+    return sorted(records, key=lambda r: r["deal"])

@@ -128,3 +128,56 @@ def settle(a, b, scoring="basic", royalties=None, needs_win=False) -> int:
         return units
 
     return total + royalty(a, foul_a, 1) - royalty(b, foul_b, -1)
+
+
+# --- naturals (optional): straight from the rules text --------------------------------------
+
+NATURAL_ORDER = ("three flushes", "six pairs", "three straights", "four trips", "dragon")  # weakest first
+NATURAL_PAYOUT = {"dragon": 3, "four trips": 4, "three straights": 3, "six pairs": 3, "three flushes": 3}
+
+
+def _runs(length: int) -> list[list[int]]:
+    """Rank lists of every run of ``length`` consecutive ranks, ace low or high, no wrapping."""
+    sequence = [12] + list(range(13))  # A 2 3 ... K A
+    return [sequence[i:i + length] for i in range(len(sequence) - length + 1)]
+
+
+def naturals(cards: list[int]) -> set[str]:
+    """Every natural a hand of 13 card ids qualifies for."""
+    ranks = Counter(c // 4 for c in cards)
+    suits = Counter(c % 4 for c in cards)
+    found = set()
+    if len(ranks) == 13:
+        found.add("dragon")
+    if sum(1 for n in ranks.values() if n >= 3) >= 4:  # a four of a kind holds a three of a kind
+        found.add("four trips")
+    if sum(n // 2 for n in ranks.values()) >= 6:  # a four of a kind is two pairs
+        found.add("six pairs")
+    for rows in _assignments(4, 3):  # the suit of the front, middle and back
+        need = Counter()
+        for suit, size in zip(rows, (3, 5, 5)):
+            need[suit] += size
+        if need == suits:
+            found.add("three flushes")
+    for front in _runs(3):
+        for middle in _runs(5):
+            for back in _runs(5):
+                if Counter(front + middle + back) == ranks:
+                    found.add("three straights")
+    return found
+
+
+def _assignments(choices: int, length: int):
+    if length == 0:
+        yield ()
+        return
+    for first in range(choices):
+        for rest in _assignments(choices, length - 1):
+            yield (first, *rest)
+
+
+def best_natural(cards: list[int], payouts: dict[str, int] | None = None) -> str | None:
+    """The natural a player declares: the best paid, then the rarest."""
+    payouts = payouts or NATURAL_PAYOUT
+    held = naturals(cards)
+    return max(held, key=lambda kind: (payouts[kind], NATURAL_ORDER.index(kind))) if held else None

@@ -69,3 +69,45 @@ class BadBatchBot:
 
     def arrange_many(self, hands, rng):
         return np.repeat(hands[:1], len(hands), axis=0)
+
+
+class _SometimesBot:
+    """Plays like greedy, but misbehaves on every hand that holds the ace of spades."""
+
+    def arrange(self, cards, rng):
+        if 51 in [int(c) for c in cards]:
+            self.misbehave()
+        from bots import make_bot
+
+        return make_bot("greedy").arrange(cards, rng)
+
+
+class SleepyBot(_SometimesBot):
+    """Sleeps far past any time limit on hands with the ace of spades."""
+
+    name = "sleepy"
+
+    def misbehave(self):
+        import time
+
+        time.sleep(30)
+
+
+class ExitingBot(_SometimesBot):
+    """Kills its own process (as a crash in native code would) on hands with the ace of spades."""
+
+    name = "exiting"
+
+    def misbehave(self):
+        import os
+
+        os._exit(3)
+
+
+class FlakyBot(_SometimesBot):
+    """Raises on hands with the ace of spades."""
+
+    name = "flaky"
+
+    def misbehave(self):
+        raise ValueError("the ace of spades confuses me")

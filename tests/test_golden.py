@@ -108,7 +108,8 @@ def test_solve_outputs_match_the_golden_set(rules, monkeypatch):
 def test_tournament_records_and_results_match_the_golden_set(rules):
     """Fails when a tournament's records or results move, except that under naturals the
     row win and scoop rates now count only pairings the rows settled (a pairing settled
-    by a declared natural has no row results), and ``pairings_by_naturals`` counts the rest."""
+    by a declared natural has no row results), and ``pairings_by_naturals`` counts the rest;
+    ``faults`` (new) must say none."""
     case = TOURNAMENTS[rules]
     new = _run(bench_main, case["argv"])
     records = [r | {"plays": [[{k: v for k, v in p.items() if k != "seconds"} for p in row] for row in r["plays"]]}
@@ -118,6 +119,7 @@ def test_tournament_records_and_results_match_the_golden_set(rules):
     for name, old in old_results["bots"].items():
         fresh = dict(new_results["bots"][name])
         by_naturals = fresh.pop("pairings_by_naturals")
+        assert fresh.pop("faults") == {"count": 0, "first": []}
         if "naturals" not in rules:
             assert by_naturals == 0
             assert fresh == old, name

@@ -6,13 +6,14 @@ import argparse
 import json
 import secrets
 import shlex
-import sys
+import signal
 import time
 from pathlib import Path
 
 from bench.parsing import positive, seed, writable_folder
 
 BACKENDS = ("loky", "threading", "sequential", "dask")
+DEFAULT_DECISION_TIMEOUT = 60.0
 
 
 def add_parser(sub) -> None:
@@ -21,9 +22,10 @@ def add_parser(sub) -> None:
         help="duplicate 8-hand sessions between bots",
         description="Play duplicate sessions of 8 hands: every deal is replayed with the bots rotated through the "
         "seats. Bots are given by name, with parameters after colons (exhaustive:samples=2000), or as a "
-        "plug-in import path (mypkg.mybot:MyBot).",
+        "plug-in import path (mypkg.mybot:MyBot). With --out, every finished chunk of deals is saved to "
+        "DIR/journal.jsonl as it completes; an interrupted run continues with --resume DIR.",
     )
-    parser.add_argument("--bots", required=True, help="comma-separated bot specs, e.g. greedy,table,exhaustive")
+    parser.add_argument("--bots", help="comma-separated bot specs, e.g. greedy,table,exhaustive")
     parser.add_argument("--players", type=int, default=None, help="seats at the table, 2-4 (default: one per bot, at most 4)")
     parser.add_argument("--sessions", type=positive, default=100, help="sessions of 8 hands (default %(default)s)")
     parser.add_argument("--seed", type=seed, default=None, help="seed entropy (default: fresh, printed and stored)")
@@ -33,63 +35,182 @@ def add_parser(sub) -> None:
     parser.add_argument("--rules", default="basic",
                         help="rule set: basic (default), 1-6, 2-4, royalties, royalties-win, naturals, joined with +, "
                         "or a .toml/.json file")
-    parser.add_argument("--out", metavar="DIR", help="write results.json, report.md and plots to DIR")
+    parser.add_argument("--decision-timeout", type=float, default=DEFAULT_DECISION_TIMEOUT, metavar="SECONDS",
+                        help="time limit of one decision (default %(default)g s; enforced on the loky and "
+                        "sequential backends)")
+    parser.add_argument("--on-fault", choices=("stop", "foul"), default="stop",
+                        help="a bot that raises, answers badly or runs out of time: stop the run (default), or "
+                        "score that hand as a foul, record the fault and go on")
+    parser.add_argument("--out", metavar="DIR", help="write the journal, results.json, report.md and plots to DIR")
+    parser.add_argument("--resume", metavar="DIR", help="continue the run recorded in DIR (its bots, rules, seed, "
+                        "players and sessions); only the missing deals are played")
     parser.add_argument("--json", action="store_true", help="print the results document instead of tables")
 
 
+class Stopped(Exception):
+    """SIGTERM (or SIGINT) asked the run to stop."""
 
-def run(args: argparse.Namespace) -> int:
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
 
-    from bench.cli import available_cores
+
+def _raise_stopped(signum, frame):
+    raise Stopped(signum)
+
+
+def _settings(args: argparse.Namespace) -> dict:
+    """The run's settings, from the command line or from the journal of --resume."""
+    from bench.journal import JOURNAL, Journal, JournalError
     from bench.parsing import UsageError
-    from bench.progress import note, progress
-    from bench.results import build_document, render_terminal, write_json, write_report
-    from bench.tournament import HANDS_PER_SESSION, TournamentError, make_bots, run_deals
-    from bots import BotError, bot_spec
-    from solver.documents import json_ready
-    from solver.rules import Rules, RulesError
 
-    specs = [s.strip() for s in args.bots.split(",") if s.strip()]
+    if args.resume:
+        if args.bots or args.out:
+            raise UsageError("--resume DIR takes the bots and the folder from DIR; give no --bots or --out")
+        try:
+            contents = Journal.read(Path(args.resume) / JOURNAL)
+        except JournalError as error:
+            raise UsageError(f"--resume {args.resume}: {error}") from None
+        settings = contents.settings
+        needed = ("bots", "players", "sessions", "seed", "rules", "decision_timeout", "on_fault")
+        missing = [k for k in needed if k not in settings]
+        if missing:
+            raise UsageError(f"--resume {args.resume}: the journal's settings have no {missing[0]!r}")
+        return settings | {"contents": contents}
+    if not args.bots:
+        raise UsageError("--bots is needed (or --resume DIR)")
+    specs = [x.strip() for x in args.bots.split(",") if x.strip()]
     if not specs:
         raise UsageError("--bots needs at least one bot, e.g. --bots greedy,table")
     players = args.players if args.players is not None else min(4, max(2, len(specs)))
     if not 2 <= players <= 4:
         raise UsageError(f"--players must be 2, 3 or 4, got {players}")
-    if args.sessions < 1:
-        raise UsageError(f"--sessions must be a positive number, got {args.sessions}")
+    if not args.decision_timeout > 0:
+        raise UsageError(f"--decision-timeout must be a number of seconds > 0, got {args.decision_timeout}")
+    entropy = args.seed if args.seed is not None else secrets.randbits(32)
+    return {"bots": specs, "players": players, "sessions": args.sessions, "seed": entropy, "rules": args.rules,
+            "decision_timeout": args.decision_timeout, "on_fault": args.on_fault}
+
+
+def run(args: argparse.Namespace) -> int:
+    from bench.cli import available_cores
+    from bench.journal import JOURNAL, Journal
+    from bench.parsing import UsageError
+    from bench.progress import note
+    from bench.tournament import HANDS_PER_SESSION, Match, make_bots
+    from bots import BotError, bot_spec
+    from solver.rules import Rules, RulesError
+
     if args.scheduler and args.backend != "dask":
         raise UsageError("--scheduler goes with --backend dask")
+    settings = _settings(args)
+    contents = settings.pop("contents", None)
     try:
-        rules = Rules.parse(args.rules)
+        rules = Rules.parse(settings["rules"]) if isinstance(settings["rules"], str) else \
+            Rules.from_dict(settings["rules"])
     except RulesError as error:
         raise UsageError(str(error)) from None
+    specs, players, entropy = settings["bots"], settings["players"], settings["seed"]
     try:
         made = make_bots(specs, rules)
     except BotError as error:
-        raise UsageError(str(error)) from None
+        where = f" (the bots of the run in {args.resume} can no longer be made)" if args.resume else ""
+        raise UsageError(f"{error}{where}") from None
     bot_specs = [bot_spec(made[spec]) for spec in specs]
-    out = writable_folder(Path(args.out)) if args.out else None
+    out = Path(args.resume) if args.resume else (writable_folder(Path(args.out)) if args.out else None)
     jobs = available_cores() if args.jobs < 1 else args.jobs
-    entropy = args.seed if args.seed is not None else secrets.randbits(128)  # as SeedSequence() draws it
-    n_deals = args.sessions * HANDS_PER_SESSION
-    note(f"seed entropy {entropy} (replay with --seed {entropy})")
+    n_deals = settings["sessions"] * HANDS_PER_SESSION
+    match = Match(tuple(specs), players, entropy, rules, settings["decision_timeout"], settings["on_fault"])
+    command = (f"bench tournament --bots {','.join(specs)} --players {players} --sessions {settings['sessions']} "
+               f"--seed {entropy} --rules {shlex.quote(settings['rules']) if isinstance(settings['rules'], str) else rules.name}"
+               f" --on-fault {match.on_fault} --decision-timeout {match.decision_timeout:g}")
 
-    started = time.perf_counter()
-    try:
-        with progress(total=n_deals, desc="deals", unit="deal") as bar:
-            records = run_deals(specs, players, entropy, n_deals, jobs=jobs, backend=args.backend,
-                                scheduler=args.scheduler, on_progress=bar.update, rules=rules)
-    except TournamentError as error:
-        raise UsageError(str(error)) from None
-    wall = time.perf_counter() - started
-    command = "bench " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv[1:2] == ["tournament"] else (
-        f"bench tournament --bots {args.bots} --players {players} --sessions {args.sessions} --seed {entropy}"
-        f" --rules {args.rules}")
-    doc = build_document(command=command, specs=specs, bot_specs=bot_specs, players=players,
-                         sessions=args.sessions, entropy=entropy, records=records, wall_seconds=wall,
-                         backend=args.backend, jobs=jobs, rules=rules)
+    records: list[dict] = []
+    journal = None
     if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
+        if contents is not None:
+            if contents.dropped:
+                note("the journal's last line was cut short by a crash; its deals are played again")
+            for entry in contents.entries:
+                records += entry["records"]
+            journal = Journal.reopen(out / JOURNAL, contents)
+        else:
+            journal = Journal.create(out / JOURNAL, settings | {"command": command})
+    done = {r["deal"] for r in records}
+    missing = [d for d in range(n_deals) if d not in done]
+    if args.resume:
+        note(f"resuming {out}: {len(done):,} of {n_deals:,} deals done, {len(missing):,} to play")
+    else:
+        note(f"seed entropy {entropy} (replay with --seed {entropy})")
+    started = time.perf_counter()
+    stopped: BaseException | None = None
+    # Signals are decisions: Ctrl-C and SIGTERM stop the run here, even where the shell
+    # started this command with SIGINT ignored (a background job).
+    previous = {signal.SIGTERM: signal.signal(signal.SIGTERM, _raise_stopped),
+                signal.SIGINT: signal.signal(signal.SIGINT, signal.default_int_handler)}
+    try:
+        _play(match, missing, records, journal, jobs, args)
+    except (KeyboardInterrupt, Stopped) as error:
+        stopped = error
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        if journal is not None:
+            journal.close()
+    wall = time.perf_counter() - started
+    status = 0
+    if stopped is not None:
+        number = int(stopped.signum if isinstance(stopped, Stopped) else signal.SIGINT)
+        status = 128 + number
+        resume = f"bench tournament --resume {shlex.quote(str(out))}" if out is not None else \
+            "nothing was saved: run with --out DIR to be able to resume"
+        note(f"stopped by {signal.Signals(number).name} after {len(records):,} of {n_deals:,} deals; "
+             f"to continue: {resume}")
+        if not records:
+            return status
+    _report(args, out, records, n_deals, command=command, specs=specs, bot_specs=bot_specs, players=players,
+            sessions=settings["sessions"], entropy=entropy, wall=wall, jobs=jobs, rules=rules)
+    return status
+
+
+def _play(match, missing: list[int], records: list[dict], journal, jobs: int, args: argparse.Namespace) -> None:
+    """Play the missing deals; every finished chunk goes to the journal as it completes."""
+    from bench.parsing import UsageError
+    from bench.progress import progress
+    from bench.runner import run_chunks
+    from bench.tournament import TournamentError, plan_chunks
+
+    with progress(total=len(missing), desc="deals", unit="deal") as bar:
+
+        def finished(part: list[dict]) -> None:
+            records.extend(part)
+            if journal is not None:
+                journal.append({"records": part})
+            bar.update(len(part))
+
+        pilots = [[deal] for deal in missing[:2]]  # two pilot deals on the workers; they size the other chunks
+
+        def rest() -> list[list[int]]:
+            timed = [r for r in records if r["deal"] in missing[:2]]
+            seconds = min((sum(p["seconds"] for row in r["plays"] for p in row) for r in timed), default=0.0)
+            return plan_chunks(missing[2:], seconds)
+
+        try:
+            run_chunks(match, pilots, finished, jobs=jobs, backend=args.backend, scheduler=args.scheduler, then=rest)
+        except TournamentError as error:
+            raise UsageError(str(error)) from None
+
+
+def _report(args, out, records, n_deals, **document) -> None:
+    """results.json and report.md (marked partial when deals are missing), and the tables."""
+    from bench.progress import note
+    from bench.results import build_document, render_terminal, write_json, write_report
+    from solver.documents import json_ready
+
+    doc = build_document(records=records, backend=args.backend, wall_seconds=document.pop("wall"), **document)
+    if len(records) < n_deals:
+        doc["partial"] = {"deals_played": len(records), "deals_planned": n_deals}
+    if out is not None:
         write_json(doc, out / "results.json")
         report, _ = write_report(doc, out)
         note(f"wrote {out / 'results.json'} and {report}")
@@ -97,4 +218,3 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(json_ready(doc), indent=1, allow_nan=False))
     else:
         print(render_terminal(doc))
-    return 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import signal
 import sys
 import time
 from pathlib import Path
@@ -24,27 +25,49 @@ def add_parser(sub) -> None:
     parser.add_argument("--jobs", type=int, default=-1, help="threads (default: all cores); does not change the result")
     parser.add_argument("--rules", default="basic", help="scoring method to train for: basic, 1-6 or 2-4 "
                         "(default %(default)s)")
-    parser.add_argument("--out", default="table.npz", help="file to write (default %(default)s)")
+    parser.add_argument("--out", default="table.npz", help="file to write (default %(default)s); after every round "
+                        "the training so far is saved beside it, as FILE.checkpoint.npz")
+    parser.add_argument("--resume", metavar="FILE", help="continue the training whose --out was FILE, from its "
+                        "checkpoint, with the settings it was started with; the tables equal an uninterrupted run's")
+
+
+def checkpoint_of(out: Path) -> Path:
+    """Where the training that writes ``out`` keeps its checkpoint."""
+    return out.with_name(out.stem + ".checkpoint.npz")
+
+
+_signal = [int(signal.SIGINT)]  # which signal stopped the training
+
+
+def _stopped(signum, frame):
+    _signal[0] = signum
+    raise KeyboardInterrupt
 
 
 def run(args: argparse.Namespace) -> int:
     from bench.cli import available_cores
     from bench.parsing import UsageError
-
-    if args.hands < 1:
-        raise UsageError(f"--hands must be a positive number, got {args.hands}")
-    if args.rounds < 1:
-        raise UsageError(f"--rounds must be a positive number, got {args.rounds}")
+    from bots.training import TrainingState
     from solver.rules import Rules, RulesError
 
+    resume = None
+    if args.resume:
+        out = Path(args.resume)
+        try:
+            resume = TrainingState.load(checkpoint_of(out))
+        except ValueError as error:
+            raise UsageError(f"--resume {out}: {error}") from None
+        rounds = int(resume.settings["rounds"])
+    else:
+        rounds = args.rounds
+        out = Path(args.out)
     try:
-        rules = Rules.parse(args.rules)
+        rules = Rules.parse(resume.settings["rules"] if resume else args.rules)
     except RulesError as error:
         raise UsageError(str(error)) from None
     if rules.royalties or rules.naturals:
         raise UsageError("tables are trained per scoring method (basic, 1-6, 2-4); royalties and naturals are "
                          "added in play, without training")
-    out = Path(args.out)
     if out.suffix != ".npz":
         raise UsageError(f"--out {out}: tables are saved as .npz files; name it {out.name}.npz")
     writable_file(out)
@@ -54,15 +77,33 @@ def run(args: argparse.Namespace) -> int:
 
     jobs = args.jobs if args.jobs > 0 else available_cores()
     started = time.perf_counter()
-    with progress(total=args.rounds, desc="rounds", unit="round") as bar:
+    checkpoint = checkpoint_of(out)
+    done = [resume.round if resume else 0]
 
-        def on_round(report) -> None:
-            change = "" if math.isnan(report.points_change) else f", points moved {report.points_change:.4f}"
-            note(f"round {report.round:3d}: {100 * report.changed:5.2f}% of check hands changed{change}")
-            bar.update(1)
+    def save(state) -> None:
+        state.save(checkpoint)
+        done[0] = state.round
 
-        tables, _ = train(hands=args.hands, rounds=args.rounds, seed=args.seed, jobs=jobs, on_round=on_round,
-                          rules=rules)
+    previous = {signal.SIGTERM: signal.signal(signal.SIGTERM, _stopped),
+                signal.SIGINT: signal.signal(signal.SIGINT, signal.default_int_handler)}
+    try:
+        with progress(total=rounds, initial=done[0], desc="rounds", unit="round") as bar:
+
+            def on_round(report) -> None:
+                change = "" if math.isnan(report.points_change) else f", points moved {report.points_change:.4f}"
+                note(f"round {report.round:3d}: {100 * report.changed:5.2f}% of check hands changed{change}")
+                bar.update(1)
+
+            tables, _ = train(hands=args.hands, rounds=args.rounds, seed=args.seed, jobs=jobs, on_round=on_round,
+                              rules=rules, checkpoint=save, resume=resume)
+    except KeyboardInterrupt:
+        kept = f"round {done[0]} is saved in {checkpoint}" if done[0] else "no round was finished"
+        note(f"stopped by {signal.Signals(_signal[0]).name}: {kept}; to continue: bench train --resume {out}")
+        return 128 + _signal[0]
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
     tables.save(out)
+    checkpoint.unlink(missing_ok=True)
     print(f"wrote {out} ({out.stat().st_size:,} bytes) in {time.perf_counter() - started:.0f} s", file=sys.stderr)
     return 0

@@ -1,0 +1,206 @@
+"""Long runs lose nothing: the journal, Ctrl-C and SIGTERM, resuming, and bots that fail.
+
+Real processes and real signals throughout: a tournament subprocess is interrupted and
+resumed, bots raise, sleep past their time limit and kill their own worker process."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from bench import run_deals, summarise
+from bench.tournament import Match
+from solver.rules import BASIC
+
+ROOT = Path(__file__).resolve().parents[1]
+ENV = os.environ | {"PYTHONPATH": str(ROOT)}
+
+
+def _bench(*args: str, **kwargs) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "bench.cli", *args], cwd=ROOT, env=ENV, capture_output=True,
+                          text=True, timeout=600, **kwargs)
+
+
+def _records(folder: Path) -> list[dict]:
+    doc = json.loads((folder / "results.json").read_text())
+    return [r | {"plays": [[{k: v for k, v in p.items() if k != "seconds"} for p in row] for row in r["plays"]]}
+            for r in doc["records"]]
+
+
+RUN = ["tournament", "--bots", "greedy,exhaustive:samples=150", "--sessions", "20", "--seed", "4", "--jobs", "2"]
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory):
+    out = tmp_path_factory.mktemp("whole")
+    done = _bench(*RUN, "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    return out
+
+
+def test_sigint_stops_promptly_keeps_the_work_and_resumes_to_the_same_result(tmp_path, uninterrupted):
+    """Fails if Ctrl-C loses finished deals, leaves a worker behind, takes long, or if the
+    resumed run differs in any number from the uninterrupted one."""
+    out = tmp_path / "run"
+    process = subprocess.Popen([sys.executable, "-m", "bench.cli", *RUN, "--out", str(out)], cwd=ROOT, env=ENV,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    journal = out / "journal.jsonl"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and (not journal.exists() or journal.read_text().count("\n") < 4):
+        time.sleep(0.1)
+    children = psutil.Process(process.pid).children(recursive=True)
+    assert children, "the run should have worker processes"
+    sent = time.monotonic()
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=60)
+    assert time.monotonic() - sent < 10
+    assert process.returncode == 130, stderr
+    assert "Traceback" not in stderr
+    assert f"to continue: bench tournament --resume {out}" in stderr
+    time.sleep(0.5)
+    assert not [c for c in children if c.is_running() and c.status() != psutil.STATUS_ZOMBIE]
+    partial = json.loads((out / "results.json").read_text())
+    assert partial["partial"]["deals_played"] < 160 and stdout.startswith("PARTIAL")
+    resumed = _bench("tournament", "--resume", str(out))
+    assert resumed.returncode == 0, resumed.stderr
+    assert "resuming" in resumed.stderr
+    whole = json.loads((uninterrupted / "results.json").read_text())
+    again = json.loads((out / "results.json").read_text())
+    assert "partial" not in again and again["results"] == whole["results"]
+    assert _records(out) == _records(uninterrupted)
+
+
+def test_sigterm_exits_143(tmp_path):
+    out = tmp_path / "run"
+    process = subprocess.Popen([sys.executable, "-m", "bench.cli", *RUN, "--out", str(out)], cwd=ROOT, env=ENV,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    journal = out / "journal.jsonl"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and (not journal.exists() or journal.read_text().count("\n") < 3):
+        time.sleep(0.1)
+    process.send_signal(signal.SIGTERM)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 143 and "stopped by SIGTERM" in stderr and "Traceback" not in stderr
+
+
+def test_a_journal_cut_short_is_replayed(tmp_path, uninterrupted):
+    """A last line damaged mid-write is dropped with a notice and its deals played again."""
+    out = tmp_path / "run"
+    out.mkdir()
+    lines = (uninterrupted / "journal.jsonl").read_text().splitlines(keepends=True)
+    assert len(lines) >= 4
+    (out / "journal.jsonl").write_text("".join(lines[:3]) + lines[3][: len(lines[3]) // 2])
+    done = _bench("tournament", "--resume", str(out))
+    assert done.returncode == 0, done.stderr
+    assert "cut short by a crash" in done.stderr
+    assert _records(out) == _records(uninterrupted)
+
+
+@pytest.mark.parametrize("content, message", [
+    ("", "is not a journal"),
+    ('{"kind": "chinese-poker-journal", "version": 1, "settings": {"bots": ["greedy"]}}\n', "have no 'players'"),
+    ('{"kind": "chinese-poker-journal", "version": 1, "settings": {"bots": ["nosuchbot"], "players": 2, '
+     '"sessions": 1, "seed": 1, "rules": "basic", "decision_timeout": 5, "on_fault": "stop"}}\n',
+     "can no longer be made"),
+])
+def test_resume_of_what_is_not_a_run_is_one_line(tmp_path, content, message):
+    (tmp_path / "journal.jsonl").write_text(content)
+    done = _bench("tournament", "--resume", str(tmp_path))
+    assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr
+    assert _bench("tournament", "--resume", str(tmp_path / "nothing")).returncode == 2
+
+
+FAULTY = [("tests.plugin_bot:FlakyBot", "ValueError: the ace of spades confuses me"),
+          ("tests.plugin_bot:SleepyBot", "no answer within the time limit of 0.5 s"),
+          ("tests.plugin_bot:ExitingBot", "killed its worker process")]
+
+
+@pytest.mark.parametrize("spec, error", FAULTY, ids=["raises", "sleeps", "exits"])
+def test_stop_policy_ends_cleanly_naming_the_bot_deal_and_seat(tmp_path, spec, error):
+    done = _bench("tournament", "--bots", f"greedy,{spec}", "--sessions", "2", "--seed", "1", "--jobs", "2",
+                  "--decision-timeout", "0.5", "--out", str(tmp_path))
+    assert done.returncode == 1, done.stderr
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("bench tournament: error: ") and "Traceback" not in done.stderr
+    assert error in last and "deal" in last and "seat" in last
+    assert (tmp_path / "journal.jsonl").exists()
+
+
+@pytest.mark.parametrize("spec, error", FAULTY, ids=["raises", "sleeps", "exits"])
+def test_foul_policy_scores_the_hand_as_a_foul_and_goes_on(tmp_path, spec, error):
+    """The faulty hands are scored as fouls and recorded; the rest of the run is the same as
+    without faults (the results do not depend on how the fault happened)."""
+    done = _bench("tournament", "--bots", f"greedy,{spec}", "--sessions", "2", "--seed", "1", "--jobs", "2",
+                  "--decision-timeout", "0.5", "--on-fault", "foul", "--out", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    doc = json.loads((tmp_path / "results.json").read_text())
+    faults = doc["results"]["bots"][spec]["faults"]
+    assert faults["count"] > 0 and error in faults["first"][0]["error"]
+    faulty = [p for r in doc["records"] for p in r["plays"][1] if p.get("fault")]
+    assert all(p["foul"] for p in faulty) and len(faulty) == faults["count"]
+    holding = sum("AS" in hand for r in doc["records"] for hand in r["hands"])
+    assert faults["count"] == holding  # exactly the hands with the ace of spades
+    assert "fault" in (tmp_path / "report.md").read_text()
+
+
+def test_a_lost_dask_worker_does_not_change_the_results():
+    """A LocalCluster of worker processes; one is killed mid-run; the scheduler gives its
+    task to another worker and the records equal a sequential run's."""
+    distributed = pytest.importorskip("dask.distributed")
+    specs = ["random", "exhaustive:samples=30"]
+    match = Match(tuple(specs), 2, 77, BASIC)
+    expected = run_deals(specs, 2, 77, 24, backend="sequential", match=match)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        killed = []
+
+        def progress(n: int) -> None:
+            if not killed:
+                pids = [w.process.pid for w in cluster.workers.values() if w.process and w.process.pid]
+                os.kill(pids[0], signal.SIGKILL)
+                killed.append(pids[0])
+
+        records = run_deals(specs, 2, 77, 24, jobs=2, backend="dask", scheduler=cluster.scheduler_address,
+                            chunk_size=3, on_progress=progress, match=match)
+    assert killed
+    strip = lambda rs: [r | {"plays": [[{k: v for k, v in p.items() if k != "seconds"} for p in row]  # noqa: E731
+                                       for row in r["plays"]]} for r in rs]
+    assert strip(records) == strip(expected)
+    assert summarise(records, specs, 2)["zero_sum"]
+
+
+def test_training_interrupted_and_resumed_equals_uninterrupted(tmp_path):
+    """bench train checkpoints every round; SIGINT stops it with the checkpoint kept;
+    --resume finishes with tables equal, number for number, to an uninterrupted run's."""
+    import numpy as np
+
+    whole = tmp_path / "whole.npz"
+    assert _bench("train", "--hands", "4000", "--rounds", "6", "--seed", "3", "--out", str(whole)).returncode == 0
+    assert not (tmp_path / "whole.checkpoint.npz").exists()
+    part = tmp_path / "part.npz"
+    process = subprocess.Popen([sys.executable, "-m", "bench.cli", "train", "--hands", "4000", "--rounds", "6",
+                                "--seed", "3", "--out", str(part)], cwd=ROOT, env=ENV, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    checkpoint = tmp_path / "part.checkpoint.npz"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not checkpoint.exists():
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130 and "Traceback" not in stderr, stderr
+    assert f"to continue: bench train --resume {part}" in stderr
+    assert checkpoint.exists() and not part.exists()
+    resumed = _bench("train", "--resume", str(part))
+    assert resumed.returncode == 0, resumed.stderr
+    with np.load(whole) as a, np.load(part) as b:
+        for row in ("front", "middle", "back"):
+            assert np.array_equal(a[row], b[row])
+    assert not checkpoint.exists()
+    assert _bench("train", "--resume", str(tmp_path / "nothing.npz")).returncode == 2
