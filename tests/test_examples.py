@@ -48,3 +48,13 @@ def test_the_example_bot_never_fouls_and_keeps_its_cards():
         assert not is_foul(arrangement)
     with pytest.raises(ValueError, match="min_pair"):
         PairFirstBot(min_pair=1)
+
+
+def test_the_readme_studies_run():
+    """The studies behind the README's rule-set figures run (on tiny sizes here)."""
+    from bench.studies import natural_study, rule_study
+
+    rules = rule_study(hands=2, samples=50, entropy=1)
+    assert set(rules["differs_from_basic"]) == {"1-6", "2-4", "royalties", "2-4+royalties"}
+    naturals = natural_study(hands=2, samples=50, entropy=1)
+    assert sum(naturals["naturals"].values()) == 2 and 0 <= naturals["declare_share"] <= 1

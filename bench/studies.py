@@ -1,0 +1,82 @@
+"""The studies behind the README's rule-set figures, so that anyone can run them again.
+
+    python -m bench.studies rules --hands 200 --samples 1000 --seed 1
+    python -m bench.studies naturals --hands 150 --samples 1000 --seed 1
+
+``rules``: how often the best play under each optional rule set differs from the basic
+one (rows compared as sets of cards), and the median time of a solve. ``naturals``: on
+random hands that hold a natural, how often declaring it is worth more than the best play
+(``naturals`` rules, 4 players), and the best play's EV.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Sequence
+
+import numpy as np
+
+from bench.parsing import Parser, positive, seed
+
+RULE_SETS = ("basic", "1-6", "2-4", "royalties", "2-4+royalties")
+
+
+def _hands(n: int, rng: np.random.Generator) -> list[list[int]]:
+    return [sorted(rng.permutation(52)[:13].tolist()) for _ in range(n)]
+
+
+def rule_study(hands: int, samples: int, entropy: int) -> dict:
+    from bots import solve_hand
+
+    rng = np.random.default_rng(entropy)
+    dealt = _hands(hands, rng)
+    plays: dict[str, list] = {r: [] for r in RULE_SETS}
+    seconds: dict[str, list] = {r: [] for r in RULE_SETS}
+    for i, hand in enumerate(dealt):
+        for rules in RULE_SETS:
+            started = time.perf_counter()
+            solution = solve_hand(hand, rules=rules, samples=samples, seed=entropy + i, top=0)
+            seconds[rules].append(time.perf_counter() - started)
+            plays[rules].append(tuple(frozenset(map(int, row)) for row in solution.arrangement.rows))
+    differ = {r: float(np.mean([a != b for a, b in zip(plays[r], plays["basic"])])) for r in RULE_SETS[1:]}
+    return {"hands": hands, "samples": samples, "seed": entropy, "differs_from_basic": differ,
+            "bonus_methods_differ": float(np.mean([a != b for a, b in zip(plays["1-6"], plays["2-4"])])),
+            "median_seconds": {r: float(np.median(v)) for r, v in seconds.items()}}
+
+
+def natural_study(hands: int, samples: int, entropy: int) -> dict:
+    from bots import solve_hand
+    from solver.naturals import natural_mask
+
+    rng = np.random.default_rng(entropy)
+    found: list[list[int]] = []
+    while len(found) < hands:
+        batch = np.argsort(rng.random((4096, 52)), axis=1)[:, :13]
+        found += [sorted(h) for h in batch[natural_mask(batch)].tolist()][: hands - len(found)]
+    declare, best_play, kinds = [], [], {}
+    for i, hand in enumerate(found):
+        solution = solve_hand(hand, rules="naturals", samples=samples, seed=entropy + i, top=0, players=4)
+        declare.append(solution.declare)
+        best_play.append(solution.ev / solution.opponents)
+        kinds[solution.natural] = kinds.get(solution.natural, 0) + 1
+    return {"hands": hands, "samples": samples, "seed": entropy, "declare_share": float(np.mean(declare)),
+            "best_play_ev_per_opponent": {"max": float(np.max(best_play)), "median": float(np.median(best_play))},
+            "naturals": kinds}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = Parser(prog="python -m bench.studies", description=__doc__.split("\n\n")[0])
+    parser.add_argument("study", choices=("rules", "naturals"))
+    parser.add_argument("--hands", type=positive, default=200)
+    parser.add_argument("--samples", type=positive, default=1000)
+    parser.add_argument("--seed", type=seed, default=1)
+    args = parser.parse_args(argv)
+    study = rule_study if args.study == "rules" else natural_study
+    print(json.dumps(study(args.hands, args.samples, args.seed), indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
