@@ -7,7 +7,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from bench.commands import arrange, bots, perf, report, tournament, train
+from bench.commands import arrange, bots, match, perf, report, tournament, train
 from bench.parsing import Parser, add_debug, guarded
 
 
@@ -20,6 +20,7 @@ COMMANDS = {
     "bots": bots,
     "arrange": arrange,
     "tournament": tournament,
+    "match": match,
     "report": report,
     "train": train,
     "perf": perf,

@@ -102,6 +102,7 @@ def figures(raw: dict[str, Any]) -> dict[str, Any]:
         "bots": bots,
         "tournament_fields": fields,
         "startup": dict(b["test_compile_then_warm_start"]["extra_info"]) if "test_compile_then_warm_start" in b else {},
+        "protocol_decisions_per_second": info("test_protocol_decisions_per_second", "per_second"),
         "solve_command": ({"cold_s": info("test_solve_command_end_to_end", "cold_s"),
                            "warm_s": b["test_solve_command_end_to_end"]["stats"]["median"]}
                           if "test_solve_command_end_to_end" in b else {}),
@@ -158,6 +159,11 @@ def render_markdown(raw: dict[str, Any], figs: dict[str, Any], plot: bool) -> st
                   "| field | deals per second | hands per second |", "|---|---|---|"]
         for name, s in sorted(figs["tournament_fields"].items()):
             lines.append(f"| {name} | {s['deals_per_second']:.1f} | {s['hands_per_second']:.1f} |")
+    if figs.get("protocol_decisions_per_second"):
+        lines += ["", "## Protocol bots", "",
+                  f"A bot in its own process that answers at once (tests/protocol/echo_bot.py): "
+                  f"{figs['protocol_decisions_per_second']:,.0f} decisions per second on one worker, the "
+                  "protocol's own cost (JSON both ways, the pipe, the checks)."]
     start = figs["startup"]
     if start:
         lines += ["", "## Start-up", "",

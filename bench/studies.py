@@ -55,12 +55,15 @@ def natural_study(hands: int, samples: int, entropy: int) -> dict:
     while len(found) < hands:
         batch = np.argsort(rng.random((4096, 52)), axis=1)[:, :13]
         found += [sorted(h) for h in batch[natural_mask(batch)].tolist()][: hands - len(found)]
-    declare, best_play, kinds = [], [], {}
+    declare: list[bool] = []
+    best_play: list[float] = []
+    kinds: dict[str, int] = {}
     for i, hand in enumerate(found):
         solution = solve_hand(hand, rules="naturals", samples=samples, seed=entropy + i, top=0, players=4)
         declare.append(solution.declare)
         best_play.append(solution.ev / solution.opponents)
-        kinds[solution.natural] = kinds.get(solution.natural, 0) + 1
+        kind = str(solution.natural)
+        kinds[kind] = kinds.get(kind, 0) + 1
     return {"hands": hands, "samples": samples, "seed": entropy, "declare_share": float(np.mean(declare)),
             "best_play_ev_per_opponent": {"max": float(np.max(best_play)), "median": float(np.median(best_play))},
             "naturals": kinds}

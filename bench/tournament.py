@@ -21,6 +21,7 @@ the deals were split among workers.
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 import math
 import os
@@ -89,12 +90,19 @@ def _canonical(arrangement) -> str:
     return arrangement.format()
 
 
-def make_bots(specs: Sequence[str], rules: Rules) -> dict[str, Any]:
+def make_bots(specs: Sequence[str], rules: Rules, log_dir: str | None = None) -> dict[str, Any]:
     """One bot per distinct spec; bots with a ``rules`` parameter play for the tournament's rules
-    unless their spec names other rules."""
+    unless their spec names other rules. A process makes each set of bots once and keeps it
+    (bots keep no state between hands), so a protocol bot's process serves every chunk a
+    worker plays."""
+    return dict(_bots(tuple(specs), rules, log_dir))
+
+
+@functools.lru_cache(maxsize=4)
+def _bots(specs: tuple[str, ...], rules: Rules, log_dir: str | None) -> tuple[tuple[str, Any], ...]:
     from bots import make_bot_for
 
-    return {spec: make_bot_for(spec, rules) for spec in specs}
+    return tuple((spec, make_bot_for(spec, rules, log_dir)) for spec in dict.fromkeys(specs))
 
 
 FAULT_VALUES = [1 << 30, 0, 0]  # row values of a hand scored as a foul (its front above its middle)
@@ -142,6 +150,7 @@ class Match:
     rules: Rules = BASIC
     decision_timeout: float | None = None
     on_fault: str = "stop"
+    log_dir: str | None = None  # where protocol bots' stderr goes
 
 
 def _fault_play(message: str, seconds: float) -> dict[str, Any]:
@@ -221,7 +230,7 @@ def play_deals(specs: Sequence[str], players: int, entropy: int, deals: Sequence
     from solver import Card
 
     match = match or Match(tuple(specs), players, entropy, as_rules(rules))
-    bots = make_bots(match.specs, match.rules)
+    bots = make_bots(match.specs, match.rules, match.log_dir)
     faulted = faulted or {}
     note = _Marker(marker)
     records = []

@@ -75,6 +75,8 @@ def checked_arrangement(bot: Bot, cards: tuple[Card, ...], rng: np.random.Genera
     hand = format_cards(cards)
     try:
         arrangement = bot.arrange(cards, rng)
+    except BotFault:
+        raise  # it names the bot and the hand already
     except Exception as error:  # a plug-in may raise anything: say which bot, on which hand
         raise BotFault(f"bot '{_name(bot)}' failed on hand {hand}: {type(error).__name__}: {error}") from error
     if not isinstance(arrangement, Arrangement):

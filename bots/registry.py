@@ -20,6 +20,7 @@ from bots.base import Bot, BotError
 from bots.exhaustive import ExhaustiveBot
 from bots.greedy import GreedyBot
 from bots.heuristic import HeuristicBot
+from bots.protocol import ProtocolBot, ProtocolFactory, protocol_factory
 from bots.random_bot import RandomBot
 from bots.table import TableBot
 from solver.rules import Rules
@@ -96,9 +97,13 @@ def _load_import_path(path: str) -> Callable[..., Bot]:
 
 
 def resolve_factory(name: str) -> Callable[..., Bot]:
-    """The factory (usually a class) behind a registered name, plug-in name or import path."""
+    """The factory (usually a class) behind a registered name, a protocol bot (``file.toml``,
+    ``cmd:PATH``), a plug-in name or an import path."""
     if name in BOTS:
         return BOTS[name]
+    protocol = protocol_factory(name)
+    if protocol is not None:
+        return protocol  # type: ignore[return-value]  # its bots name themselves per instance
     if ":" in name:
         return _load_import_path(name)
     plugins = _plugin_entry_points()
@@ -109,6 +114,8 @@ def resolve_factory(name: str) -> Callable[..., Bot]:
 
 def bot_parameters(factory: Callable[..., Bot]) -> dict[str, Any]:
     """A bot's parameters and their defaults."""
+    if isinstance(factory, ProtocolFactory):
+        return {"rules": "basic", "log_dir": None}
     if dataclasses.is_dataclass(factory):
         return {
             f.name: (f.default if f.default is not dataclasses.MISSING else None)
@@ -143,6 +150,8 @@ def make_bot(spec: str, **params: Any) -> Bot:
         raise BotError(f"bot {name!r} has no parameter {unknown[0]!r}; its parameters: {choices}")
     try:
         bot = factory(**merged)
+    except BotError:
+        raise
     except (TypeError, ValueError) as error:
         raise BotError(f"bad parameters for bot {name!r}: {error}") from None
     if not callable(getattr(bot, "arrange", None)):
@@ -150,13 +159,16 @@ def make_bot(spec: str, **params: Any) -> Bot:
     return bot
 
 
-def make_bot_for(spec: str, rules: Rules) -> Bot:
+def make_bot_for(spec: str, rules: Rules, log_dir: str | None = None) -> Bot:
     """A bot from a spec that plays for ``rules``: a bot with a ``rules`` parameter is given
-    these rules unless its spec names other ones."""
+    these rules unless its spec names other ones; a protocol bot logs to ``log_dir``."""
     name, params = parse_spec(spec)
     extra: dict[str, Any] = {}
-    if "rules" in bot_parameters(resolve_factory(name)) and "rules" not in params and not rules.is_basic:
+    known = bot_parameters(resolve_factory(name))
+    if "rules" in known and "rules" not in params and not rules.is_basic:
         extra["rules"] = rules
+    if "log_dir" in known and log_dir is not None:
+        extra["log_dir"] = log_dir
     return make_bot(spec, **extra)
 
 
@@ -180,6 +192,13 @@ def bot_spec(bot: Bot) -> dict[str, Any]:
     its version) that provides it."""
     cls = type(bot)
     params: dict[str, Any] = {}
+    if isinstance(bot, ProtocolBot):
+        spec = bot.spec
+        rules = bot.rules.name if isinstance(bot.rules, Rules) else bot.rules
+        return {"name": bot.name, "params": {"command": list(spec.command), "cwd": spec.cwd, "env": dict(spec.env),
+                                             "decision_timeout": spec.decision_timeout,
+                                             "startup_timeout": spec.startup_timeout, "rules": rules},
+                "class": "protocol", "package": None, "version": None}
     if dataclasses.is_dataclass(bot):
         params = {f.name: getattr(bot, f.name) for f in dataclasses.fields(bot) if f.init}
     else:

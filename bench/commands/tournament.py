@@ -111,16 +111,17 @@ def run(args: argparse.Namespace) -> int:
     except RulesError as error:
         raise UsageError(str(error)) from None
     specs, players, entropy = settings["bots"], settings["players"], settings["seed"]
+    out = Path(args.resume) if args.resume else (writable_folder(Path(args.out)) if args.out else None)
     try:
-        made = make_bots(specs, rules)
+        made = make_bots(specs, rules, str(out) if out is not None else None)
     except BotError as error:
         where = f" (the bots of the run in {args.resume} can no longer be made)" if args.resume else ""
         raise UsageError(f"{error}{where}") from None
     bot_specs = [bot_spec(made[spec]) for spec in specs]
-    out = Path(args.resume) if args.resume else (writable_folder(Path(args.out)) if args.out else None)
     jobs = available_cores() if args.jobs < 1 else args.jobs
     n_deals = settings["sessions"] * HANDS_PER_SESSION
-    match = Match(tuple(specs), players, entropy, rules, settings["decision_timeout"], settings["on_fault"])
+    match = Match(tuple(specs), players, entropy, rules, settings["decision_timeout"], settings["on_fault"],
+                  str(out) if out is not None else None)
     command = (f"bench tournament --bots {','.join(specs)} --players {players} --sessions {settings['sessions']} "
                f"--seed {entropy} --rules {shlex.quote(settings['rules']) if isinstance(settings['rules'], str) else rules.name}"
                f" --on-fault {match.on_fault} --decision-timeout {match.decision_timeout:g}")

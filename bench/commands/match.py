@@ -1,0 +1,127 @@
+"""``bench match A B``: a heads-up duplicate match that stops when the answer is known (SPRT)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import secrets
+
+from bench.parsing import positive, seed
+
+CHUNK = 16  # deals between two looks at the test; the same for any number of workers
+
+
+def add_parser(sub) -> None:
+    parser = sub.add_parser(
+        "match",
+        help="a heads-up duplicate match that stops by SPRT",
+        description="Play bot A against bot B, every deal in both seats, until a sequential probability ratio "
+        "test decides between H0 (A's mean advantage is the first number of --sprt, in units per deal) and H1 "
+        "(the second), or until --max-deals. The test is looked at every 16 deals, in deal order, so the "
+        "decision does not depend on the number of workers.",
+    )
+    parser.add_argument("a", metavar="A", help="bot spec of player A")
+    parser.add_argument("b", metavar="B", help="bot spec of player B")
+    parser.add_argument("--sprt", default="0,0.05", metavar="H0,H1",
+                        help="A's mean advantage under H0 and H1, units per deal (default %(default)s)")
+    parser.add_argument("--alpha", type=float, default=0.05, help="false H1 rate (default %(default)s)")
+    parser.add_argument("--beta", type=float, default=0.05, help="false H0 rate (default %(default)s)")
+    parser.add_argument("--max-deals", type=positive, default=20_000, help="stop here undecided (default %(default)s)")
+    parser.add_argument("--seed", type=seed, default=None, help="seed entropy (default: fresh, printed)")
+    parser.add_argument("--rules", default="basic", help="rule set (default basic)")
+    parser.add_argument("--jobs", type=int, default=-1, help="parallel workers (default: all cores)")
+    parser.add_argument("--backend", choices=("loky", "threading", "sequential", "dask"), default="loky")
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+
+
+class _Decided(Exception):
+    """The test decided: the remaining work is cancelled."""
+
+
+def _hypotheses(text: str) -> tuple[float, float]:
+    from bench.parsing import UsageError
+
+    try:
+        h0, h1 = (float(x) for x in text.split(","))
+    except ValueError:
+        raise UsageError(f"--sprt takes two numbers, H0,H1, such as 0,0.02; got {text!r}") from None
+    return h0, h1
+
+
+def duplicate_results(records, rules) -> list[float]:
+    """Player A's units on each deal, averaged over both seatings (deal order)."""
+    from bench.tournament import table_scores
+
+    scores = table_scores(sorted(records, key=lambda r: r["deal"]), 2, 2, rules)[1]  # (D, 2 seatings, 2, 2)
+    return ((scores[:, 0, 0, 1] + scores[:, 1, 1, 0]) / 2).tolist()
+
+
+def run(args: argparse.Namespace) -> int:
+    from bench.cli import available_cores
+    from bench.parsing import UsageError
+    from bench.progress import note, progress
+    from bench.runner import run_chunks
+    from bench.sprt import Sprt, SprtError
+    from bench.tournament import Match, TournamentError, make_bots
+    from solver.rules import Rules
+    from solver.statistics import Estimate
+
+    try:
+        test = Sprt(*_hypotheses(args.sprt), alpha=args.alpha, beta=args.beta)
+    except SprtError as error:
+        raise UsageError(str(error)) from None
+    rules = Rules.parse(args.rules)
+    specs = (args.a, args.b)
+    if args.a == args.b:
+        raise UsageError("A and B are the same spec: a bot against itself scores exactly 0 on every deal")
+    make_bots(specs, rules)  # a bad spec fails here, in one line
+    entropy = args.seed if args.seed is not None else secrets.randbits(32)
+    note(f"seed entropy {entropy} (replay with --seed {entropy})")
+    match = Match(specs, 2, entropy, rules)
+    jobs = available_cores() if args.jobs < 1 else args.jobs
+    chunks = [list(range(start, min(start + CHUNK, args.max_deals))) for start in range(0, args.max_deals, CHUNK)]
+    records: dict[int, dict] = {}
+    covered = [0]  # deals covered by the last look
+    llr = [0.0]  # the ratio at the last look
+    decision: list[str | None] = [None]
+
+    with progress(total=args.max_deals, desc="deals", unit="deal") as bar:
+
+        def finished(part) -> None:
+            for record in part:
+                records[record["deal"]] = record
+            bar.update(len(part))
+            while covered[0] < args.max_deals and all(d in records for d in chunks[covered[0] // CHUNK]):
+                covered[0] = min(covered[0] + CHUNK, args.max_deals)
+                prefix = [records[d] for d in range(covered[0])]
+                llr[0] = test.llr(duplicate_results(prefix, rules))
+                bar.set_postfix_str(f"LLR {llr[0]:+.2f} in [{test.lower:.2f}, {test.upper:.2f}]")
+                decision[0] = test.decide(llr[0])
+                if decision[0]:
+                    raise _Decided
+
+        try:
+            run_chunks(match, chunks, finished, jobs=jobs, backend=args.backend)
+        except _Decided:
+            pass
+        except TournamentError as error:
+            raise UsageError(str(error)) from None
+    deals = covered[0]
+    results = duplicate_results([records[d] for d in range(deals)], rules)
+    estimate = Estimate.of(results)
+    doc = {"a": args.a, "b": args.b, "decision": decision[0] or "none", "deals": deals, "llr": llr[0],
+           "bounds": [test.lower, test.upper], "h0": test.h0, "h1": test.h1, "alpha": test.alpha,
+           "beta": test.beta, "mean": estimate.mean, "se": estimate.se, "ci95": [estimate.low, estimate.high],
+           "seed": entropy, "rules": rules.name}
+    if args.json:
+        from solver.documents import json_ready
+
+        print(json.dumps(json_ready(doc, digits=6), indent=1, allow_nan=False))
+        return 0
+    verdict = {"H1": f"H1: A's advantage is {test.h1:+g} or more", "H0": f"H0: A's advantage is {test.h0:+g} or less",
+               "none": "no decision before --max-deals"}[doc["decision"]]
+    print(f"{args.a} vs {args.b}: {verdict} after {deals:,} deals (each in both seats)")
+    print(f"A's mean {estimate.mean:+.4f} ± {estimate.se:.4f} units per deal, 95% interval "
+          f"[{estimate.low:+.4f}, {estimate.high:+.4f}]; LLR {llr[0]:+.3f} in [{test.lower:.3f}, {test.upper:.3f}] "
+          f"(alpha {test.alpha:g}, beta {test.beta:g}), seed {entropy}")
+    return 0

@@ -1,0 +1,208 @@
+"""Bots in any language over the line protocol (docs/protocol.md), and bench match.
+
+The example bots in examples/bots (Python, and JavaScript when node is installed) play in
+bench arrange, bench tournament, bench match and as solve's opponent model; misbehaving
+bots (crashing, hanging, garbage, wrong ids, other cards, no hello) are contained."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import psutil
+import pytest
+
+from bench.sprt import Sprt
+from bots import BotError, BotFault, make_bot
+from solver import Card, parse_hand
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "examples" / "bots"
+HAND = "AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C"
+ENV = os.environ | {"PYTHONPATH": str(ROOT)}
+BOT_FILES = [EXAMPLES / "sorted_bot.toml", EXAMPLES / "sorted_bot_js.toml"]
+
+
+def _needs(path: Path) -> None:
+    if path.name.endswith("_js.toml") and shutil.which("node") is None:
+        pytest.skip("node (Node.js) is not installed: the JavaScript example cannot run")
+
+
+def _bench(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "bench.cli", *args], cwd=ROOT, env=ENV, capture_output=True,
+                          text=True, timeout=600)
+
+
+def _misbehaving(tmp_path: Path, mode: str, **extra) -> Path:
+    lines = [f'name = "misbehaving-{mode}"',
+             f'command = [{json.dumps(sys.executable)}, {json.dumps(str(ROOT / "tests/protocol/misbehaving.py"))}, '
+             f'"{mode}", {json.dumps(str(tmp_path / "flag"))}]']
+    lines += [f"{k} = {v}" for k, v in extra.items()]
+    path = tmp_path / f"{mode}.toml"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.mark.parametrize("path", BOT_FILES, ids=["python", "javascript"])
+def test_example_bots_play_everywhere(path, tmp_path):
+    """Fails if a protocol bot cannot be used by each command, or leaves a process behind."""
+    _needs(path)
+    done = _bench("arrange", "--bot", str(path), HAND, "--json")
+    assert done.returncode == 0, done.stderr
+    record = json.loads(done.stdout)
+    assert sorted((record["front"] + " " + record["middle"] + " " + record["back"]).split()) == sorted(HAND.split())
+    done = _bench("tournament", "--bots", f"{path},greedy", "--sessions", "1", "--seed", "2", "--jobs", "2",
+                  "--out", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    doc = json.loads((tmp_path / "results.json").read_text())
+    assert doc["bots"][0]["class"] == "protocol" and doc["bots"][0]["params"]["command"]
+    assert list(tmp_path.glob("*.stderr.log"))
+    done = _bench("match", str(path), "greedy", "--sprt", "0,0.5", "--seed", "3", "--max-deals", "64", "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["decision"] in ("H0", "H1", "none")
+    done = subprocess.run([sys.executable, "-m", "bench.solve", HAND, "--opponent", str(path), "--samples", "300",
+                           "--seed", "1", "--json"], cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["opponent"] == str(path)
+    assert not [p for p in psutil.process_iter(["cmdline"]) if any("sorted_bot" in c for c in (p.info["cmdline"] or []))]
+
+
+def test_a_command_path_and_batches():
+    bot = make_bot(f"cmd:{EXAMPLES / 'sorted_bot.py'}")
+    try:
+        assert bot.batch  # the Python example offers batches
+        hands = np.array([sorted(np.random.default_rng(i).permutation(52)[:13]) for i in range(50)], np.uint8)
+        many = bot.arrange_many(hands, np.random.default_rng(0))
+        one = [bot.arrange(tuple(Card(int(c)) for c in h), np.random.default_rng(0)).cards for h in hands]
+        assert np.array_equal(many, np.array(one, np.uint8))
+    finally:
+        bot.close()
+    assert bot._process is None
+
+
+@pytest.mark.parametrize("mode, message", [
+    ("crash", "crashed more than 3 times"),
+    ("hang", "gave no answer to hand"),
+    ("garbage", "with a line that is not JSON: 'I think front is best'"),
+    ("wrong-id", "with id"),
+    ("cheat", "set other cards than it was dealt"),
+])
+def test_misbehaving_bots_are_faults_quoting_what_they_said(tmp_path, mode, message):
+    from bots.base import checked_arrangement
+
+    bot = make_bot(str(_misbehaving(tmp_path, mode, decision_timeout=1)))
+    try:
+        rng = np.random.default_rng(0)
+        hands = [parse_hand("KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C 3C")] * 2 + [parse_hand(HAND)]
+        assert checked_arrangement(bot, hands[0], rng)
+        with pytest.raises(BotFault, match=message):
+            for _ in range(5):
+                checked_arrangement(bot, hands[2], rng)
+        if mode in ("hang", "garbage", "wrong-id"):  # the bot goes on after a bad answer
+            assert checked_arrangement(bot, hands[1], rng)
+    finally:
+        bot.close()
+
+
+def test_a_crash_is_survived_by_a_restart(tmp_path):
+    bot = make_bot(str(_misbehaving(tmp_path, "crash-once")))
+    try:
+        arrangement = bot.arrange(parse_hand(HAND), np.random.default_rng(0))
+        assert sorted(arrangement.cards) == sorted(parse_hand(HAND)) and bot.restarts == 1
+    finally:
+        bot.close()
+
+
+def test_a_bot_that_never_says_hello_is_one_line(tmp_path):
+    path = _misbehaving(tmp_path, "silent", startup_timeout=1)
+    with pytest.raises(BotError, match="did not start: .*gave no answer to the hello within 1 s"):
+        make_bot(str(path))
+    done = _bench("arrange", "--bot", str(path), HAND)
+    assert done.returncode == 2 and "did not start" in done.stderr and "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("content, message", [
+    ('name = "x"\n', "command must be a list of strings"),
+    ('command = ["x"]\nspeed = 3\n', "unknown key 'speed'"),
+    ('command = ["x"]\ndecision_timeout = -1\n', "decision_timeout must be a number of seconds > 0"),
+    ('command = ["/no/such/program"]\n', "cannot start bot"),
+])
+def test_bad_bot_files_are_one_line(tmp_path, content, message):
+    path = tmp_path / "bot.toml"
+    path.write_text(content)
+    with pytest.raises(BotError, match=message):
+        make_bot(str(path))
+
+
+def test_tournament_fault_policy_covers_protocol_bots(tmp_path):
+    path = _misbehaving(tmp_path, "garbage", decision_timeout=2)
+    done = _bench("tournament", "--bots", f"greedy,{path}", "--sessions", "1", "--seed", "1", "--jobs", "2",
+                  "--on-fault", "foul", "--out", str(tmp_path / "run"))
+    assert done.returncode == 0, done.stderr
+    doc = json.loads((tmp_path / "run" / "results.json").read_text())
+    assert doc["results"]["bots"][str(path)]["faults"]["count"] > 0
+    stopped = _bench("tournament", "--bots", f"greedy,{path}", "--sessions", "1", "--seed", "1", "--jobs", "2")
+    assert stopped.returncode == 1 and "not JSON" in stopped.stderr.strip().splitlines()[-1]
+
+
+def test_protocol_overhead_is_small():
+    """A bot that answers at once: the protocol's own cost per decision (reported, and a
+    floor far below the 5,000 decisions per second the benchmark suite measures)."""
+    bot = make_bot(f"cmd:{EXAMPLES / 'sorted_bot.py'}")
+    try:
+        cards = parse_hand(HAND)
+        rng = np.random.default_rng(0)
+        started = time.perf_counter()
+        for _ in range(500):
+            bot.arrange(cards, rng)
+        rate = 500 / (time.perf_counter() - started)
+    finally:
+        bot.close()
+    assert rate > 200, rate
+
+
+# --- the SPRT ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("true_mean, accepted, rate", [(0.0, "H1", 0.05), (0.1, "H0", 0.05)])
+def test_sprt_errs_at_about_its_stated_rates(true_mean, accepted, rate):
+    """2,000 simulated matches (deal results with sd 1, looked at every 16 deals): when the
+    truth is one hypothesis, the other is accepted at about its error rate, and nearly every
+    match decides. Fails if the bounds or the ratio are wrong."""
+    test = Sprt(0.0, 0.1, alpha=0.05, beta=0.05)
+    rng = np.random.default_rng(2026)
+    streams = rng.normal(true_mean, 1.0, size=(2000, 8000))
+    paths = test.llr_paths(streams)[:, 15::16]  # looks after 16, 32, ... deals
+    up, down = paths >= test.upper, paths <= test.lower
+    first_up = np.where(up.any(axis=1), up.argmax(axis=1), np.inf)
+    first_down = np.where(down.any(axis=1), down.argmax(axis=1), np.inf)
+    decided = np.isfinite(np.minimum(first_up, first_down))
+    wrong = (first_up < first_down) if accepted == "H1" else (first_down < first_up)
+    assert decided.mean() > 0.98
+    assert wrong.mean() < rate * 1.6, wrong.mean()  # looking every 16 deals makes it a little conservative
+
+
+def test_sprt_matches_the_llr_of_its_paths():
+    test = Sprt(-0.02, 0.03)
+    x = np.random.default_rng(1).normal(0.01, 0.7, size=(1, 300))
+    assert test.llr(x[0]) == pytest.approx(test.llr_paths(x)[0, -1])
+
+
+def test_bench_match_decides_on_real_bots():
+    """table is far stronger than random: H1 for table, H0 for random, each within a few chunks."""
+    done = _bench("match", "table", "random", "--sprt", "0,0.5", "--seed", "5", "--json")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["decision"] == "H1" and result["mean"] > 1 and result["llr"] >= result["bounds"][1]
+    done = _bench("match", "random", "table", "--sprt", "0,0.5", "--seed", "5", "--json", "--jobs", "1")
+    assert json.loads(done.stdout)["decision"] == "H0"
+    undecided = _bench("match", "table", "heuristic", "--sprt", "0,0.01", "--max-deals", "32", "--seed", "5", "--json")
+    assert json.loads(undecided.stdout)["decision"] == "none" and json.loads(undecided.stdout)["deals"] == 32
+    bad = _bench("match", "table", "random", "--sprt", "0.5,0")
+    assert bad.returncode == 2 and "H0 must be below H1" in bad.stderr
