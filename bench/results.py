@@ -450,4 +450,4 @@ def write_report(doc: dict[str, Any], out: Path) -> tuple[Path, bool]:
 
 
 def write_json(doc: dict[str, Any], path: Path) -> None:
-    path.write_text(json.dumps(json_ready(doc), indent=1, allow_nan=False) + "\n", encoding="utf-8")
+    path.write_text(json.dumps(json_ready(doc, digits=6), indent=1, allow_nan=False) + "\n", encoding="utf-8")

@@ -2,11 +2,13 @@
 
     python -m bench.studies rules --hands 200 --samples 1000 --seed 1
     python -m bench.studies naturals --hands 150 --samples 1000 --seed 1
+    python -m bench.studies frequencies --hands 20000 --seed 1
 
 ``rules``: how often the best play under each optional rule set differs from the basic
 one (rows compared as sets of cards), and the median time of a solve. ``naturals``: on
 random hands that hold a natural, how often declaring it is worth more than the best play
-(``naturals`` rules, 4 players), and the best play's EV.
+(``naturals`` rules, 4 players), and the best play's EV. ``frequencies``: the share of
+random hands that hold each natural.
 """
 
 from __future__ import annotations
@@ -69,13 +71,29 @@ def natural_study(hands: int, samples: int, entropy: int) -> dict:
             "naturals": kinds}
 
 
+def frequency_study(hands: int, entropy: int) -> dict:
+    from solver.naturals import natural_mask, naturals_of
+
+    rng = np.random.default_rng(entropy)
+    dealt = np.argsort(rng.random((hands, 52)), axis=1)[:, :13]
+    counts: dict[str, int] = {}
+    for hand in dealt[natural_mask(dealt)].tolist():
+        for natural in naturals_of(hand):
+            counts[natural.kind] = counts.get(natural.kind, 0) + 1
+    return {"hands": hands, "seed": entropy, "share": {k: v / hands for k, v in sorted(counts.items())},
+            "dragon_exact": 4 ** 13 / 635_013_559_600}  # 13 ranks, any suit each, of C(52, 13) hands
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = Parser(prog="python -m bench.studies", description=__doc__.split("\n\n")[0])
-    parser.add_argument("study", choices=("rules", "naturals"))
+    parser.add_argument("study", choices=("rules", "naturals", "frequencies"))
     parser.add_argument("--hands", type=positive, default=200)
     parser.add_argument("--samples", type=positive, default=1000)
     parser.add_argument("--seed", type=seed, default=1)
     args = parser.parse_args(argv)
+    if args.study == "frequencies":
+        print(json.dumps(frequency_study(args.hands, args.seed), indent=1))
+        return 0
     study = rule_study if args.study == "rules" else natural_study
     print(json.dumps(study(args.hands, args.samples, args.seed), indent=1))
     return 0

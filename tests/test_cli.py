@@ -78,7 +78,6 @@ def test_bench_arrange_one_hand(capsys):
     assert bench_main(["arrange", "--bot", "greedy", "--json", HAND]) == 0
     record = json.loads(capsys.readouterr().out)
     assert record == record | {"hand": HAND, "front": "9D 4S 2C", "middle": "9H 8C 7C 6D 5H", "back": "AS KS QS JS TS"}
-    assert record["seconds"] >= 0
 
 
 def test_bench_arrange_file_with_a_bad_line(tmp_path, capsys):

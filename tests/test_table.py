@@ -115,7 +115,7 @@ def test_table_variants_maximise_their_own_objective(rules):
     extra = tables.policy(parsed)[2]
     classes = row_classes()
     bot = make_bot(f"table:rules={rules}")
-    assert bot.rules == rules and tables.policy(parsed)[0] is not None
+    assert bot.rules == rules
     for hand in random_hands(np.random.default_rng(42), 4):
         splits = all_splits(hand.tolist())
         legal = np.flatnonzero(splits.legal)

@@ -216,6 +216,6 @@ def _report(args, out, records, n_deals, **document) -> None:
         report, _ = write_report(doc, out)
         note(f"wrote {out / 'results.json'} and {report}")
     if args.json:
-        print(json.dumps(json_ready(doc), indent=1, allow_nan=False))
+        print(json.dumps(json_ready(doc, digits=6), indent=1, allow_nan=False))
     else:
         print(render_terminal(doc))
