@@ -7,7 +7,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from bench.commands import arrange, bots, match, perf, report, tournament, train
+from bench.commands import arrange, bots, grade, match, perf, report, serve, tournament, train
 from bench.parsing import Parser, add_debug, guarded
 
 
@@ -21,6 +21,8 @@ COMMANDS = {
     "arrange": arrange,
     "tournament": tournament,
     "match": match,
+    "grade": grade,
+    "serve": serve,
     "report": report,
     "train": train,
     "perf": perf,

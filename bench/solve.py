@@ -40,6 +40,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "(2-4+royalties), or a .toml/.json house-rules file")
     parser.add_argument("--json", action="store_true", help="print one JSON document instead of tables")
     parser.add_argument("--ascii", action="store_true", help="letters for suits (S H D C) instead of symbols")
+    parser.add_argument("--grade", metavar="'FRONT / MIDDLE / BACK'",
+                        help="grade this arrangement of the hand: its EV against the best play's, on the same opponents")
     add_debug(parser)
     return parser
 
@@ -138,9 +140,41 @@ def main(argv: Sequence[str] | None = None) -> int:
     return guarded("solve", lambda: _solve(args), args.debug)
 
 
+def render_grade(grade, symbols: bool) -> str:
+    """The human-readable report of a Grade: the player's play against the best, row by row."""
+    from solver.cards import format_cards
+
+    best = grade.solution
+    lines = [
+        f"hand    {format_cards(best.hand, symbols)}",
+        f"yours   {grade.arrangement.format(symbols)}" + (f"   FOUL: {grade.foul}" if grade.foul else ""),
+        f"best    {best.arrangement.format(symbols)}",
+        f"EV      yours {grade.ev:+.3f}, best {best.ev:+.3f}: your play cost {grade.lost:.3f} units per hand "
+        f"(paired difference {grade.diff:+.3f} ± {grade.diff_se:.3f}, {best.samples:,} opponents set by "
+        f"'{best.opponent}', {best.opponents} opponent{'s' if best.opponents > 1 else ''})",
+        "",
+        f"  {'row':<7} {'yours':<15} {'ev':>7}   {'best':<15} {'ev':>7}",
+    ]
+    for mine, theirs in zip(grade.rows, best.rows):
+        lines.append(f"  {mine.row:<7} {format_cards(mine.cards, symbols):<15} {mine.ev:+7.3f}   "
+                     f"{format_cards(theirs.cards, symbols):<15} {theirs.ev:+7.3f}")
+    lines += ["", f"seed {best.seed}"]
+    return "\n".join(lines)
+
+
 def _solve(args: argparse.Namespace) -> int:
-    from bots import solve_hand
+    from bots import grade_hand, solve_hand
     from solver.cards import symbols_supported
+
+    symbols = not args.ascii and symbols_supported(sys.stdout)
+    if args.grade:
+        graded = grade_hand(" ".join(args.hand), args.grade, args.opponent, samples=args.samples, seed=args.seed,
+                            players=args.players, rules=args.rules)
+        if args.json:
+            print(json.dumps(graded.to_dict(), indent=2, ensure_ascii=False, allow_nan=False))
+        else:
+            print(render_grade(graded, symbols))
+        return 0
 
     solution = solve_hand(
         " ".join(args.hand), args.opponent, samples=args.samples, seed=args.seed,

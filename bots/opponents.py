@@ -19,7 +19,7 @@ from solver.cards import CardsLike
 from solver.errors import SolveError
 from solver.opponent import OpponentModel
 from solver.rules import Rules, RulesError, as_rules
-from solver.solution import Solution, solve
+from solver.solution import Grade, Solution, grade, solve
 
 
 class BotOpponent:
@@ -78,3 +78,15 @@ def solve_hand(hand: CardsLike, opponent: str | Bot | OpponentModel = DEFAULT_OP
     except (BotError, RulesError) as error:
         raise SolveError(str(error)) from None
     return solve(hand, model, rules=rules, **options)
+
+
+def grade_hand(hand: CardsLike, arrangement: Any, opponent: str | Bot | OpponentModel = DEFAULT_OPPONENT, *,
+               rules: Rules | str | None = None, **options: Any) -> Grade:
+    """``solver.grade`` against opponents set by a bot named by its spec (``table`` by default,
+    playing for the same rules): what a player's own arrangement cost."""
+    try:
+        rules = as_rules(rules)
+        model = opponent_model(opponent, rules)
+    except (BotError, RulesError) as error:
+        raise SolveError(str(error)) from None
+    return grade(hand, arrangement, model, rules=rules, **options)

@@ -449,3 +449,80 @@ def solve(
         timings={"deal": t1 - t0, "arrange": t2 - t1, "score": t3 - t2},
         sample=arranged if keep_sample else None,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class Grade:
+    """A player's own arrangement against the best play, on the same simulated opponents."""
+
+    solution: Solution  # the best play and its evidence
+    arrangement: Arrangement  # the player's
+    foul: str | None  # why the player's arrangement fouls, or None
+    ev: float  # the player's EV against the same opponents (units per hand, all opponents)
+    diff: float  # ev - best ev (<= 0 unless the sample favours the player's)
+    diff_se: float  # standard error of the paired difference
+    rows: tuple[RowResult, ...]  # the player's rows against the opponents' rows
+
+    @property
+    def lost(self) -> float:
+        """What the player's play cost, in units per hand (0 for the best play)."""
+        return max(0.0, -self.diff)
+
+    def to_dict(self) -> dict[str, Any]:
+        best = self.solution.to_dict()
+        return json_ready({
+            "schema_version": SCHEMA_VERSION,
+            "hand": best["hand"],
+            "arrangement": _rows_dict(self.arrangement),
+            "foul": self.foul,
+            "ev": self.ev,
+            "best": {"arrangement": best["arrangement"], "ev": best["ev"], "ev_se": best["ev_se"],
+                     "rows": best["rows"]},
+            "diff": self.diff,
+            "diff_se": self.diff_se,
+            "lost": self.lost,
+            "rows": {r.row: {"cards": format_cards(r.cards), "hand": r.hand, "win": r.win, "tie": r.tie,
+                             "lose": r.lose, "ev": r.ev, "best_cards": best["rows"][r.row]["cards"],
+                             "best_hand": best["rows"][r.row]["hand"], "ev_diff": r.ev - best["rows"][r.row]["ev"]}
+                     for r in self.rows},
+            "samples": self.solution.samples,
+            "seed": self.solution.seed,
+            "opponent": self.solution.opponent,
+            "players": self.solution.players,
+            "rules": best["rules"],
+        }, digits=6)  # fmt: skip
+
+
+def grade(hand: CardsLike, arrangement: Arrangement | str, opponent: OpponentModel, **options: Any) -> Grade:
+    """How a player's arrangement of ``hand`` compares with the best play, scored against the
+    same simulated opponents (``options`` as for :func:`solve`); a fouled arrangement is
+    graded too, as the foul it is."""
+    from solver.arrangement import as_arrangement, foul_reason
+
+    cards = parse_hand(hand)
+    mine = as_arrangement(arrangement)
+    if sorted(mine.cards) != sorted(cards):
+        raise SolveError(f"the arrangement {mine} holds other cards than the hand {format_cards(cards)}")
+    solution = solve(cards, opponent, keep_sample=True, **(options | {"top": options.get("top", 0)}))
+    rules = solution.rules
+    assert solution.sample is not None
+    sample = _Sample(solution.sample, solution.sample, rules)  # an arranged hand holds the same cards
+    values = mine.values()
+    best_values = solution.arrangement.values()
+    ours = per_sample_scores(values, sample, rules)
+    best = per_sample_scores(best_values, sample, rules)
+    diff = ours - best
+    scale = solution.opponents
+    n = sample.n
+    rows_results = per_sample_rows(values, sample)
+    rows = tuple(_row_result(name, row, value, rows_results[:, i], sample.plain)
+                 for i, (name, row, value) in enumerate(zip(ROWS, mine.rows, values)))
+    return Grade(
+        solution=solution,
+        arrangement=mine,
+        foul=foul_reason(mine),
+        ev=float(ours.mean()) * scale,
+        diff=float(diff.mean()) * scale,
+        diff_se=float(diff.std(ddof=1) / np.sqrt(n)) * scale if n > 1 else float("nan"),
+        rows=rows,
+    )

@@ -239,3 +239,28 @@ def test_runners_up_differ_in_hands_by_default(capsys):
     assert solve_main([hand, "--samples", "300", "--seed", "1", "--top", "5", "--json", "--distinct", "values"]) == 0
     raw = json.loads(capsys.readouterr().out)
     assert len(set(keys(raw))) < 6  # the raw list repeats hands with other kickers
+
+
+def test_solve_grades_a_given_arrangement(capsys):
+    """--grade: the player's EV against the best play's on the same opponents (text and JSON)."""
+    worse = "9D 4S 2C / 9H 8C 7C 6D 5H / AS KS QS JS TS"
+    assert solve_main([HAND, "--grade", worse, "--samples", "300", "--seed", "1", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["lost"] > 1 and doc["diff"] == pytest.approx(doc["ev"] - doc["best"]["ev"], abs=1e-5)
+    assert solve_main([HAND, "--grade", worse, "--samples", "300", "--seed", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "your play cost" in out and "yours   9♦ 4♠ 2♣" in out.replace("9D 4S 2C", "9♦ 4♠ 2♣")
+    assert _status(solve_main, [HAND, "--grade", "AS KS QS / JS TS 9H 9D 8C / 7C 6D 5H 4S 3C"]) == 2
+
+
+def test_bench_grade_lists_the_worst_plays_first(tmp_path, capsys):
+    """A malformed line is reported by number and the others still graded (exit 2)."""
+    path = tmp_path / "plays.txt"
+    path.write_text(f"{HAND} | 9H 9D 2C / 8C 7C 6D 5H 4S / AS KS QS JS TS\n# a comment\nAS KS | x\n"
+                    f"{HAND} | AS KS QS / 9H 9D JS TS 8C / 7C 6D 5H 4S 2C\n")
+    assert bench_main(["grade", "--input", str(path), "--samples", "200", "--json"]) == 2
+    captured = capsys.readouterr()
+    doc = json.loads(captured.out)
+    assert [g["line"] for g in doc["graded"]] == [4, 1]  # the foul costs most
+    assert doc["graded"][0]["foul"] and doc["graded"][1]["lost"] == 0
+    assert "line 3: expected 13 cards for the hand, got 2" in captured.err

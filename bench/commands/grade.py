@@ -1,0 +1,86 @@
+"""``bench grade``: what a player's own arrangements cost, hand by hand, worst first (a leak finder)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from bench.parsing import positive, seed
+
+
+def add_parser(sub) -> None:
+    parser = sub.add_parser(
+        "grade",
+        help="grade a file of hands as a player set them",
+        description="Grade a file of hands with the arrangements a player chose, one per line: "
+        "'HAND | FRONT / MIDDLE / BACK' (blank lines and # comments skipped). Each is scored against the best "
+        "play on the same simulated opponents; the report lists the EV each play lost, worst first, and the "
+        "total. Malformed lines are reported by number and the rest still graded (exit status 2).",
+    )
+    parser.add_argument("--input", required=True, metavar="FILE", help="the file of hands ('-' for stdin)")
+    parser.add_argument("--samples", type=positive, default=1000, help="simulated opponents (default %(default)s)")
+    parser.add_argument("--seed", type=seed, default=0, help="seed of the first hand; hand k uses seed + k")
+    parser.add_argument("--opponent", default="table", help="bot that sets the opponents (default %(default)s)")
+    parser.add_argument("--rules", default="basic", help="rule set (default basic)")
+    parser.add_argument("--players", type=int, default=2, help="players at the table, 2-4 (default %(default)s)")
+    parser.add_argument("--json", action="store_true", help="one JSON document instead of a table")
+
+
+def _read(path: str):
+    from bench.parsing import UsageError
+
+    try:
+        stream = sys.stdin.buffer if path == "-" else open(path, "rb")
+    except OSError as error:
+        raise UsageError(f"cannot read {path}: {error.strerror}") from None
+    with stream:
+        for number, raw in enumerate(stream, start=1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                yield number, None, "not UTF-8 text"
+                continue
+            text = line.split("#", 1)[0].strip()
+            if text:
+                yield number, text, None
+
+
+def run(args: argparse.Namespace) -> int:
+    from bench.parsing import UsageError
+    from bots import grade_hand
+    from solver import CardError, SolveError
+
+    if not 2 <= args.players <= 4:
+        raise UsageError(f"--players must be 2, 3 or 4, got {args.players}")
+    graded, bad = [], 0
+    for index, (number, text, problem) in enumerate(_read(args.input)):
+        if problem is None and (text is None or text.count("|") != 1):
+            problem = "expected 'HAND | FRONT / MIDDLE / BACK'"
+        if problem is None:
+            hand, arrangement = (part.strip() for part in text.split("|"))
+            try:
+                result = grade_hand(hand, arrangement, args.opponent, samples=args.samples, seed=args.seed + index,
+                                    players=args.players, rules=args.rules)
+            except (CardError, SolveError) as error:
+                problem = str(error)
+        if problem is not None:
+            print(f"bench grade: line {number}: {problem}", file=sys.stderr)
+            bad += 1
+            continue
+        graded.append((number, result))
+    order = sorted(graded, key=lambda item: -item[1].lost)
+    total = sum(g.lost for _, g in graded)
+    if args.json:
+        print(json.dumps({"hands": len(graded), "lost_total": round(total, 6), "malformed_lines": bad,
+                          "graded": [{"line": n, **g.to_dict()} for n, g in order]}, indent=1, allow_nan=False))
+    else:
+        print(f"{'line':>4}  {'lost':>6}  {'± se':>6}  {'yours':<40}  best")
+        for number, g in order:
+            foul = "  FOUL" if g.foul else ""
+            print(f"{number:>4}  {g.lost:6.3f}  {g.diff_se:6.3f}  {g.arrangement.format():<40}  "
+                  f"{g.solution.arrangement.format()}{foul}")
+        mean = total / len(graded) if graded else 0.0
+        print(f"\n{len(graded)} hands graded: {total:.3f} units lost in all, {mean:.3f} a hand "
+              f"({args.samples:,} opponents a hand set by '{args.opponent}', rules {args.rules})")
+    return 2 if bad else 0
