@@ -95,12 +95,29 @@ def _run_threads(match: Match, chunks: list[list[int]], on_done, jobs: int) -> N
         executor.shutdown(wait=True)
 
 
+def _quiet_resource_tracker() -> None:
+    """Start loky's resource tracker with its stderr silenced. When workers are killed (a
+    stop, a crash) it tidies what they left and warns about it on stderr, after the run's
+    own last line; that cleanup is expected here, so its warnings are not the user's."""
+    from joblib.externals.loky.backend import resource_tracker
+
+    saved, devnull = os.dup(2), os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, 2)
+        resource_tracker.ensure_running()
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(devnull)
+
+
 class _ProcessPool:
     """A loky executor of ``jobs`` processes that can be ended at once, workers included."""
 
     def __init__(self, jobs: int):
         from joblib.externals.loky import get_reusable_executor
 
+        _quiet_resource_tracker()
         self.jobs = jobs
         self.executor = get_reusable_executor(max_workers=jobs, initializer=_ignore_sigint, reuse=False)
 
