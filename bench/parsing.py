@@ -84,6 +84,36 @@ def writable_file(path: Path, option: str = "--out") -> Path:
     return path
 
 
+def read_json(path: Path):
+    """The JSON document in a file; a one-line UsageError when it cannot be read or parsed."""
+    import json
+
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise UsageError(f"cannot read {path}: {error.strerror}") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise UsageError(f"{path} is not JSON: {error}") from None
+
+
+def input_lines(path: str):
+    """(line number, text without comment, or None) of each non-blank line of a file ('-' for
+    stdin); None marks a line that is not UTF-8 text."""
+    try:
+        stream = sys.stdin.buffer if path == "-" else open(path, "rb")
+    except OSError as error:
+        raise UsageError(f"cannot read {path}: {error.strerror}") from None
+    with stream:
+        for number, raw in enumerate(stream, start=1):
+            try:
+                text = raw.decode("utf-8").split("#", 1)[0].strip()
+            except UnicodeDecodeError:
+                yield number, None
+                continue
+            if text:
+                yield number, text
+
+
 def _input_errors() -> tuple[type[BaseException], ...]:
     from bots.base import BotError
     from solver import CardError, RulesError, SolveError

@@ -46,16 +46,22 @@ def uninterrupted(tmp_path_factory):
     return out
 
 
-def test_sigint_stops_promptly_keeps_the_work_and_resumes_to_the_same_result(tmp_path, uninterrupted):
-    """Fails if Ctrl-C loses finished deals, leaves a worker behind, takes long, or if the
-    resumed run differs in any number from the uninterrupted one."""
-    out = tmp_path / "run"
+def _started(out: Path, lines: int) -> subprocess.Popen:
+    """The tournament of RUN in a subprocess, once its journal holds ``lines`` lines."""
     process = subprocess.Popen([sys.executable, "-m", "bench.cli", *RUN, "--out", str(out)], cwd=ROOT, env=ENV,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     journal = out / "journal.jsonl"
     deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and (not journal.exists() or journal.read_text().count("\n") < 4):
+    while time.monotonic() < deadline and (not journal.exists() or journal.read_text().count("\n") < lines):
         time.sleep(0.1)
+    return process
+
+
+def test_sigint_stops_promptly_keeps_the_work_and_resumes_to_the_same_result(tmp_path, uninterrupted):
+    """Fails if Ctrl-C loses finished deals, leaves a worker behind, takes long, or if the
+    resumed run differs in any number from the uninterrupted one."""
+    out = tmp_path / "run"
+    process = _started(out, 4)
     children = psutil.Process(process.pid).children(recursive=True)
     assert children, "the run should have worker processes"
     sent = time.monotonic()
@@ -79,13 +85,7 @@ def test_sigint_stops_promptly_keeps_the_work_and_resumes_to_the_same_result(tmp
 
 
 def test_sigterm_exits_143(tmp_path):
-    out = tmp_path / "run"
-    process = subprocess.Popen([sys.executable, "-m", "bench.cli", *RUN, "--out", str(out)], cwd=ROOT, env=ENV,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    journal = out / "journal.jsonl"
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and (not journal.exists() or journal.read_text().count("\n") < 3):
-        time.sleep(0.1)
+    process = _started(tmp_path / "run", 3)
     process.send_signal(signal.SIGTERM)
     _, stderr = process.communicate(timeout=60)
     assert process.returncode == 143 and "stopped by SIGTERM" in stderr and "Traceback" not in stderr

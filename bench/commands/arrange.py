@@ -28,24 +28,15 @@ def add_parser(sub) -> None:
 
 
 def _lines(args: argparse.Namespace):
-    from bench.parsing import UsageError
+    from bench.parsing import UsageError, input_lines
 
     if args.input and args.hand:
         raise UsageError("give a hand or --input FILE, not both")
     if args.input:
-        try:
-            stream = sys.stdin.buffer if args.input == "-" else open(args.input, "rb")
-        except OSError as error:
-            raise UsageError(f"cannot read {args.input}: {error.strerror}") from None
-        with stream:
-            for number, raw in enumerate(stream, start=1):
-                try:
-                    line = raw.decode("utf-8")
-                except UnicodeDecodeError:
-                    raise UsageError(f"{args.input}: line {number} is not UTF-8 text") from None
-                text = line.split("#", 1)[0].strip()
-                if text:
-                    yield number, text
+        for number, text in input_lines(args.input):
+            if text is None:
+                raise UsageError(f"{args.input}: line {number} is not UTF-8 text")
+            yield number, text
     elif args.hand:
         yield 1, " ".join(args.hand)
     else:

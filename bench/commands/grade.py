@@ -27,35 +27,17 @@ def add_parser(sub) -> None:
     parser.add_argument("--json", action="store_true", help="one JSON document instead of a table")
 
 
-def _read(path: str):
-    from bench.parsing import UsageError
-
-    try:
-        stream = sys.stdin.buffer if path == "-" else open(path, "rb")
-    except OSError as error:
-        raise UsageError(f"cannot read {path}: {error.strerror}") from None
-    with stream:
-        for number, raw in enumerate(stream, start=1):
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError:
-                yield number, None, "not UTF-8 text"
-                continue
-            text = line.split("#", 1)[0].strip()
-            if text:
-                yield number, text, None
-
-
 def run(args: argparse.Namespace) -> int:
-    from bench.parsing import UsageError
+    from bench.parsing import UsageError, input_lines
     from bots import grade_hand
     from solver import CardError, SolveError
 
     if not 2 <= args.players <= 4:
         raise UsageError(f"--players must be 2, 3 or 4, got {args.players}")
     graded, bad = [], 0
-    for index, (number, text, problem) in enumerate(_read(args.input)):
-        if problem is None and (text is None or text.count("|") != 1):
+    for index, (number, text) in enumerate(input_lines(args.input)):
+        problem = "not UTF-8 text" if text is None else None
+        if text is not None and text.count("|") != 1:
             problem = "expected 'HAND | FRONT / MIDDLE / BACK'"
         if problem is None:
             hand, arrangement = (part.strip() for part in text.split("|"))

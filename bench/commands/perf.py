@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 
@@ -20,7 +19,7 @@ def add_parser(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from bench.parsing import UsageError, writable_folder
+    from bench.parsing import UsageError, read_json, writable_folder
     from bench.perf import PerfError, benchmarks_problem, run_suite, write_report
 
     out = writable_folder(Path(args.out))
@@ -30,12 +29,7 @@ def run(args: argparse.Namespace) -> int:
             run_suite(raw_path, args.select)
         except PerfError as error:
             raise UsageError(str(error)) from None
-    try:
-        raw = json.loads(raw_path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise UsageError(f"cannot read {raw_path}: {error.strerror}") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise UsageError(f"{raw_path} is not JSON: {error}") from None
+    raw = read_json(raw_path)
     problem = benchmarks_problem(raw)
     if problem:
         raise UsageError(f"{raw_path} is not a pytest-benchmark JSON file: {problem}")

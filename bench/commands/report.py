@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 
@@ -16,16 +15,11 @@ def add_parser(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from bench.parsing import UsageError, writable_folder
+    from bench.parsing import UsageError, read_json, writable_folder
     from bench.results import document_problem, render_terminal, write_report
 
     path = Path(args.results)
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise UsageError(f"cannot read {path}: {error.strerror}") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise UsageError(f"{path} is not JSON: {error}") from None
+    doc = read_json(path)
     problem = document_problem(doc)
     if problem:
         raise UsageError(f"{path} is not a results.json that bench tournament wrote: {problem}")
