@@ -29,26 +29,24 @@ class UsageError(Exception):
     """Bad input to a command: reported as one line, exit status 2."""
 
 
-def seed(text: str) -> int:
-    """A seed: a whole number from 0 up (numpy's SeedSequence takes no negative entropy)."""
+def _whole(text: str, low: int, what: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"a seed is a whole number >= 0, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"a seed is a whole number >= 0, got {value}")
+        raise argparse.ArgumentTypeError(f"{what} >= {low}, got {text!r}") from None
+    if value < low:
+        raise argparse.ArgumentTypeError(f"{what} >= {low}, got {value}")
     return value
+
+
+def seed(text: str) -> int:
+    """A seed: a whole number from 0 up (numpy's SeedSequence takes no negative entropy)."""
+    return _whole(text, 0, "a seed is a whole number")
 
 
 def positive(text: str) -> int:
     """A whole number from 1 up."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {value}")
-    return value
+    return _whole(text, 1, "expected a whole number")
 
 
 def add_debug(parser: argparse.ArgumentParser) -> None:
