@@ -103,6 +103,7 @@ def figures(raw: dict[str, Any]) -> dict[str, Any]:
         "tournament_fields": fields,
         "startup": dict(b["test_compile_then_warm_start"]["extra_info"]) if "test_compile_then_warm_start" in b else {},
         "protocol_decisions_per_second": info("test_protocol_decisions_per_second", "per_second"),
+        "yardstick_ms": info("test_yardstick", "median_ms"),
         "solve_command": ({"cold_s": info("test_solve_command_end_to_end", "cold_s"),
                            "warm_s": b["test_solve_command_end_to_end"]["stats"]["median"]}
                           if "test_solve_command_end_to_end" in b else {}),
@@ -159,6 +160,13 @@ def render_markdown(raw: dict[str, Any], figs: dict[str, Any], plot: bool) -> st
                   "| field | deals per second | hands per second |", "|---|---|---|"]
         for name, s in sorted(figs["tournament_fields"].items()):
             lines.append(f"| {name} | {s['deals_per_second']:.1f} | {s['hands_per_second']:.1f} |")
+    if figs.get("yardstick_ms") and figs["solve"]:
+        stick = figs["yardstick_ms"]
+        lines += ["", "## Against the yardstick", "",
+                  f"The yardstick, numpy sorting 2 million random doubles, took {stick:.1f} ms in this run. In "
+                  "yardsticks (a ratio measured in the same run moves far less than milliseconds):", "",
+                  "| solve, opponents | yardsticks |", "|---|---|"]
+        lines += [f"| {samples:,} | {s['median_ms'] / stick:.2f} |" for samples, s in figs["solve"].items()]
     if figs.get("protocol_decisions_per_second"):
         lines += ["", "## Protocol bots", "",
                   f"A bot in its own process that answers at once (tests/protocol/echo_bot.py): "

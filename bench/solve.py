@@ -162,9 +162,21 @@ def render_grade(grade, symbols: bool) -> str:
     return "\n".join(lines)
 
 
+def _first_run_notice() -> None:
+    """One line on stderr when the kernels are not compiled yet: the first run waits for them."""
+    from solver import _evaluator, _search
+    from solver._jit import cache_dir, compiled_before
+
+    if not (compiled_before(_evaluator.eval5_columns) and compiled_before(_search.score_canonical)):
+        print(f"solve: compiling the kernels once, on this first run (a few seconds); they are kept in {cache_dir()}",
+              file=sys.stderr)
+
+
 def _solve(args: argparse.Namespace) -> int:
     from bots import grade_hand, solve_hand
     from solver.cards import symbols_supported
+
+    _first_run_notice()
 
     symbols = not args.ascii and symbols_supported(sys.stdout)
     if args.grade:

@@ -66,3 +66,11 @@ if ProjectCacheLocator not in _Impl._locator_classes:
 kernel = numba.njit(cache=True, nogil=True)  # a hot loop over integer arrays
 parallel_kernel = numba.njit(cache=True, nogil=True, parallel=True)  # the same, over all cores
 inline = numba.njit(cache=True, nogil=True, inline="always")  # a helper the kernels inline
+
+
+def compiled_before(dispatcher: Any) -> bool:
+    """Whether a kernel's compiled code is in the cache already (else its first call compiles)."""
+    path = getattr(getattr(dispatcher, "_cache", None), "_cache_path", None)
+    if not path:
+        return False
+    return any(Path(path).glob(f"*{dispatcher.py_func.__name__}*.nbi"))

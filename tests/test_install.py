@@ -45,3 +45,13 @@ def test_numba_cache_dir_is_respected(tmp_path):
     code = "from solver import evaluate_many; import numpy as np; evaluate_many(np.array([[0, 5, 10, 20, 40]]))"
     subprocess.run([sys.executable, "-c", code], env=env, check=True, cwd=Path(__file__).parents[1])
     assert list(tmp_path.rglob("*.nbi")), "no cache index written to NUMBA_CACHE_DIR"
+
+
+def test_a_first_run_says_it_is_compiling(tmp_path):
+    """With an empty cache, solve says in one line on stderr that it compiles, once."""
+    env = os.environ | {"NUMBA_CACHE_DIR": str(tmp_path)}
+    command = [sys.executable, "-m", "bench.solve", "AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C", "--samples", "50"]
+    first = subprocess.run(command, env=env, capture_output=True, text=True, cwd=Path(__file__).parents[1])
+    assert first.returncode == 0 and first.stderr.startswith("solve: compiling the kernels once")
+    second = subprocess.run(command, env=env, capture_output=True, text=True, cwd=Path(__file__).parents[1])
+    assert second.returncode == 0 and second.stderr == ""
