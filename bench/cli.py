@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Sequence
 
@@ -13,7 +12,9 @@ from bench.parsing import Parser, add_debug, guarded
 
 def available_cores() -> int:
     """Cores this process may run on."""
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    from bots.points import available_cores as cores
+
+    return cores()
 
 
 COMMANDS = {

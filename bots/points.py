@@ -7,6 +7,10 @@ legal split whose three rows score most, found exactly by branch and bound.
 
 from __future__ import annotations
 
+import functools
+import os
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -50,14 +54,43 @@ class RowPoints:
         return out
 
 
+PARALLEL_BATCH = 256  # batches at least this large are split over the cores
+
+
+@functools.cache
+def _pool() -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(max_workers=available_cores(), thread_name_prefix="bots-kernel")
+
+
+def available_cores() -> int:
+    """Cores this process may run on."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+def over_cores(function: Callable[[np.ndarray], np.ndarray], hands: np.ndarray) -> np.ndarray:
+    """``function(hands)`` for a batch of hands, split over the cores when it is large.
+
+    The kernels release the GIL (nogil), so threads run them in parallel; each hand is set
+    on its own, so the result is the same however the batch is split."""
+    hands = np.ascontiguousarray(hands, np.uint8)
+    parts = min(available_cores(), len(hands) // PARALLEL_BATCH)
+    if parts < 2:
+        return function(hands)
+    return np.concatenate(list(_pool().map(function, np.array_split(hands, parts))))
+
+
 def best_splits_by_points(hands: np.ndarray, points: RowPoints) -> np.ndarray:
     """The split number that scores most under ``points``, for each hand of an (n, 13) array."""
     t = split_tables()
     keys, numbers = class_hash()
-    return _kernels.best_by_class_points(
-        np.ascontiguousarray(hands, np.uint8), t.combos3, t.combos5, t.front, t.middle, t.by_back, keys, numbers,
-        points.front, points.middle, points.back, points.front_upto, points.middle_upto,
-    )  # fmt: skip
+
+    def best(part: np.ndarray) -> np.ndarray:
+        return _kernels.best_by_class_points(
+            part, t.combos3, t.combos5, t.front, t.middle, t.by_back, keys, numbers,
+            points.front, points.middle, points.back, points.front_upto, points.middle_upto,
+        )  # fmt: skip
+
+    return over_cores(best, hands)
 
 
 def cards_by_split(hands: np.ndarray, splits: np.ndarray) -> np.ndarray:

@@ -13,7 +13,7 @@ import numpy as np
 
 from bots import _kernels
 from bots.base import BotError, arrangement_from_row
-from bots.points import RowPoints, cards_by_split, play_points
+from bots.points import RowPoints, cards_by_split, over_cores, play_points
 from solver import Arrangement, Card, evaluate_many
 from solver.classes import class_hash, row_classes
 from solver.rules import BASIC, Rules, RulesError, as_rules
@@ -132,9 +132,12 @@ def play_tables(hands: np.ndarray, policy, rules: Rules) -> np.ndarray:
     keys, numbers = class_hash()
     win, tie, extra = policy
     hands = np.ascontiguousarray(hands, np.uint8)
-    splits = _kernels.best_by_class_joint(hands, t.canon_front, t.canon_a, t.canon_b, t.canon_split, t.canon_twin,
-                                          keys, numbers, win, tie, extra, rules.scoring_code)
-    return cards_by_split(hands, splits)
+
+    def best(part: np.ndarray) -> np.ndarray:
+        return _kernels.best_by_class_joint(part, t.canon_front, t.canon_a, t.canon_b, t.canon_split, t.canon_twin,
+                                            keys, numbers, win, tie, extra, rules.scoring_code)
+
+    return cards_by_split(hands, over_cores(best, hands))
 
 
 @functools.cache
