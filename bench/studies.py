@@ -3,12 +3,15 @@
     python -m bench.studies rules --hands 200 --samples 1000 --seed 1
     python -m bench.studies naturals --hands 150 --samples 1000 --seed 1
     python -m bench.studies frequencies --hands 20000 --seed 1
+    python -m bench.studies speed --hands 10 --samples 1000 --seed 5
 
 ``rules``: how often the best play under each optional rule set differs from the basic
 one (rows compared as sets of cards), and the median time of a solve. ``naturals``: on
 random hands that hold a natural, how often declaring it is worth more than the best play
 (``naturals`` rules, 4 players), and the best play's EV. ``frequencies``: the share of
-random hands that hold each natural.
+random hands that hold each natural. ``speed``: the median time of a solve under basic,
+2-4 and 1-6 scoring, and as a ratio to the yardstick (numpy sorting 2 million doubles)
+timed just before each solve in the same process.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import json
 import sys
 import time
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -84,9 +88,31 @@ def frequency_study(hands: int, entropy: int) -> dict:
             "dragon_exact": 4 ** 13 / 635_013_559_600}  # 13 ranks, any suit each, of C(52, 13) hands
 
 
+def speed_study(hands: int, samples: int, entropy: int) -> dict:
+    from bots import solve_hand
+
+    stick = np.random.default_rng(37).random(2_000_000)
+    rng = np.random.default_rng(entropy)
+    dealt = _hands(hands, rng)
+    out: dict[str, Any] = {"hands": hands, "samples": samples, "seed": entropy}
+    for rules in ("basic", "2-4", "1-6"):
+        solve_hand(dealt[0], rules=rules, samples=samples, seed=0)  # compiled and loaded before timing
+        seconds, ratios = [], []
+        for i, hand in enumerate(dealt):
+            started = time.perf_counter()
+            np.sort(stick)
+            yardstick = time.perf_counter() - started
+            started = time.perf_counter()
+            solve_hand(hand, rules=rules, samples=samples, seed=i)
+            seconds.append(time.perf_counter() - started)
+            ratios.append(seconds[-1] / yardstick)
+        out[rules] = {"median_ms": float(np.median(seconds) * 1e3), "median_yardsticks": float(np.median(ratios))}
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = Parser(prog="python -m bench.studies", description=__doc__.split("\n\n")[0])
-    parser.add_argument("study", choices=("rules", "naturals", "frequencies"))
+    parser.add_argument("study", choices=("rules", "naturals", "frequencies", "speed"))
     parser.add_argument("--hands", type=positive, default=200)
     parser.add_argument("--samples", type=positive, default=1000)
     parser.add_argument("--seed", type=seed, default=1)
@@ -94,7 +120,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.study == "frequencies":
         print(json.dumps(frequency_study(args.hands, args.seed), indent=1))
         return 0
-    study = rule_study if args.study == "rules" else natural_study
+    study = {"rules": rule_study, "naturals": natural_study, "speed": speed_study}[args.study]
     print(json.dumps(study(args.hands, args.samples, args.seed), indent=1))
     return 0
 

@@ -58,3 +58,10 @@ def test_the_readme_studies_run():
     assert set(rules["differs_from_basic"]) == {"1-6", "2-4", "royalties", "2-4+royalties"}
     naturals = natural_study(hands=2, samples=50, entropy=1)
     assert sum(naturals["naturals"].values()) == 2 and 0 <= naturals["declare_share"] <= 1
+
+
+def test_the_speed_study_runs():
+    from bench.studies import speed_study
+
+    result = speed_study(hands=1, samples=20, entropy=5)
+    assert set(result) >= {"basic", "2-4", "1-6"} and result["basic"]["median_yardsticks"] > 0
