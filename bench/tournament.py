@@ -437,6 +437,23 @@ def plan_chunks(deals: Sequence[int], seconds_per_deal: float, target: float = 0
     return [deals[start:start + size] for start in range(0, len(deals), size)]
 
 
+def play_sized(match: Match, deals: Sequence[int], on_done: Callable[[list[dict[str, Any]]], None], *,
+               jobs: int = 1, backend: str = "loky", scheduler: str | None = None) -> None:
+    """Play ``deals`` on the chosen backend (``bench.runner``): two pilot deals first, on the
+    workers, then the rest in chunks sized from the quicker pilot to about 0.2 s each."""
+    from bench.runner import run_chunks
+
+    deals = list(deals)
+    pilots: list[float] = []
+
+    def done(part: list[dict[str, Any]]) -> None:
+        pilots.extend(sum(p["seconds"] for row in r["plays"] for p in row) for r in part if r["deal"] in deals[:2])
+        on_done(part)
+
+    run_chunks(match, [[d] for d in deals[:2]], done, jobs=jobs, backend=backend, scheduler=scheduler,
+               then=lambda: plan_chunks(deals[2:], min(pilots, default=0.0)))
+
+
 def run_deals(
     specs: Sequence[str],
     players: int,
@@ -468,10 +485,5 @@ def run_deals(
         chunks = [deals[start:start + chunk_size] for start in range(0, n_deals, chunk_size)]
         run_chunks(match, chunks, done, jobs=jobs, backend=backend, scheduler=scheduler)
     else:
-
-        def rest() -> list[list[int]]:
-            seconds = min((sum(p["seconds"] for row in r["plays"] for p in row) for r in records), default=0.0)
-            return plan_chunks(deals[2:], seconds)
-
-        run_chunks(match, [[d] for d in deals[:2]], done, jobs=jobs, backend=backend, scheduler=scheduler, then=rest)
+        play_sized(match, deals, done, jobs=jobs, backend=backend, scheduler=scheduler)
     return sorted(records, key=lambda r: r["deal"])

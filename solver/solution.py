@@ -516,7 +516,7 @@ def grade(hand: CardsLike, arrangement: Arrangement | str, opponent: OpponentMod
     mine = as_arrangement(arrangement)
     if sorted(mine.cards) != sorted(cards):
         raise SolveError(f"the arrangement {mine} holds other cards than the hand {format_cards(cards)}")
-    solution = solve(cards, opponent, keep_sample=True, **(options | {"top": options.get("top", 0)}))
+    solution = solve(cards, opponent, keep_sample=True, **({"top": 0} | options))
     rules = solution.rules
     assert solution.sample is not None
     sample = _Sample(solution.sample, solution.sample, rules)  # an arranged hand holds the same cards

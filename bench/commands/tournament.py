@@ -178,8 +178,7 @@ def _play(match, missing: list[int], records: list[dict], journal, jobs: int, ar
     """Play the missing deals; every finished chunk goes to the journal as it completes."""
     from bench.parsing import UsageError
     from bench.progress import progress
-    from bench.runner import run_chunks
-    from bench.tournament import TournamentError, plan_chunks
+    from bench.tournament import TournamentError, play_sized
 
     with progress(total=len(missing), desc="deals", unit="deal") as bar:
 
@@ -189,15 +188,8 @@ def _play(match, missing: list[int], records: list[dict], journal, jobs: int, ar
                 journal.append({"records": part})
             bar.update(len(part))
 
-        pilots = [[deal] for deal in missing[:2]]  # two pilot deals on the workers; they size the other chunks
-
-        def rest() -> list[list[int]]:
-            timed = [r for r in records if r["deal"] in missing[:2]]
-            seconds = min((sum(p["seconds"] for row in r["plays"] for p in row) for r in timed), default=0.0)
-            return plan_chunks(missing[2:], seconds)
-
         try:
-            run_chunks(match, pilots, finished, jobs=jobs, backend=args.backend, scheduler=args.scheduler, then=rest)
+            play_sized(match, missing, finished, jobs=jobs, backend=args.backend, scheduler=args.scheduler)
         except TournamentError as error:
             raise UsageError(str(error)) from None
 
