@@ -8,7 +8,9 @@ while playing, with one line naming the bot, the hand and the error, and exit st
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import signal
 import sys
 import tempfile
 import traceback
@@ -27,6 +29,38 @@ class Parser(argparse.ArgumentParser):
 
 class UsageError(Exception):
     """Bad input to a command: reported as one line, exit status 2."""
+
+
+class Stopped(KeyboardInterrupt):
+    """Ctrl-C (SIGINT) or SIGTERM asked a long command to stop; ``status`` is its exit status."""
+
+    def __init__(self, signum: int = signal.SIGINT):
+        super().__init__(signum)
+        self.signum = int(signum)
+
+    @property
+    def name(self) -> str:
+        return signal.Signals(self.signum).name
+
+    @property
+    def status(self) -> int:
+        return 128 + self.signum
+
+
+def _raise_stopped(signum, frame):
+    raise Stopped(signum)
+
+
+@contextlib.contextmanager
+def stoppable():
+    """Inside, SIGINT and SIGTERM raise :class:`Stopped`, even where the shell started the
+    command with SIGINT ignored (a background job); the handlers are put back after."""
+    previous = {signum: signal.signal(signum, _raise_stopped) for signum in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 def _whole(text: str, low: int, what: str) -> int:
@@ -131,9 +165,10 @@ def guarded(prog: str, action: Callable[[], int], debug: bool = False) -> int:
     debug = debug or os.environ.get(DEBUG_VARIABLE, "") not in ("", "0")
     try:
         return action()
-    except KeyboardInterrupt:
-        print(f"{prog}: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as error:
+        stopped = error if isinstance(error, Stopped) else Stopped()
+        print(f"{prog}: stopped by {stopped.name}", file=sys.stderr)
+        return stopped.status
     except Exception as error:
         if debug:
             traceback.print_exc()

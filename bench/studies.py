@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from bench.parsing import Parser, positive, seed
+from bench.parsing import Parser, guarded, positive, seed, stoppable
 
 RULE_SETS = ("basic", "1-6", "2-4", "royalties", "2-4+royalties")
 
@@ -117,12 +117,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--samples", type=positive, default=1000)
     parser.add_argument("--seed", type=seed, default=1)
     args = parser.parse_args(argv)
-    if args.study == "frequencies":
-        print(json.dumps(frequency_study(args.hands, args.seed), indent=1))
+
+    def run() -> int:
+        if args.study == "frequencies":
+            print(json.dumps(frequency_study(args.hands, args.seed), indent=1))
+            return 0
+        study = {"rules": rule_study, "naturals": natural_study, "speed": speed_study}[args.study]
+        with stoppable():
+            print(json.dumps(study(args.hands, args.samples, args.seed), indent=1))
         return 0
-    study = {"rules": rule_study, "naturals": natural_study, "speed": speed_study}[args.study]
-    print(json.dumps(study(args.hands, args.samples, args.seed), indent=1))
-    return 0
+
+    return guarded("bench.studies", run)
 
 
 if __name__ == "__main__":

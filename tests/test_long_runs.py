@@ -204,3 +204,38 @@ def test_training_interrupted_and_resumed_equals_uninterrupted(tmp_path):
             assert np.array_equal(a[row], b[row])
     assert not checkpoint.exists()
     assert _bench("train", "--resume", str(tmp_path / "nothing.npz")).returncode == 2
+
+
+def _interrupt_when(argv: list[str], ready) -> tuple[subprocess.Popen, str, str, list]:
+    """Start a command, send SIGINT once ``ready()`` holds, and return it with its output
+    and the child processes it had."""
+    process = subprocess.Popen([sys.executable, "-m", "bench.cli", *argv], cwd=ROOT, env=ENV,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not ready(process):
+        time.sleep(0.1)
+    children = psutil.Process(process.pid).children(recursive=True)
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=60)
+    time.sleep(0.5)
+    return process, stdout, stderr, children
+
+
+def test_sigint_stops_bench_match_with_what_it_saw(tmp_path):
+    """Fails if Ctrl-C on a match leaves a traceback or a worker behind, or loses the result so far."""
+    process, stdout, stderr, children = _interrupt_when(
+        ["match", "exhaustive:samples=300", "table", "--sprt", "0,0.001", "--max-deals", "100000", "--seed", "1",
+         "--jobs", "2"], lambda p: bool(psutil.Process(p.pid).children(recursive=True)) and time.sleep(3) is None)
+    assert process.returncode == 130 and "Traceback" not in stderr, stderr
+    assert "stopped by SIGINT" in stderr and "no decision (stopped)" in stdout
+    assert not [c for c in children if c.is_running() and c.status() != psutil.STATUS_ZOMBIE]
+
+
+def test_sigint_stops_bench_grade_and_prints_the_hands_graded(tmp_path):
+    hand = "AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C | 9H 9D 2C / 8C 7C 6D 5H 4S / AS KS QS JS TS\n"
+    path = tmp_path / "plays.txt"
+    path.write_text(hand * 400)
+    process, stdout, stderr, _ = _interrupt_when(["grade", "--input", str(path), "--samples", "4000"],
+                                                 lambda p: time.sleep(4) is None)
+    assert process.returncode == 130 and "Traceback" not in stderr, stderr
+    assert "stopped by SIGINT after" in stderr and "hands graded" in stdout

@@ -28,13 +28,30 @@ def add_parser(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from bench.parsing import UsageError, input_lines
-    from bots import grade_hand
-    from solver import CardError, SolveError
+    from bench.parsing import Stopped, UsageError, stoppable
 
     if not 2 <= args.players <= 4:
         raise UsageError(f"--players must be 2, 3 or 4, got {args.players}")
-    graded, bad = [], 0
+    graded: list = []
+    bad = 0
+    stopped = None
+    try:
+        with stoppable():
+            bad = _grade_lines(args, graded)
+    except Stopped as error:  # the hands graded so far are reported
+        stopped = error
+        print(f"bench grade: stopped by {error.name} after {len(graded)} hands", file=sys.stderr)
+    _print(args, graded, bad)
+    return stopped.status if stopped else (2 if bad else 0)
+
+
+def _grade_lines(args: argparse.Namespace, graded: list) -> int:
+    """Grade each line into ``graded``; the number of malformed lines."""
+    from bench.parsing import input_lines
+    from bots import grade_hand
+    from solver import CardError, SolveError
+
+    bad = 0
     for index, (number, text) in enumerate(input_lines(args.input)):
         problem = "not UTF-8 text" if text is None else None
         if text is not None and text.count("|") != 1:
@@ -51,6 +68,10 @@ def run(args: argparse.Namespace) -> int:
             bad += 1
             continue
         graded.append((number, result))
+    return bad
+
+
+def _print(args: argparse.Namespace, graded: list, bad: int) -> None:
     order = sorted(graded, key=lambda item: -item[1].lost)
     total = sum(g.lost for _, g in graded)
     if args.json:
@@ -65,4 +86,3 @@ def run(args: argparse.Namespace) -> int:
         mean = total / len(graded) if graded else 0.0
         print(f"\n{len(graded)} hands graded: {total:.3f} units lost in all, {mean:.3f} a hand "
               f"({args.samples:,} opponents a hand set by '{args.opponent}', rules {args.rules})")
-    return 2 if bad else 0

@@ -58,7 +58,7 @@ def duplicate_results(records, rules) -> list[float]:
 
 def run(args: argparse.Namespace) -> int:
     from bench.cli import available_cores
-    from bench.parsing import UsageError
+    from bench.parsing import Stopped, UsageError, stoppable
     from bench.progress import note, progress
     from bench.runner import run_chunks
     from bench.sprt import Sprt, SprtError
@@ -100,10 +100,15 @@ def run(args: argparse.Namespace) -> int:
                 if decision[0]:
                     raise _Decided
 
+        stopped = None
         try:
-            run_chunks(match, chunks, finished, jobs=jobs, backend=args.backend)
+            with stoppable():
+                run_chunks(match, chunks, finished, jobs=jobs, backend=args.backend)
         except _Decided:
             pass
+        except Stopped as error:  # what was looked at so far is reported, undecided
+            stopped = error
+            note(f"stopped by {error.name} after {covered[0]:,} deals looked at")
         except TournamentError as error:
             raise UsageError(str(error)) from None
     deals = covered[0]
@@ -117,11 +122,11 @@ def run(args: argparse.Namespace) -> int:
         from solver.documents import json_ready
 
         print(json.dumps(json_ready(doc, digits=6), indent=1, allow_nan=False))
-        return 0
+        return stopped.status if stopped else 0
     verdict = {"H1": f"H1: A's advantage is {test.h1:+g} or more", "H0": f"H0: A's advantage is {test.h0:+g} or less",
-               "none": "no decision before --max-deals"}[doc["decision"]]
+               "none": "no decision (stopped)" if stopped else "no decision before --max-deals"}[doc["decision"]]
     print(f"{args.a} vs {args.b}: {verdict} after {deals:,} deals (each in both seats)")
     print(f"A's mean {estimate.mean:+.4f} ± {estimate.se:.4f} units per deal, 95% interval "
           f"[{estimate.low:+.4f}, {estimate.high:+.4f}]; LLR {llr[0]:+.3f} in [{test.lower:.3f}, {test.upper:.3f}] "
           f"(alpha {test.alpha:g}, beta {test.beta:g}), seed {entropy}")
-    return 0
+    return stopped.status if stopped else 0

@@ -6,11 +6,10 @@ import argparse
 import json
 import secrets
 import shlex
-import signal
 import time
 from pathlib import Path
 
-from bench.parsing import positive, seed, writable_folder
+from bench.parsing import Stopped, positive, seed, stoppable, writable_folder
 
 BACKENDS = ("loky", "threading", "sequential", "dask")
 DEFAULT_DECISION_TIMEOUT = 60.0
@@ -45,18 +44,6 @@ def add_parser(sub) -> None:
     parser.add_argument("--resume", metavar="DIR", help="continue the run recorded in DIR (its bots, rules, seed, "
                         "players and sessions); only the missing deals are played")
     parser.add_argument("--json", action="store_true", help="print the results document instead of tables")
-
-
-class Stopped(Exception):
-    """SIGTERM (or SIGINT) asked the run to stop."""
-
-    def __init__(self, signum: int):
-        super().__init__(signum)
-        self.signum = signum
-
-
-def _raise_stopped(signum, frame):
-    raise Stopped(signum)
 
 
 def _settings(args: argparse.Namespace) -> dict:
@@ -144,29 +131,22 @@ def run(args: argparse.Namespace) -> int:
     else:
         note(f"seed entropy {entropy} (replay with --seed {entropy})")
     started = time.perf_counter()
-    stopped: BaseException | None = None
-    # Signals are decisions: Ctrl-C and SIGTERM stop the run here, even where the shell
-    # started this command with SIGINT ignored (a background job).
-    previous = {signal.SIGTERM: signal.signal(signal.SIGTERM, _raise_stopped),
-                signal.SIGINT: signal.signal(signal.SIGINT, signal.default_int_handler)}
+    stopped: Stopped | None = None
     try:
-        _play(match, missing, records, journal, jobs, args)
-    except (KeyboardInterrupt, Stopped) as error:
+        with stoppable():
+            _play(match, missing, records, journal, jobs, args)
+    except Stopped as error:
         stopped = error
     finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
         if journal is not None:
             journal.close()
     wall = time.perf_counter() - started
     status = 0
     if stopped is not None:
-        number = int(stopped.signum if isinstance(stopped, Stopped) else signal.SIGINT)
-        status = 128 + number
+        status = stopped.status
         resume = f"bench tournament --resume {shlex.quote(str(out))}" if out is not None else \
             "nothing was saved: run with --out DIR to be able to resume"
-        note(f"stopped by {signal.Signals(number).name} after {len(records):,} of {n_deals:,} deals; "
-             f"to continue: {resume}")
+        note(f"stopped by {stopped.name} after {len(records):,} of {n_deals:,} deals; to continue: {resume}")
         if not records:
             return status
     _report(args, out, records, n_deals, command=command, specs=specs, bot_specs=bot_specs, players=players,

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import argparse
 import math
-import signal
 import sys
 import time
 from pathlib import Path
 
-from bench.parsing import positive, seed, writable_file
+from bench.parsing import Stopped, positive, seed, stoppable, writable_file
 
 
 def add_parser(sub) -> None:
@@ -34,14 +33,6 @@ def add_parser(sub) -> None:
 def checkpoint_of(out: Path) -> Path:
     """Where the training that writes ``out`` keeps its checkpoint."""
     return out.with_name(out.stem + ".checkpoint.npz")
-
-
-_signal = [int(signal.SIGINT)]  # which signal stopped the training
-
-
-def _stopped(signum, frame):
-    _signal[0] = signum
-    raise KeyboardInterrupt
 
 
 def run(args: argparse.Namespace) -> int:
@@ -84,10 +75,8 @@ def run(args: argparse.Namespace) -> int:
         state.save(checkpoint)
         done[0] = state.round
 
-    previous = {signal.SIGTERM: signal.signal(signal.SIGTERM, _stopped),
-                signal.SIGINT: signal.signal(signal.SIGINT, signal.default_int_handler)}
     try:
-        with progress(total=rounds, initial=done[0], desc="rounds", unit="round") as bar:
+        with stoppable(), progress(total=rounds, initial=done[0], desc="rounds", unit="round") as bar:
 
             def on_round(report) -> None:
                 change = "" if math.isnan(report.points_change) else f", points moved {report.points_change:.4f}"
@@ -96,13 +85,10 @@ def run(args: argparse.Namespace) -> int:
 
             tables, _ = train(hands=args.hands, rounds=args.rounds, seed=args.seed, jobs=jobs, on_round=on_round,
                               rules=rules, checkpoint=save, resume=resume)
-    except KeyboardInterrupt:
+    except Stopped as stopped:
         kept = f"round {done[0]} is saved in {checkpoint}" if done[0] else "no round was finished"
-        note(f"stopped by {signal.Signals(_signal[0]).name}: {kept}; to continue: bench train --resume {out}")
-        return 128 + _signal[0]
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
+        note(f"stopped by {stopped.name}: {kept}; to continue: bench train --resume {out}")
+        return stopped.status
     tables.save(out)
     checkpoint.unlink(missing_ok=True)
     print(f"wrote {out} ({out.stat().st_size:,} bytes) in {time.perf_counter() - started:.0f} s", file=sys.stderr)
