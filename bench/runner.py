@@ -149,6 +149,12 @@ def _run_processes(match: Match, chunks: list[list[int]], on_done, jobs: int,
     faulted: dict[tuple[int, str, int], str] = {}
     running: dict[Future, tuple[int, list[int]]] = {}
     isolated: set[Future] = set()  # submitted alone, so a death is its own
+
+    def submit(number: int, chunk: list[int]) -> Future:
+        future = pool.submit(match, chunk, dict(faulted), os.path.join(folder, f"chunk-{number}"))
+        running[future] = (number, chunk)
+        return future
+
     try:
         while queue or suspects or running or later:
             if later and not (queue or suspects or running):
@@ -156,14 +162,9 @@ def _run_processes(match: Match, chunks: list[list[int]], on_done, jobs: int,
                 later = None
                 continue
             if suspects and not running:
-                number, chunk = suspects.popleft()
-                future = pool.submit(match, chunk, dict(faulted), os.path.join(folder, f"chunk-{number}"))
-                running[future] = (number, chunk)
-                isolated.add(future)
+                isolated.add(submit(*suspects.popleft()))
             while queue and not suspects and not isolated and len(running) < 2 * jobs:
-                number, chunk = queue.popleft()
-                running[pool.submit(match, chunk, dict(faulted), os.path.join(folder, f"chunk-{number}"))] = (number,
-                                                                                                              chunk)
+                submit(*queue.popleft())
             done, _ = wait(set(running), timeout=POLL_SECONDS, return_when=FIRST_COMPLETED)
             for future in done:
                 number, chunk = running.pop(future)
