@@ -11,33 +11,30 @@ from solver.kernels import class_number, expected_units, inline, kernel, subset_
 
 
 @inline
-def _best_with_back(b, best, best_split, v3, v5, c3, c5, split_front, split_middle, by_back, front, middle, back,
-                    front_upto, hand_front):
+def _best_with_back(b, best, best_split, v3, v5, by_back, back_middle, back_front, base, middle_points,
+                    front_points, front_cap):
     """Improve (best, best_split) with the splits whose back is five number ``b``."""
     vb = v5[b]
-    base = back[c5[b]]
-    for j in range(by_back.shape[1]):
-        s = by_back[b, j]
-        m = split_middle[s]
+    for j in range(back_middle.shape[1]):
+        m = back_middle[b, j]
         vm = v5[m]
         if vm > vb:
             continue
-        cm = c5[m]
-        partial = base + middle[cm]
-        if partial + min(front_upto[cm], hand_front) <= best:
+        partial = base + middle_points[m]
+        if partial + front_cap[m] <= best:
             continue
-        f = split_front[s]
+        f = back_front[b, j]
         if v3[f] > vm:
             continue
-        total = partial + front[c3[f]]
+        total = partial + front_points[f]
         if total > best:
             best = total
-            best_split = s
+            best_split = by_back[b, j]
     return best, best_split
 
 
 @kernel
-def best_by_class_points(hands, combos3, combos5, split_front, split_middle, by_back, keys, numbers,
+def best_by_class_points(hands, by_back, back_middle, back_front, keys, numbers,
                          front, middle, back, front_upto, middle_upto):
     """Best split of each hand when each row scores by its class (``bots.points.RowPoints``).
 
@@ -45,36 +42,45 @@ def best_by_class_points(hands, combos3, combos5, split_front, split_middle, by_
     the best middle and front at or below it (``*_upto``) and available in the hand;
     backs that cannot beat the best split so far are skipped whole, and so is a middle
     that cannot with the best front it allows. The most promising back goes first; the
-    first split found keeps a tie."""
+    first split found keeps a tie. Each subset's points are looked up once per hand, so
+    the search reads plain per-subset arrays."""
     n = hands.shape[0]
     out = np.empty(n, np.int32)
-    v3 = np.empty(combos3.shape[0], np.int32)
-    v5 = np.empty(combos5.shape[0], np.int32)
-    c3 = np.empty(combos3.shape[0], np.int32)
-    c5 = np.empty(combos5.shape[0], np.int32)
-    bound = np.empty(combos5.shape[0], np.float64)
+    n3 = 286
+    n5 = back_middle.shape[0]
+    v3 = np.empty(n3, np.int32)
+    v5 = np.empty(n5, np.int32)
+    c5 = np.empty(n5, np.int32)
+    front_points = np.empty(n3, np.float64)
+    middle_points = np.empty(n5, np.float64)
+    back_points = np.empty(n5, np.float64)
+    front_cap = np.empty(n5, np.float64)  # the best front a middle of this five allows
+    bound = np.empty(n5, np.float64)
     for h in range(n):
         subset_values(hands[h], v3, v5)
         hand_front = -np.inf
-        for k in range(v3.shape[0]):
-            c3[k] = class_number(keys, numbers, v3[k])
-            hand_front = max(hand_front, front[c3[k]])
+        for k in range(n3):
+            front_points[k] = front[class_number(keys, numbers, v3[k])]
+            hand_front = max(hand_front, front_points[k])
         hand_middle = -np.inf
-        for k in range(v5.shape[0]):
-            c5[k] = class_number(keys, numbers, v5[k])
-            hand_middle = max(hand_middle, middle[c5[k]])
+        for k in range(n5):
+            c = class_number(keys, numbers, v5[k])
+            c5[k] = c
+            middle_points[k] = middle[c]
+            back_points[k] = back[c]
+            front_cap[k] = min(front_upto[c], hand_front)
+            hand_middle = max(hand_middle, middle_points[k])
         top = 0
-        for k in range(v5.shape[0]):
-            c = c5[k]
-            bound[k] = back[c] + min(middle_upto[c], hand_middle) + min(front_upto[c], hand_front)
+        for k in range(n5):
+            bound[k] = back_points[k] + min(middle_upto[c5[k]], hand_middle) + front_cap[k]
             if bound[k] > bound[top]:
                 top = k
-        best, best_split = _best_with_back(top, -np.inf, -1, v3, v5, c3, c5, split_front, split_middle, by_back,
-                                           front, middle, back, front_upto, hand_front)
-        for b in range(v5.shape[0]):
+        best, best_split = _best_with_back(top, -np.inf, -1, v3, v5, by_back, back_middle, back_front,
+                                           back_points[top], middle_points, front_points, front_cap)
+        for b in range(n5):
             if bound[b] > best and b != top:
-                best, best_split = _best_with_back(b, best, best_split, v3, v5, c3, c5, split_front, split_middle,
-                                                   by_back, front, middle, back, front_upto, hand_front)
+                best, best_split = _best_with_back(b, best, best_split, v3, v5, by_back, back_middle, back_front,
+                                                   back_points[b], middle_points, front_points, front_cap)
         out[h] = best_split
     return out
 

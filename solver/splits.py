@@ -42,6 +42,8 @@ class SplitTables:
     masks5: np.ndarray  # (1287,) bit p set when position p is in the five
     split_of: np.ndarray  # (1287, 1287) split number with back b and middle m (-1: overlapping)
     by_back: np.ndarray  # (1287, 56) the splits with back b, in split order
+    back_middle: np.ndarray  # (1287, 56) the middle (row of combos5) of each split in by_back
+    back_front: np.ndarray  # (1287, 56) the front (row of combos3) of each split in by_back
 
 
 def _mask(positions) -> np.ndarray:
@@ -79,6 +81,7 @@ def split_tables() -> SplitTables:
     twin = front[first].astype(np.int64) * MIDDLES_PER_FRONT + where[front[first], back[first]]
     split_of = np.full((len(combos5), len(combos5)), -1, np.int32)
     split_of[back, middle] = np.arange(N_SPLITS)
+    by_back = np.argsort(back, kind="stable").astype(np.int32).reshape(len(combos5), 56)
     tables = SplitTables(
         combos3=combos3,
         combos5=combos5,
@@ -92,9 +95,12 @@ def split_tables() -> SplitTables:
         canon_twin=twin.astype(np.int32),
         masks5=_mask(combos5).astype(np.int32),
         split_of=split_of,
-        by_back=np.argsort(back, kind="stable").astype(np.int32).reshape(len(combos5), 56),
+        by_back=by_back,
+        back_middle=middle[by_back],
+        back_front=front[by_back],
     )
-    for array in (tables.combos3, tables.combos5, tables.front, tables.middle, tables.back, tables.split_of, tables.by_back):
+    for array in (tables.combos3, tables.combos5, tables.front, tables.middle, tables.back, tables.split_of,
+                  tables.by_back, tables.back_middle, tables.back_front):
         array.setflags(write=False)
     return tables
 

@@ -17,6 +17,7 @@ from bots import (
 )
 from bots import solve_hand as solve
 from bots.heuristic import heuristic_points
+from bots.points import RowPoints, best_splits_by_points
 from solver import Card, all_splits, evaluate_many, is_foul
 from solver.classes import row_classes
 from solver.solution import row_values
@@ -170,3 +171,21 @@ def test_bad_specs(spec, message):
 def test_spec_values_are_typed():
     assert parse_spec("x.y:Z:a=1:b=0.5:c=true:d=text") == ("x.y:Z", {"a": 1, "b": 0.5, "c": True, "d": "text"})
     json.dumps(parse_spec("exhaustive:samples=10"))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_branch_and_bound_is_exact_for_any_row_points(seed):
+    """Points drawn at random, with no order among the classes, so no bound is loose by luck:
+    the split found scores exactly what the best legal split scores by brute force."""
+    rng = np.random.default_rng(seed)
+    classes = row_classes()
+    points = RowPoints.build(*(rng.normal(size=classes.size) for _ in range(3)))
+    hands = random_hands(rng, 25)
+    found = best_splits_by_points(hands, points)
+    for hand, split in zip(hands, found):
+        splits = all_splits(hand.tolist())
+        score = (points.front[np.searchsorted(classes, splits.front)]
+                 + points.middle[np.searchsorted(classes, splits.middle)]
+                 + points.back[np.searchsorted(classes, splits.back)])
+        assert splits.legal[split]
+        assert score[split] == pytest.approx(score[splits.legal].max(), abs=1e-12)
