@@ -167,7 +167,7 @@ def _first_run_notice() -> None:
     from solver import _evaluator, _search
     from solver._jit import cache_dir, compiled_before
 
-    if not (compiled_before(_evaluator.eval5_columns) and compiled_before(_search.score_canonical)):
+    if not (compiled_before(_evaluator.eval5_into) and compiled_before(_search.score_canonical)):
         print(f"solve: compiling the kernels once, on this first run (a few seconds); they are kept in {cache_dir()}",
               file=sys.stderr)
 

@@ -10,7 +10,7 @@ import numpy as np
 from solver.kernels import class_number, expected_units, inline, kernel, subset_values
 
 
-@inline
+@kernel
 def _best_with_back(b, best, best_split, v3, v5, by_back, back_middle, back_front, base, middle_points,
                     front_points, front_cap):
     """Improve (best, best_split) with the splits whose back is five number ``b``."""
@@ -34,7 +34,7 @@ def _best_with_back(b, best, best_split, v3, v5, by_back, back_middle, back_fron
 
 
 @kernel
-def best_by_class_points(hands, by_back, back_middle, back_front, keys, numbers,
+def best_by_class_points(hands, columns3, columns5, by_back, back_middle, back_front, keys, numbers,
                          front, middle, back, front_upto, middle_upto):
     """Best split of each hand when each row scores by its class (``bots.points.RowPoints``).
 
@@ -50,6 +50,8 @@ def best_by_class_points(hands, by_back, back_middle, back_front, keys, numbers,
     n5 = back_middle.shape[0]
     v3 = np.empty(n3, np.int32)
     v5 = np.empty(n5, np.int32)
+    cards3 = np.empty(columns3.shape, np.uint8)
+    cards5 = np.empty(columns5.shape, np.uint8)
     c5 = np.empty(n5, np.int32)
     front_points = np.empty(n3, np.float64)
     middle_points = np.empty(n5, np.float64)
@@ -57,7 +59,7 @@ def best_by_class_points(hands, by_back, back_middle, back_front, keys, numbers,
     front_cap = np.empty(n5, np.float64)  # the best front a middle of this five allows
     bound = np.empty(n5, np.float64)
     for h in range(n):
-        subset_values(hands[h], v3, v5)
+        subset_values(hands[h], columns3, columns5, cards3, cards5, v3, v5)
         hand_front = -np.inf
         for k in range(n3):
             front_points[k] = front[class_number(keys, numbers, v3[k])]
@@ -75,10 +77,11 @@ def best_by_class_points(hands, by_back, back_middle, back_front, keys, numbers,
             bound[k] = back_points[k] + min(middle_upto[c5[k]], hand_middle) + front_cap[k]
             if bound[k] > bound[top]:
                 top = k
-        best, best_split = _best_with_back(top, -np.inf, -1, v3, v5, by_back, back_middle, back_front,
-                                           back_points[top], middle_points, front_points, front_cap)
-        for b in range(n5):
-            if bound[b] > best and b != top:
+        best = -np.inf
+        best_split = np.int64(-1)  # typed, so that _best_with_back is compiled for one signature
+        for i in range(n5 + 1):  # the top back first, then the others in order
+            b = top if i == 0 else i - 1
+            if i == 0 or (b != top and bound[b] > best):
                 best, best_split = _best_with_back(b, best, best_split, v3, v5, by_back, back_middle, back_front,
                                                    back_points[b], middle_points, front_points, front_cap)
         out[h] = best_split
@@ -86,23 +89,25 @@ def best_by_class_points(hands, by_back, back_middle, back_front, keys, numbers,
 
 
 @kernel
-def greedy_splits(hands, combos5, masks5, split_of):
+def greedy_splits(hands, columns3, columns5, masks5, split_of):
     """Greedy: the best five to the back, the best five of the other eight to the middle.
 
     Ties go to the first subset in lexicographic order of positions. ``split_of[b, m]``
     is the split number with back ``b`` and middle ``m`` (both rows of ``combos5``)."""
     n = hands.shape[0]
     out = np.empty(n, np.int32)
-    v3 = np.empty(286, np.int32)
-    v5 = np.empty(combos5.shape[0], np.int32)
+    v3 = np.empty(columns3.shape[1], np.int32)
+    v5 = np.empty(columns5.shape[1], np.int32)
+    cards3 = np.empty(columns3.shape, np.uint8)
+    cards5 = np.empty(columns5.shape, np.uint8)
     for h in range(n):
-        subset_values(hands[h], v3, v5)
+        subset_values(hands[h], columns3, columns5, cards3, cards5, v3, v5)
         back = 0
-        for k in range(combos5.shape[0]):
+        for k in range(v5.shape[0]):
             if v5[k] > v5[back]:
                 back = k
         middle = -1
-        for k in range(combos5.shape[0]):
+        for k in range(v5.shape[0]):
             if (masks5[k] & masks5[back]) == 0 and (middle < 0 or v5[k] > v5[middle]):
                 middle = k
         out[h] = split_of[back, middle]
@@ -125,8 +130,8 @@ def splits_to_cards(hands, splits, combos3, combos5, split_front, split_middle, 
 
 
 @kernel
-def best_by_class_joint(hands, canon_front, canon_a, canon_b, canon_split, canon_twin, keys, numbers,
-                        win, tie, extra, scoring):
+def best_by_class_joint(hands, columns3, columns5, canon_front, canon_a, canon_b, canon_split, canon_twin, keys,
+                        numbers, win, tie, extra, scoring):
     """Best split of each hand for a bonus rule, rows taken as independent.
 
     ``win``/``tie`` (3, classes) are each row's chances against the field, ``extra``
@@ -136,10 +141,12 @@ def best_by_class_joint(hands, canon_front, canon_a, canon_b, canon_split, canon
     out = np.empty(n, np.int32)
     v3 = np.empty(286, np.int32)
     v5 = np.empty(1287, np.int32)
+    cards3 = np.empty(columns3.shape, np.uint8)
+    cards5 = np.empty(columns5.shape, np.uint8)
     c3 = np.empty(286, np.int32)
     c5 = np.empty(1287, np.int32)
     for h in range(n):
-        subset_values(hands[h], v3, v5)
+        subset_values(hands[h], columns3, columns5, cards3, cards5, v3, v5)
         for k in range(286):
             c3[k] = class_number(keys, numbers, v3[k])
         for k in range(1287):

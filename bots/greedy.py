@@ -34,4 +34,4 @@ class GreedyBot:
     def arrange_many(self, hands: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         t = split_tables()
         hands = np.ascontiguousarray(hands, np.uint8)
-        return cards_by_split(hands, greedy_splits(hands, t.combos5, t.masks5, t.split_of))
+        return cards_by_split(hands, greedy_splits(hands, t.columns3, t.columns5, t.masks5, t.split_of))

@@ -86,7 +86,7 @@ def best_splits_by_points(hands: np.ndarray, points: RowPoints) -> np.ndarray:
 
     def best(part: np.ndarray) -> np.ndarray:
         return _kernels.best_by_class_points(
-            part, t.by_back, t.back_middle, t.back_front, keys, numbers,
+            part, t.columns3, t.columns5, t.by_back, t.back_middle, t.back_front, keys, numbers,
             points.front, points.middle, points.back, points.front_upto, points.middle_upto,
         )  # fmt: skip
 

@@ -134,8 +134,9 @@ def play_tables(hands: np.ndarray, policy, rules: Rules) -> np.ndarray:
     hands = np.ascontiguousarray(hands, np.uint8)
 
     def best(part: np.ndarray) -> np.ndarray:
-        return _kernels.best_by_class_joint(part, t.canon_front, t.canon_a, t.canon_b, t.canon_split, t.canon_twin,
-                                            keys, numbers, win, tie, extra, rules.scoring_code)
+        return _kernels.best_by_class_joint(part, t.columns3, t.columns5, t.canon_front, t.canon_a, t.canon_b,
+                                            t.canon_split, t.canon_twin, keys, numbers, win, tie, extra,
+                                            rules.scoring_code)
 
     return cards_by_split(hands, over_cores(best, hands))
 

@@ -36,19 +36,22 @@ def royalty_hand(value):
 
 
 @inline
-def row_units(r0, r1, r2, scoring):
-    """Units from three row results (+1 / 0 / -1) under a scoring method, before royalties."""
-    units = r0 + r1 + r2
-    wins = (r0 == 1) + (r1 == 1) + (r2 == 1)
-    losses = (r0 == -1) + (r1 == -1) + (r2 == -1)
+def units_of(total, wins, losses, scoring):
+    """Units from the sum of three row results and how many were won and lost, before royalties."""
     if scoring == 1:
         if wins == 3:
-            units = 6
-        elif losses == 3:
-            units = -6
+            return 6
+        if losses == 3:
+            return -6
     elif scoring == 2:
-        units += (wins > losses) - (losses > wins)
-    return units
+        total += (wins > losses) - (losses > wins)
+    return total
+
+
+@inline
+def row_units(r0, r1, r2, scoring):
+    """Units from three row results (+1 / 0 / -1) under a scoring method, before royalties."""
+    return units_of(r0 + r1 + r2, (r0 == 1) + (r1 == 1) + (r2 == 1), (r0 == -1) + (r1 == -1) + (r2 == -1), scoring)
 
 
 @inline
@@ -61,22 +64,27 @@ def row_result(a, b, foul_a, foul_b):
 
 @inline
 def settle_pair(a0, a1, a2, b0, b1, b2, royalties, needs_win, scoring):
-    """Units A wins from B. Two fouled hands score 0; a fouled hand earns no royalties."""
+    """Units A wins from B. Two fouled hands score 0; a fouled hand earns no royalties.
+
+    One loop over the rows: each helper is inlined once, which keeps the compile short."""
     foul_a = is_foul(a0, a1, a2)
     foul_b = is_foul(b0, b1, b2)
-    r0 = row_result(a0, b0, foul_a, foul_b)
-    r1 = row_result(a1, b1, foul_a, foul_b)
-    r2 = row_result(a2, b2, foul_a, foul_b)
-    units = row_units(r0, r1, r2, scoring)
-    if not foul_a:
-        units += royalties[0, royalty_hand(a0)] * (not needs_win or r0 == 1)
-        units += royalties[1, royalty_hand(a1)] * (not needs_win or r1 == 1)
-        units += royalties[2, royalty_hand(a2)] * (not needs_win or r2 == 1)
-    if not foul_b:
-        units -= royalties[0, royalty_hand(b0)] * (not needs_win or r0 == -1)
-        units -= royalties[1, royalty_hand(b1)] * (not needs_win or r1 == -1)
-        units -= royalties[2, royalty_hand(b2)] * (not needs_win or r2 == -1)
-    return units
+    a = (a0, a1, a2)
+    b = (b0, b1, b2)
+    total = 0
+    wins = 0
+    losses = 0
+    royalty = 0
+    for r in range(3):
+        result = row_result(a[r], b[r], foul_a, foul_b)
+        total += result
+        wins += result == 1
+        losses += result == -1
+        if not foul_a and (not needs_win or result == 1):
+            royalty += royalties[r, royalty_hand(a[r])]
+        if not foul_b and (not needs_win or result == -1):
+            royalty -= royalties[r, royalty_hand(b[r])]
+    return units_of(total, wins, losses, scoring) + royalty
 
 
 @kernel

@@ -8,62 +8,27 @@ evaluated once; a split is then three look-ups and two comparisons.
 import numpy as np
 from numba import prange
 
-from solver._evaluator import WHEEL, _add_rank, _compose
-from solver._jit import inline, kernel, parallel_kernel
-
-
-@inline
-def _straight_run(ranks):
-    run = ranks & (ranks >> 1) & (ranks >> 2) & (ranks >> 3) & (ranks >> 4)
-    top_run = np.int32(ranks) if run != 0 else np.int32(0)
-    return np.int32(0b1111) if ranks == WHEEL else top_run
-
-
-@inline
-def subset_values(hand, v3, v5):
-    """Fill ``v3``/``v5`` with the values of the hand's 3- and 5-card subsets.
-
-    Nested loops visit the subsets in lexicographic order of positions (the order of
-    ``combos3``/``combos5``) and share the rank counts of common prefixes."""
-    r = np.empty(13, np.int32)
-    s = np.empty(13, np.int32)
-    for i in range(13):
-        r[i] = np.int32(1) << (np.int32(hand[i]) >> 2)
-        s[i] = np.int32(hand[i]) & 3
-    zero = np.int32(0)
-    k5 = 0
-    for a in range(9):
-        for b in range(a + 1, 10):
-            o2, t2, f2 = _add_rank(r[b], r[a], zero, zero)
-            same2 = s[a] == s[b]
-            for c in range(b + 1, 11):
-                o3, t3, f3 = _add_rank(r[c], o2, t2, f2)
-                same3 = same2 & (s[c] == s[a])
-                for d in range(c + 1, 12):
-                    o4, t4, f4 = _add_rank(r[d], o3, t3, f3)
-                    same4 = same3 & (s[d] == s[a])
-                    for e in range(d + 1, 13):
-                        o5, t5, f5 = _add_rank(r[e], o4, t4, f4)
-                        flush = same4 & (s[e] == s[a])
-                        v5[k5] = _compose(o5, t5, f5, flush, _straight_run(r[a] | r[b] | r[c] | r[d] | r[e]))
-                        k5 += 1
-    k3 = 0
-    for a in range(11):
-        for b in range(a + 1, 12):
-            o2, t2, f2 = _add_rank(r[b], r[a], zero, zero)
-            for c in range(b + 1, 13):
-                o3, t3, f3 = _add_rank(r[c], o2, t2, f2)
-                v3[k3] = _compose(o3, t3, f3, False, zero)
-                k3 += 1
+from solver._evaluator import eval3_into, eval5_into
+from solver._jit import kernel, parallel_kernel
 
 
 @kernel
-def hand_subset_values(hand, combos3, combos5):
-    """The values of one hand's 286 three-card and 1,287 five-card subsets."""
-    v3 = np.empty(combos3.shape[0], np.int32)
-    v5 = np.empty(combos5.shape[0], np.int32)
-    subset_values(hand, v3, v5)
-    return v3, v5
+def subset_values(hand, columns3, columns5, cards3, cards5, v3, v5):
+    """Fill ``v3``/``v5`` with the values of the hand's 3- and 5-card subsets.
+
+    ``columns3``/``columns5`` are the subsets' card positions slot by slot ((3, 286) and
+    (5, 1287), the transposed ``combos3``/``combos5``); ``cards3``/``cards5`` are uint8
+    scratch arrays of those shapes. The subsets' cards are gathered there and valued by
+    the evaluator's column kernels, which LLVM vectorises: faster than sharing the rank
+    counts of common prefixes, and compiled once for every kernel that calls it."""
+    for j in range(5):
+        for i in range(columns5.shape[1]):
+            cards5[j, i] = hand[columns5[j, i]]
+    eval5_into(cards5, v5)
+    for j in range(3):
+        for i in range(columns3.shape[1]):
+            cards3[j, i] = hand[columns3[j, i]]
+    eval3_into(cards3, v3)
 
 
 @kernel
@@ -86,14 +51,15 @@ def split_rows(v3, v5, split_front, split_middle, split_back):
 
 
 @parallel_kernel
-def count_legal_splits(hands, combos3, combos5, split_front, split_middle, split_back):
+def count_legal_splits(hands, columns3, columns5, split_front, split_middle, split_back):
     """Number of legal splits of each hand of an ``(n, 13)`` array."""
     n = hands.shape[0]
     out = np.zeros(n, np.int32)
     for h in prange(n):
-        v3 = np.empty(combos3.shape[0], np.int32)
-        v5 = np.empty(combos5.shape[0], np.int32)
-        subset_values(hands[h], v3, v5)
+        v3 = np.empty(columns3.shape[1], np.int32)
+        v5 = np.empty(columns5.shape[1], np.int32)
+        subset_values(hands[h], columns3, columns5, np.empty(columns3.shape, np.uint8),
+                      np.empty(columns5.shape, np.uint8), v3, v5)
         count = 0
         for s in range(split_front.shape[0]):
             f = v3[split_front[s]]
@@ -105,7 +71,7 @@ def count_legal_splits(hands, combos3, combos5, split_front, split_middle, split
 
 
 @parallel_kernel
-def count_legal_canonical(hands, combos3, combos5, canon_front, canon_a, canon_b):
+def count_legal_canonical(hands, columns3, columns5, canon_front, canon_a, canon_b):
     """``count_legal_splits`` by the canonical scan: the stronger five go to the back.
 
     Each entry is a front and an unordered pair of fives; it stands for two splits,
@@ -113,9 +79,10 @@ def count_legal_canonical(hands, combos3, combos5, canon_front, canon_a, canon_b
     n = hands.shape[0]
     out = np.zeros(n, np.int32)
     for h in prange(n):
-        v3 = np.empty(combos3.shape[0], np.int32)
-        v5 = np.empty(combos5.shape[0], np.int32)
-        subset_values(hands[h], v3, v5)
+        v3 = np.empty(columns3.shape[1], np.int32)
+        v5 = np.empty(columns5.shape[1], np.int32)
+        subset_values(hands[h], columns3, columns5, np.empty(columns3.shape, np.uint8),
+                      np.empty(columns5.shape, np.uint8), v3, v5)
         count = 0
         for s in range(canon_front.shape[0]):
             f = v3[canon_front[s]]

@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from solver import _search, _settle, _splits
+from solver import _search, _settle
 from solver.arrangement import ROWS, Arrangement
 from solver.cards import Card, CardsLike, format_cards, parse_hand, reading_order
 from solver.documents import json_ready
@@ -46,7 +46,7 @@ from solver.naturals import Natural, best_natural, held_natural, natural_mask, s
 from solver.opponent import OpponentModel, arrange_checked, model_name
 from solver.rules import Rules, RulesError, as_rules
 from solver.scoring import expected_rows, fouls, row_results_of, royalty_array, royalty_lines, settle_values
-from solver.splits import split_arrangement, split_tables
+from solver.splits import split_arrangement, split_tables, subset_values
 from solver.statistics import Z95
 
 SCHEMA_VERSION = 2  # 2: ev_parts, alternatives_distinct, natural_held, rounded numbers
@@ -256,7 +256,7 @@ def _rank_plays(cards: tuple[Card, ...], sample: _Sample, rules: Rules, top: int
     the best and from the other runners-up in what its rows are called, not only in kickers
     or suits (``solver.evaluator.hand_keys``). Equal scores keep the canonical order."""
     t = split_tables()
-    v3, v5 = _splits.hand_subset_values(np.array(cards, np.uint8), t.combos3, t.combos5)
+    v3, v5 = subset_values(cards)
     seps, wins, losses = _separable_scores(v3, v5, sample, rules)
     evs, splits = _search.score_canonical(
         v3, v5, seps[0], seps[1], seps[2], t.canon_front, t.canon_a, t.canon_b, t.canon_split, t.canon_twin

@@ -39,6 +39,8 @@ class SplitTables:
     canon_b: np.ndarray  # (36036,) row of combos5: the other five
     canon_split: np.ndarray  # (36036,) the split with canon_a as middle, canon_b as back
     canon_twin: np.ndarray  # (36036,) the split with the fives swapped
+    columns3: np.ndarray  # (3, 286) combos3 transposed: the subsets' positions slot by slot
+    columns5: np.ndarray  # (5, 1287) combos5 transposed
     masks5: np.ndarray  # (1287,) bit p set when position p is in the five
     split_of: np.ndarray  # (1287, 1287) split number with back b and middle m (-1: overlapping)
     by_back: np.ndarray  # (1287, 56) the splits with back b, in split order
@@ -93,13 +95,15 @@ def split_tables() -> SplitTables:
         canon_b=back[first],
         canon_split=first.astype(np.int32),
         canon_twin=twin.astype(np.int32),
+        columns3=np.ascontiguousarray(combos3.T),
+        columns5=np.ascontiguousarray(combos5.T),
         masks5=_mask(combos5).astype(np.int32),
         split_of=split_of,
         by_back=by_back,
         back_middle=middle[by_back],
         back_front=front[by_back],
     )
-    for array in (tables.combos3, tables.combos5, tables.front, tables.middle, tables.back, tables.split_of,
+    for array in (tables.combos3, tables.combos5, tables.columns3, tables.columns5, tables.front, tables.middle, tables.back, tables.split_of,
                   tables.by_back, tables.back_middle, tables.back_front):
         array.setflags(write=False)
     return tables
@@ -125,6 +129,18 @@ class Splits:
     @property
     def n_legal(self) -> int:
         return int(self.legal.sum())
+
+
+def subset_values(cards: CardsLike) -> tuple[np.ndarray, np.ndarray]:
+    """Values of a hand's 286 three-card and 1,287 five-card subsets (rows of ``combos3``
+    and ``combos5``), by the kernel the bots' searches use."""
+    t = split_tables()
+    hand = np.ascontiguousarray(cards, np.uint8)
+    v3 = np.empty(len(t.combos3), np.int32)
+    v5 = np.empty(len(t.combos5), np.int32)
+    _splits.subset_values(hand, t.columns3, t.columns5, np.empty(t.columns3.shape, np.uint8),
+                          np.empty(t.columns5.shape, np.uint8), v3, v5)
+    return v3, v5
 
 
 def split_positions(split: int) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
@@ -161,7 +177,7 @@ def all_splits(hand: CardsLike) -> Splits:
     """
     cards = parse_hand(hand)
     t = split_tables()
-    v3, v5 = _splits.hand_subset_values(np.array(cards, np.uint8), t.combos3, t.combos5)
+    v3, v5 = subset_values(cards)
     front, middle, back, legal = _splits.split_rows(v3, v5, t.front, t.middle, t.back)
     return Splits(cards, front, middle, back, legal)
 
@@ -173,5 +189,5 @@ def count_legal(hands: np.ndarray, canonical: bool = True) -> np.ndarray:
         raise ValueError(f"expected an (n, 13) array of card ids, got shape {hands.shape}")
     t = split_tables()
     if canonical:
-        return _splits.count_legal_canonical(hands, t.combos3, t.combos5, t.canon_front, t.canon_a, t.canon_b)
-    return _splits.count_legal_splits(hands, t.combos3, t.combos5, t.front, t.middle, t.back)
+        return _splits.count_legal_canonical(hands, t.columns3, t.columns5, t.canon_front, t.canon_a, t.canon_b)
+    return _splits.count_legal_splits(hands, t.columns3, t.columns5, t.front, t.middle, t.back)
