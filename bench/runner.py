@@ -46,8 +46,9 @@ def _ignore_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _play(match: Match, deals: list[int], faulted: dict, marker: str | None) -> Records:
-    return play_deals(match.specs, match.players, match.entropy, deals, match=match, faulted=faulted, marker=marker)
+def _play(match: Match, deals: list[int], faulted: dict, marker: str | None, one_by_one: bool = False) -> Records:
+    return play_deals(match.specs, match.players, match.entropy, deals, match=match, faulted=faulted, marker=marker,
+                      one_by_one=one_by_one)
 
 
 def run_chunks(match: Match, chunks: Sequence[Sequence[int]], on_done: Callable[[Records], None], *,
@@ -150,8 +151,9 @@ def _run_processes(match: Match, chunks: list[list[int]], on_done, jobs: int,
     running: dict[Future, tuple[int, list[int]]] = {}
     isolated: set[Future] = set()  # submitted alone, so a death is its own
 
-    def submit(number: int, chunk: list[int]) -> Future:
-        future = pool.submit(match, chunk, dict(faulted), os.path.join(folder, f"chunk-{number}"))
+    def submit(number: int, chunk: list[int], alone: bool = False) -> Future:
+        # a chunk replayed alone sets its hands one by one, so its marker names the decision
+        future = pool.submit(match, chunk, dict(faulted), os.path.join(folder, f"chunk-{number}"), alone)
         running[future] = (number, chunk)
         return future
 
@@ -162,7 +164,7 @@ def _run_processes(match: Match, chunks: list[list[int]], on_done, jobs: int,
                 later = None
                 continue
             if suspects and not running:
-                isolated.add(submit(*suspects.popleft()))
+                isolated.add(submit(*suspects.popleft(), alone=True))
             while queue and not suspects and not isolated and len(running) < 2 * jobs:
                 submit(*queue.popleft())
             done, _ = wait(set(running), timeout=POLL_SECONDS, return_when=FIRST_COMPLETED)

@@ -217,16 +217,65 @@ def read_marker(path: str) -> tuple[int, int, int] | None:
     return struct.unpack("<qqq", data[:24]) if len(data) >= 24 else None
 
 
+def _batched_plays(bot, spec: str, deals: Sequence[int], tables: Sequence[np.ndarray],
+                   match: Match) -> dict[tuple[int, int], dict[str, Any]] | None:
+    """Every seat hand of the deals set by one ``arrange_many`` call, for a bot that says its
+    batches set each hand as ``arrange`` does and use no randomness (``batch_safe``).
+
+    The plays are those the one-by-one path makes, with each decision's seconds the batch's
+    shared out. None when the batch fails in any way or overruns the time limit of all its
+    decisions together: the caller then plays the hands one by one, where faults and time
+    limits are judged decision by decision."""
+    from bots import arrange_many
+    from bots.base import declared_natural
+    from solver import Card, evaluate_many
+    from solver.cards import reading_order
+
+    hands = np.concatenate(tables)  # deal by deal, seat by seat
+    limit = match.decision_timeout * len(hands) if match.decision_timeout else None
+    started = time.perf_counter()
+    try:
+        with time_limit(limit):
+            rows = arrange_many(bot, hands, np.random.default_rng(0))
+    except (Exception, DecisionTimeout):
+        return None
+    seconds = (time.perf_counter() - started) / len(hands)
+    values = np.stack([evaluate_many(rows[:, :3]), evaluate_many(rows[:, 3:8]), evaluate_many(rows[:, 8:])], axis=1)
+    foul = fouls(values)
+    plays = {}
+    for i, row in enumerate(rows.tolist()):
+        deal, seat = deals[i // match.players], i % match.players
+        play: dict[str, Any] = {
+            "arrangement": " / ".join(format_cards(reading_order(r)) for r in (row[:3], row[3:8], row[8:])),
+            "values": values[i].tolist(),
+            "foul": bool(foul[i]),
+            "seconds": seconds,
+        }
+        if match.rules.naturals:
+            cards = tuple(Card(c) for c in hands[i].tolist())
+            seed = np.random.SeedSequence(match.entropy, spawn_key=(deal, seat, spec_key(spec)))
+            natural = declared_natural(bot, cards, np.random.default_rng(seed), match.rules)
+            if natural is not None:
+                play["natural"] = {"kind": natural.kind, "key": list(natural.key)}
+        plays[deal, seat] = play
+    return plays
+
+
 def play_deals(specs: Sequence[str], players: int, entropy: int, deals: Sequence[int],
                rules: Rules | str = BASIC, *, match: Match | None = None, faulted: dict | None = None,
-               marker: str | None = None, stop: threading.Event | None = None) -> list[dict[str, Any]]:
+               marker: str | None = None, stop: threading.Event | None = None,
+               one_by_one: bool = False) -> list[dict[str, Any]]:
     """Set every (bot, seat) hand of the given deals; one record per deal.
 
     A record holds the deal number, the dealer, the seat hands, and for every bot and
     seat the arrangement, its row values and whether it fouls, plus the seconds each
     decision took (kept apart from the results: timing is not reproducible). ``match``
     (when given) carries the fault policy and time limit; ``marker`` is a file where each
-    decision is noted before it starts; ``stop`` ends the work between decisions."""
+    decision is noted before it starts; ``stop`` ends the work between decisions.
+
+    Bots that are ``batch_safe`` set all their hands in one call (``_batched_plays``), with
+    the same records; ``one_by_one`` turns that off, so that the marker names every
+    decision (a chunk replayed after its worker died), and so do decisions known to fail."""
     from solver import Card
 
     match = match or Match(tuple(specs), players, entropy, as_rules(rules))
@@ -235,23 +284,37 @@ def play_deals(specs: Sequence[str], players: int, entropy: int, deals: Sequence
     note = _Marker(marker)
     records = []
     try:
-        for deal in deals:
-            hands = deal_table(match.entropy, deal, match.players)
+        tables = [deal_table(match.entropy, deal, match.players) for deal in deals]
+        batched: dict[tuple[int, int], dict[str, Any]] = {}  # (deal, seat) -> play, by spec
+        batched_specs = set()
+        for spec, bot in bots.items():
+            if not (one_by_one or faulted) and getattr(bot, "batch_safe", False) and deals:
+                if stop is not None and stop.is_set():
+                    raise KeyboardInterrupt
+                plays = _batched_plays(bot, spec, deals, tables, match)
+                if plays is not None:
+                    batched.update({(spec, *key): play for key, play in plays.items()})
+                    batched_specs.add(spec)
+        for deal, hands in zip(deals, tables):
             done: dict[tuple[str, int], dict[str, Any]] = {}  # the same spec plays the same hand the same way
             plays = []
             for index, spec in enumerate(match.specs):
                 for seat in range(match.players):
-                    if (spec, seat) not in done:
-                        if stop is not None and stop.is_set():
-                            raise KeyboardInterrupt
-                        note.mark(deal, index, seat)
-                        cards = tuple(Card(int(c)) for c in hands[seat])
-                        done[spec, seat] = _play(bots[spec], spec, cards, deal, seat, match, faulted)
+                    if (spec, seat) in done:
+                        continue
+                    if spec in batched_specs and (deal, spec, seat) not in faulted:
+                        done[spec, seat] = batched[spec, deal, seat]
+                        continue
+                    if stop is not None and stop.is_set():
+                        raise KeyboardInterrupt
+                    note.mark(deal, index, seat)
+                    cards = tuple(Card(c) for c in hands[seat].tolist())
+                    done[spec, seat] = _play(bots[spec], spec, cards, deal, seat, match, faulted)
                 plays.append([done[spec, seat] for seat in range(match.players)])
             records.append({
                 "deal": deal,
                 "dealer": dealer_of(deal, match.players),
-                "hands": [format_cards(h) for h in hands],
+                "hands": [format_cards(h) for h in hands.tolist()],
                 "plays": plays,
             })  # fmt: skip
     finally:

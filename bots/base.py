@@ -7,7 +7,10 @@ once and reuse it in every seating.
 Bots may also offer ``arrange_many(hands, rng)``: an ``(n, 13)`` uint8 array of card
 ids in, the same hands reordered front (3) | middle (5) | back (5) out. The solver
 arranges thousands of simulated opponents that way; :func:`arrange_many` falls back to
-calling ``arrange`` once per hand for bots without it.
+calling ``arrange`` once per hand for bots without it. A bot whose ``arrange_many`` sets
+each hand exactly as ``arrange`` would and never draws from the rng may say so with the
+class attribute ``batch_safe = True``: tournaments then set a whole chunk of its hands in
+one call, with the same results.
 """
 
 from __future__ import annotations
@@ -72,18 +75,19 @@ def checked_arrangement(bot: Bot, cards: tuple[Card, ...], rng: np.random.Genera
     """``bot.arrange`` with the contract checked: an Arrangement of exactly these cards.
 
     Raises :class:`BotFault` naming the bot, the hand and what went wrong."""
-    hand = format_cards(cards)
     try:
         arrangement = bot.arrange(cards, rng)
     except BotFault:
         raise  # it names the bot and the hand already
     except Exception as error:  # a plug-in may raise anything: say which bot, on which hand
-        raise BotFault(f"bot '{_name(bot)}' failed on hand {hand}: {type(error).__name__}: {error}") from error
+        raise BotFault(f"bot '{_name(bot)}' failed on hand {format_cards(cards)}: "
+                       f"{type(error).__name__}: {error}") from error
     if not isinstance(arrangement, Arrangement):
         raise BotFault(f"bot '{_name(bot)}' returned {type(arrangement).__name__}, not an Arrangement, "
-                       f"for hand {hand}")
+                       f"for hand {format_cards(cards)}")
     if sorted(arrangement.cards) != sorted(cards):
-        raise BotFault(f"bot '{_name(bot)}' set other cards than it was dealt: {arrangement} for hand {hand}")
+        raise BotFault(f"bot '{_name(bot)}' set other cards than it was dealt: {arrangement} "
+                       f"for hand {format_cards(cards)}")
     return arrangement
 
 

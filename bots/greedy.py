@@ -27,6 +27,7 @@ class GreedyBot:
     """
 
     name: ClassVar[str] = "greedy"
+    batch_safe: ClassVar[bool] = True  # arrange_many sets each hand as arrange does, without the rng
 
     def arrange(self, cards: tuple[Card, ...], rng: np.random.Generator) -> Arrangement:
         return arrangement_from_row(self.arrange_many(np.array([cards], np.uint8), rng)[0])

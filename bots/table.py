@@ -168,6 +168,7 @@ class TableBot:
     """
 
     name: ClassVar[str] = "table"
+    batch_safe: ClassVar[bool] = True  # arrange_many sets each hand as arrange does, without the rng
     tables: str | None = None
     rules: Rules | str = "basic"
 

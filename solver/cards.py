@@ -56,6 +56,8 @@ class Card(int):
     __slots__ = ()
 
     def __new__(cls, value: int | str) -> Card:
+        if type(value) is int and 0 <= value < 52 and cls is Card:
+            return _CARDS[value]  # the 52 cards are made once
         if isinstance(value, str):
             value = _parse_token(value)
         else:
@@ -85,11 +87,15 @@ class Card(int):
         return RANKS[self.rank] + SUIT_SYMBOLS[self.suit]
 
     def __str__(self) -> str:
-        return RANKS[self.rank] + SUITS[self.suit]
+        return _NAMES[self]
 
     def __repr__(self) -> str:
         return f"Card('{self}')"
 
+
+_NAMES = tuple(RANKS[i >> 2] + SUITS[i & 3] for i in range(52))
+_SYMBOL_NAMES = tuple(RANKS[i >> 2] + SUIT_SYMBOLS[i & 3] for i in range(52))
+_CARDS = tuple(int.__new__(Card, i) for i in range(52))
 
 CardLike = Card | int | str
 CardsLike = str | Iterable[CardLike]
@@ -177,8 +183,9 @@ def format_cards(cards: Iterable[CardLike], symbols: bool = False) -> str:
     >>> format_cards([51, 47, 33]), format_cards("AS KS TD", symbols=True)
     ('AS KS TD', 'A♠ K♠ T♦')
     """
-    parsed = parse_cards(cards) if isinstance(cards, str) else tuple(parse_card(c) for c in cards)
-    return " ".join(c.symbol if symbols else str(c) for c in parsed)
+    parsed = parse_cards(cards) if isinstance(cards, str) else [parse_card(c) for c in cards]
+    names = _SYMBOL_NAMES if symbols else _NAMES
+    return " ".join([names[c] for c in parsed])
 
 
 WHEEL_RANKS = {12, 0, 1, 2, 3}  # A 2 3 4 5

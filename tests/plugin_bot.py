@@ -111,3 +111,25 @@ class FlakyBot(_SometimesBot):
 
     def misbehave(self):
         raise ValueError("the ace of spades confuses me")
+
+
+class _Batched:
+    """Says it is batch-safe and sets batches hand by hand, so it misbehaves inside a batch."""
+
+    batch_safe = True
+
+    def arrange_many(self, hands, rng):
+        return np.array([[int(c) for c in self.arrange(tuple(Card(int(x)) for x in hand), rng).cards]
+                         for hand in hands], np.uint8)
+
+
+class BatchedFlakyBot(_Batched, FlakyBot):
+    name = "batched-flaky"
+
+
+class BatchedSleepyBot(_Batched, SleepyBot):
+    name = "batched-sleepy"
+
+
+class BatchedExitingBot(_Batched, ExitingBot):
+    name = "batched-exiting"

@@ -120,10 +120,15 @@ def test_resume_of_what_is_not_a_run_is_one_line(tmp_path, content, message):
 
 FAULTY = [("tests.plugin_bot:FlakyBot", "ValueError: the ace of spades confuses me"),
           ("tests.plugin_bot:SleepyBot", "no answer within the time limit of 0.5 s"),
-          ("tests.plugin_bot:ExitingBot", "killed its worker process")]
+          ("tests.plugin_bot:ExitingBot", "killed its worker process"),
+          # the same faults inside a batch (batch_safe bots): each is still pinned on its decision
+          ("tests.plugin_bot:BatchedFlakyBot", "ValueError: the ace of spades confuses me"),
+          ("tests.plugin_bot:BatchedSleepyBot", "no answer within the time limit of 0.5 s"),
+          ("tests.plugin_bot:BatchedExitingBot", "killed its worker process")]
+FAULT_IDS = ["raises", "sleeps", "exits", "raises-in-batch", "sleeps-in-batch", "exits-in-batch"]
 
 
-@pytest.mark.parametrize("spec, error", FAULTY, ids=["raises", "sleeps", "exits"])
+@pytest.mark.parametrize("spec, error", FAULTY, ids=FAULT_IDS)
 def test_stop_policy_ends_cleanly_naming_the_bot_deal_and_seat(tmp_path, spec, error):
     done = _bench("tournament", "--bots", f"greedy,{spec}", "--sessions", "2", "--seed", "1", "--jobs", "2",
                   "--decision-timeout", "0.5", "--out", str(tmp_path))
@@ -134,7 +139,7 @@ def test_stop_policy_ends_cleanly_naming_the_bot_deal_and_seat(tmp_path, spec, e
     assert (tmp_path / "journal.jsonl").exists()
 
 
-@pytest.mark.parametrize("spec, error", FAULTY, ids=["raises", "sleeps", "exits"])
+@pytest.mark.parametrize("spec, error", FAULTY, ids=FAULT_IDS)
 def test_foul_policy_scores_the_hand_as_a_foul_and_goes_on(tmp_path, spec, error):
     """The faulty hands are scored as fouls and recorded; the rest of the run is the same as
     without faults (the results do not depend on how the fault happened)."""

@@ -295,3 +295,21 @@ def test_ev_against_three_opponents_is_three_times_one_by_simulation():
     se = joint.std(ddof=1) / np.sqrt(n)
     assert abs(joint.mean() - 3 * single.mean()) < 4 * 3 * single.std(ddof=1) / np.sqrt(n)
     assert abs(joint.mean() - solution.ev) < 4 * np.hypot(se, solution.ev_se)
+
+
+@pytest.mark.parametrize("rules", ["basic", "naturals", "1-6"])
+def test_batches_give_the_records_of_one_decision_at_a_time(rules):
+    """Bots that are batch-safe set a chunk's hands in one call; every record but the timing
+    is what setting the hands one at a time gives, beside bots that cannot be batched."""
+    from bench.tournament import Match
+    from solver.rules import as_rules
+
+    specs = ("table", "greedy", "heuristic", "random")
+    match = Match(specs, 4, 21, as_rules(rules))
+    batched = play_deals(specs, 4, 21, list(range(30)), match=match)
+    single = play_deals(specs, 4, 21, list(range(30)), match=match, one_by_one=True)
+    strip = lambda rs: [r | {"plays": [[{k: v for k, v in p.items() if k != "seconds"} for p in row]  # noqa: E731
+                                       for row in r["plays"]]} for r in rs]
+    assert strip(batched) == strip(single)
+    if rules == "naturals":
+        assert any("natural" in p for r in batched for row in r["plays"] for p in row)
