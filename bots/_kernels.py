@@ -129,53 +129,113 @@ def splits_to_cards(hands, splits, combos3, combos5, split_front, split_middle, 
     return out
 
 
+@inline
+def _bonus_ceiling(w0, w1, w2, tie_max, scoring):
+    """The most a bonus rule adds to the rows' separable value, given each row's chance of
+    winning (or a bound on it) and the most any row ties (``tie_max``, by row). Under 1-6
+    the bonus is 3 P(scoop) - 3 P(scooped) <= 3 P(scoop). Under 2-4 it is P(more rows won
+    than lost) - P(fewer) <= P(two or three won) + P(one won, two tied). Both grow with
+    every row's chance of winning, so bounds on the chances give a bound on the bonus."""
+    if scoring == 1:
+        return 3.0 * w0 * w1 * w2
+    t0, t1, t2 = tie_max[0], tie_max[1], tie_max[2]
+    return w0 * w1 + w0 * w2 + w1 * w2 - 2.0 * w0 * w1 * w2 + w0 * t1 * t2 + w1 * t0 * t2 + w2 * t0 * t1
+
+
 @kernel
-def best_by_class_joint(hands, columns3, columns5, canon_front, canon_a, canon_b, canon_split, canon_twin, keys,
-                        numbers, win, tie, extra, scoring):
+def _joint_with_back(b, best, best_entry, best_split, v3, v5, c3, c5, by_back, back_middle, back_front, canon_of,
+                     canon_a, win, tie, tie_max, extra, separable, front_cap, hand_front_win, scoring):
+    """Improve the best split (value, canonical entry, split) with the splits whose back is five ``b``."""
+    slack = 1e-9  # bounds and values are summed in different orders: never prune on a rounding
+    vb = v5[b]
+    cb = c5[b]
+    w2 = win[2, cb]
+    back_part = separable[2, cb]
+    for j in range(back_middle.shape[1]):
+        m = back_middle[b, j]
+        vm = v5[m]
+        if vm > vb:
+            continue
+        cm = c5[m]
+        w1 = win[1, cm]
+        bound = back_part + separable[1, cm] + front_cap[m] + _bonus_ceiling(min(win[0, cm], hand_front_win), w1, w2,
+                                                                             tie_max, scoring)
+        if bound + slack < best:
+            continue
+        f = back_front[b, j]
+        if v3[f] > vm:
+            continue
+        s = by_back[b, j]
+        e = canon_of[s]
+        if vm == vb and m != canon_a[e]:
+            continue  # equal fives: the canonical scan plays its first five as the middle
+        cf = c3[f]
+        value = expected_units(win[0, cf], tie[0, cf], w1, tie[1, cm], w2, tie[2, cb], scoring) + extra[0, cf] + \
+            extra[1, cm] + extra[2, cb]
+        if value > best or (value == best and e < best_entry):
+            best = value
+            best_entry = e
+            best_split = s
+    return best, best_entry, best_split
+
+
+@kernel
+def best_by_class_joint(hands, columns3, columns5, by_back, back_middle, back_front, canon_of, canon_a, keys, numbers,
+                        win, tie, tie_max, extra, separable, front_upto, middle_upto, scoring):
     """Best split of each hand for a bonus rule, rows taken as independent.
 
-    ``win``/``tie`` (3, classes) are each row's chances against the field, ``extra``
-    (3, classes) separable points (royalties); every legal split is scored by the
-    canonical scan, its value ``expected_units`` of the settlement kernels."""
+    ``win``/``tie`` (3, classes) are each row's chances against the field (``tie_max`` the
+    most each row ties), ``extra``
+    (3, classes) separable points (royalties); a split's value is ``expected_units`` of the
+    settlement kernels plus its extras. ``separable`` (3, classes) is each row's value
+    without the bonus, P(win) - P(loss) + extra, and ``*_upto`` its best at or below each
+    class. Exact branch and bound over backs, then middles, as for row points: a split is
+    worth at most its separable bound plus the most the bonus can add (``_bonus_ceiling``,
+    which grows with every row's chance of winning, and those grow with the class). Equal
+    values go to the split the canonical scan meets first (the lowest canonical entry)."""
     n = hands.shape[0]
     out = np.empty(n, np.int32)
+    n5 = back_middle.shape[0]
     v3 = np.empty(286, np.int32)
-    v5 = np.empty(1287, np.int32)
+    v5 = np.empty(n5, np.int32)
     cards3 = np.empty(columns3.shape, np.uint8)
     cards5 = np.empty(columns5.shape, np.uint8)
     c3 = np.empty(286, np.int32)
-    c5 = np.empty(1287, np.int32)
+    c5 = np.empty(n5, np.int32)
+    front_cap = np.empty(n5, np.float64)  # the best separable front a middle of this five allows
+    bound = np.empty(n5, np.float64)
     for h in range(n):
         subset_values(hands[h], columns3, columns5, cards3, cards5, v3, v5)
+        hand_front = -np.inf
+        hand_front_win = 0.0
         for k in range(286):
-            c3[k] = class_number(keys, numbers, v3[k])
-        for k in range(1287):
-            c5[k] = class_number(keys, numbers, v5[k])
+            c = class_number(keys, numbers, v3[k])
+            c3[k] = c
+            hand_front = max(hand_front, separable[0, c])
+            hand_front_win = max(hand_front_win, win[0, c])
+        hand_middle = -np.inf
+        hand_middle_win = 0.0
+        for k in range(n5):
+            c = class_number(keys, numbers, v5[k])
+            c5[k] = c
+            front_cap[k] = min(front_upto[c], hand_front)
+            hand_middle = max(hand_middle, separable[1, c])
+            hand_middle_win = max(hand_middle_win, win[1, c])
+        top = 0
+        for k in range(n5):
+            c = c5[k]
+            bound[k] = separable[2, c] + min(middle_upto[c], hand_middle) + front_cap[k] + _bonus_ceiling(
+                min(win[0, c], hand_front_win), min(win[1, c], hand_middle_win), win[2, c], tie_max, scoring)
+            if bound[k] > bound[top]:
+                top = k
         best = -np.inf
-        best_split = -1
-        for e in range(canon_front.shape[0]):
-            f = canon_front[e]
-            a = canon_a[e]
-            b = canon_b[e]
-            low = min(v5[a], v5[b])
-            if v3[f] > low:
-                continue
-            m, k = (a, b) if v5[a] <= v5[b] else (b, a)
-            cf, cm, ck = c3[f], c5[m], c5[k]
-            w0, w1, w2 = win[0, cf], win[1, cm], win[2, ck]
-            t0, t1, t2 = tie[0, cf], tie[1, cm], tie[2, ck]
-            separable = (2 * w0 + t0 - 1) + (2 * w1 + t1 - 1) + (2 * w2 + t2 - 1)
-            separable += extra[0, cf] + extra[1, cm] + extra[2, ck]
-            # The bonus is at most 3 P(scoop) (1-6) or P(some row won) (2-4).
-            if scoring == 1:
-                ceiling = 3.0 * w0 * w1 * w2
-            else:
-                ceiling = 1.0 - (1.0 - w0) * (1.0 - w1) * (1.0 - w2)
-            if separable + ceiling <= best:
-                continue
-            value = expected_units(w0, t0, w1, t1, w2, t2, scoring) + extra[0, cf] + extra[1, cm] + extra[2, ck]
-            if value > best:
-                best = value
-                best_split = canon_split[e] if m == a else canon_twin[e]
+        best_entry = np.int64(canon_of.shape[0])
+        best_split = np.int64(-1)
+        for i in range(n5 + 1):  # the top back first, then the others in order
+            b = top if i == 0 else i - 1
+            if i == 0 or (b != top and bound[b] + 1e-9 >= best):
+                best, best_entry, best_split = _joint_with_back(
+                    b, best, best_entry, best_split, v3, v5, c3, c5, by_back, back_middle, back_front, canon_of,
+                    canon_a, win, tie, tie_max, extra, separable, front_cap, hand_front_win, scoring)
         out[h] = best_split
     return out

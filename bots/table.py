@@ -24,6 +24,24 @@ ROWS = ("front", "middle", "back")
 
 
 @dataclass(frozen=True)
+class JointPolicy:
+    """A row's chances against the field and its extra points, by row and class, for a bonus
+    rule (1-6, 2-4): ``win``/``tie``/``extra`` are (3, classes). ``separable`` holds each
+    row's value without the bonus (P(win) - P(loss) + extra) as RowPoints, whose bounds
+    let the search skip most splits."""
+
+    win: np.ndarray
+    tie: np.ndarray
+    extra: np.ndarray
+    separable: RowPoints
+
+    @classmethod
+    def build(cls, win: np.ndarray, tie: np.ndarray, extra: np.ndarray) -> JointPolicy:
+        rows = 2 * win + tie - 1 + extra
+        return cls(win, tie, extra, RowPoints.build(rows[0], rows[1], rows[2]))
+
+
+@dataclass(frozen=True)
 class FieldTables:
     """How a field sets its rows: the share of each row class (``solver.classes``) per row.
 
@@ -55,15 +73,16 @@ class FieldTables:
         units = self.expected_units(rules)
         return RowPoints.build(units[0], units[1], units[2])
 
-    def policy(self, rules: Rules):
-        """What ``play_tables`` needs: RowPoints for separable rules, else (win, tie, royalties)
-        for the joint objective, whose bonus couples the rows."""
+    def policy(self, rules: Rules) -> RowPoints | JointPolicy:
+        """What ``play_tables`` needs: RowPoints for separable rules, else a JointPolicy for
+        the joint objective, whose bonus couples the rows."""
         if rules.is_separable:
             return self.points(rules)
         win, tie = self.win_tie()
         plain = self.expected_units(Rules(scoring="basic"))
-        return (win, tie, self.expected_units(Rules(scoring="basic", royalties=rules.royalties,
-                                                    royalty_needs_win=rules.royalty_needs_win)) - plain)
+        extra = self.expected_units(Rules(scoring="basic", royalties=rules.royalties,
+                                          royalty_needs_win=rules.royalty_needs_win)) - plain
+        return JointPolicy.build(win, tie, extra)
 
     @classmethod
     def from_arranged(cls, arranged: np.ndarray, info: dict[str, Any] | None = None) -> FieldTables:
@@ -123,20 +142,22 @@ def shipped_tables(rules: Rules = BASIC) -> FieldTables:
     return _load(None, rules.scoring)
 
 
-def play_tables(hands: np.ndarray, policy, rules: Rules) -> np.ndarray:
+def play_tables(hands: np.ndarray, policy: RowPoints | JointPolicy, rules: Rules) -> np.ndarray:
     """Hands (n, 13) set by the table strategy: ``policy`` is RowPoints for separable rules,
-    else (win, tie, extra) arrays for the joint objective."""
+    else a JointPolicy."""
     if rules.is_separable:
         return play_points(hands, policy)
     t = split_tables()
     keys, numbers = class_hash()
-    win, tie, extra = policy
+    p = policy
+    rows = np.stack([p.separable.front, p.separable.middle, p.separable.back])
     hands = np.ascontiguousarray(hands, np.uint8)
 
     def best(part: np.ndarray) -> np.ndarray:
-        return _kernels.best_by_class_joint(part, t.columns3, t.columns5, t.canon_front, t.canon_a, t.canon_b,
-                                            t.canon_split, t.canon_twin, keys, numbers, win, tie, extra,
-                                            rules.scoring_code)
+        return _kernels.best_by_class_joint(part, t.columns3, t.columns5, t.by_back, t.back_middle, t.back_front,
+                                            t.canon_of, t.canon_a, keys, numbers, p.win, p.tie, p.tie.max(axis=1),
+                                            p.extra, rows,
+                                            p.separable.front_upto, p.separable.middle_upto, rules.scoring_code)
 
     return cards_by_split(hands, over_cores(best, hands))
 

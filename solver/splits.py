@@ -39,6 +39,7 @@ class SplitTables:
     canon_b: np.ndarray  # (36036,) row of combos5: the other five
     canon_split: np.ndarray  # (36036,) the split with canon_a as middle, canon_b as back
     canon_twin: np.ndarray  # (36036,) the split with the fives swapped
+    canon_of: np.ndarray  # (72072,) the canonical entry of each split (it is that entry's split or twin)
     columns3: np.ndarray  # (3, 286) combos3 transposed: the subsets' positions slot by slot
     columns5: np.ndarray  # (5, 1287) combos5 transposed
     masks5: np.ndarray  # (1287,) bit p set when position p is in the five
@@ -84,6 +85,9 @@ def split_tables() -> SplitTables:
     split_of = np.full((len(combos5), len(combos5)), -1, np.int32)
     split_of[back, middle] = np.arange(N_SPLITS)
     by_back = np.argsort(back, kind="stable").astype(np.int32).reshape(len(combos5), 56)
+    canon_of = np.empty(N_SPLITS, np.int32)
+    canon_of[first] = np.arange(len(first))
+    canon_of[twin] = np.arange(len(first))
     tables = SplitTables(
         combos3=combos3,
         combos5=combos5,
@@ -95,6 +99,7 @@ def split_tables() -> SplitTables:
         canon_b=back[first],
         canon_split=first.astype(np.int32),
         canon_twin=twin.astype(np.int32),
+        canon_of=canon_of,
         columns3=np.ascontiguousarray(combos3.T),
         columns5=np.ascontiguousarray(combos5.T),
         masks5=_mask(combos5).astype(np.int32),
@@ -103,8 +108,8 @@ def split_tables() -> SplitTables:
         back_middle=middle[by_back],
         back_front=front[by_back],
     )
-    for array in (tables.combos3, tables.combos5, tables.columns3, tables.columns5, tables.front, tables.middle, tables.back, tables.split_of,
-                  tables.by_back, tables.back_middle, tables.back_front):
+    for array in (tables.combos3, tables.combos5, tables.columns3, tables.columns5, tables.front, tables.middle,
+                  tables.back, tables.split_of, tables.by_back, tables.back_middle, tables.back_front, tables.canon_of):
         array.setflags(write=False)
     return tables
 

@@ -5,7 +5,7 @@ from bench.tournament import run_deals, summarise
 from bots import BotError, make_bot
 from bots.table import FieldTables, shipped_tables
 from bots.training import train, training_hands
-from solver import Card, all_splits
+from solver import Arrangement, Card, all_splits, is_foul
 from solver.classes import row_classes
 from tests.conftest import random_hands
 
@@ -84,14 +84,15 @@ def test_table_beats_greedy_clearly():
 
 
 def _joint_reference(w, t, scoring):
-    """Expected pair score of independent rows, by listing all 27 outcomes."""
+    """Expected pair score of independent rows, by listing all 27 outcomes; ``w``/``t`` are
+    three arrays (one per row) of chances of winning and tying, one entry per split."""
     import itertools
 
     total = 0.0
     for outcome in itertools.product((1, 0, -1), repeat=3):
         p = 1.0
         for i, r in enumerate(outcome):
-            p *= w[i] if r == 1 else (t[i] if r == 0 else 1 - w[i] - t[i])
+            p = p * (w[i] if r == 1 else (t[i] if r == 0 else 1 - w[i] - t[i]))
         wins, losses = outcome.count(1), outcome.count(-1)
         score = sum(outcome)
         if scoring == "1-6" and wins == 3:
@@ -100,33 +101,79 @@ def _joint_reference(w, t, scoring):
             score = -6
         elif scoring == "2-4":
             score += (wins > losses) - (losses > wins)
-        total += p * score
+        total = total + p * score
     return total
+
+
+def _best_joint_values(policy, scoring, hands):
+    """The best value of any legal split and the value of the split the table search picks,
+    for each hand, the first by brute force over every legal split."""
+    from bots.table import play_tables
+    from solver.rules import Rules
+
+    classes = row_classes()
+    set_rows = play_tables(hands, policy, Rules(scoring=scoring))
+    out = []
+    for hand, row in zip(hands, set_rows):
+        splits = all_splits(hand.tolist())
+        legal = np.flatnonzero(splits.legal)
+        k = [np.searchsorted(classes, rows[legal]) for rows in (splits.front, splits.middle, splits.back)]
+        values = _joint_reference([policy.win[i, k[i]] for i in range(3)], [policy.tie[i, k[i]] for i in range(3)],
+                                  scoring) + sum(policy.extra[i, k[i]] for i in range(3))
+        arrangement = Arrangement(row[:3].tolist(), row[3:8].tolist(), row[8:].tolist())
+        mine = [np.searchsorted(classes, v) for v in arrangement.values()]
+        chosen = _joint_reference([policy.win[i, mine[i]] for i in range(3)], [policy.tie[i, mine[i]] for i in range(3)],
+                                  scoring) + sum(policy.extra[i, mine[i]] for i in range(3))
+        assert not is_foul(arrangement)
+        out.append((values.max(), chosen))
+    return out
 
 
 @pytest.mark.parametrize("rules", ["1-6", "2-4", "2-4+royalties-win"])
 def test_table_variants_maximise_their_own_objective(rules):
+    """The split the bonus-rule search picks is worth what the best legal split is worth."""
     from bots.table import shipped_tables
     from solver.rules import Rules
 
     parsed = Rules.parse(rules)
-    tables = shipped_tables(parsed)
-    win, tie = tables.win_tie()
-    extra = tables.policy(parsed)[2]
-    classes = row_classes()
-    bot = make_bot(f"table:rules={rules}")
-    assert bot.rules == rules
-    for hand in random_hands(np.random.default_rng(42), 4):
-        splits = all_splits(hand.tolist())
-        legal = np.flatnonzero(splits.legal)
-        k = [np.searchsorted(classes, rows[legal]) for rows in (splits.front, splits.middle, splits.back)]
-        values = [
-            _joint_reference([win[i, k[i][s]] for i in range(3)], [tie[i, k[i][s]] for i in range(3)], parsed.scoring)
-            + sum(extra[i, k[i][s]] for i in range(3))
-            for s in range(len(legal))
-        ]
-        arrangement = bot.arrange(tuple(Card(int(c)) for c in hand), np.random.default_rng(0))
-        mine = [np.searchsorted(classes, v) for v in arrangement.values()]
-        chosen = _joint_reference([win[i, mine[i]] for i in range(3)], [tie[i, mine[i]] for i in range(3)],
-                                  parsed.scoring) + sum(extra[i, mine[i]] for i in range(3))
-        assert chosen == pytest.approx(max(values), abs=1e-9)
+    policy = shipped_tables(parsed).policy(parsed)
+    assert make_bot(f"table:rules={rules}").rules == rules
+    for best, chosen in _best_joint_values(policy, parsed.scoring, random_hands(np.random.default_rng(42), 12)):
+        assert chosen == pytest.approx(best, abs=1e-9)
+
+
+@pytest.mark.parametrize("scoring", ["1-6", "2-4"])
+def test_bonus_search_is_exact_for_any_field(scoring):
+    """Field shares and extra points drawn at random, so that no bound holds by luck of the
+    shipped tables: the search still finds a best split."""
+    from bots.table import FieldTables, JointPolicy
+
+    rng = np.random.default_rng(7 if scoring == "1-6" else 8)
+    size = row_classes().size
+    shares = [rng.dirichlet(np.full(size, 0.05)) for _ in range(3)]
+    win, tie = FieldTables(*shares).win_tie()
+    extra = rng.exponential(0.3, size=(3, size)) * (rng.random((3, size)) < 0.1)
+    policy = JointPolicy.build(win, tie, extra)
+    for best, chosen in _best_joint_values(policy, scoring, random_hands(rng, 40)):
+        assert chosen == pytest.approx(best, abs=1e-9)
+
+
+@pytest.mark.parametrize("scoring", ["1-6", "2-4"])
+def test_the_bonus_ceiling_bounds_the_bonus_and_grows_with_each_chance(scoring):
+    """What the search prunes with: for any chances of winning and tying, the bonus (the
+    expected score less each row's P(win) - P(loss)) is at most the ceiling, and raising a
+    row's chance of winning never lowers the ceiling."""
+    from bots._kernels import _bonus_ceiling
+
+    code = 1 if scoring == "1-6" else 2
+    rng = np.random.default_rng(3)
+    for _ in range(3000):
+        w = rng.random(3) * rng.choice([0.2, 1.0], 3)
+        t = (1 - w) * rng.random(3) * rng.choice([0.05, 1.0], 3)
+        tie_max = np.maximum(t, t + rng.random(3) * 0.1 * rng.integers(0, 2))
+        bonus = _joint_reference(w, t, scoring) - sum(2 * w + t - 1)
+        ceiling = _bonus_ceiling.py_func(w[0], w[1], w[2], tie_max, code)
+        assert bonus <= ceiling + 1e-12
+        raised = w.copy()
+        raised[rng.integers(3)] += rng.random() * 0.1
+        assert _bonus_ceiling.py_func(raised[0], raised[1], raised[2], tie_max, code) >= ceiling - 1e-12
