@@ -164,10 +164,12 @@ def render_grade(grade, symbols: bool) -> str:
 
 def _first_run_notice() -> None:
     """One line on stderr when the kernels are not compiled yet: the first run waits for them."""
+    from bots import _kernels
     from solver import _evaluator, _search
     from solver._jit import cache_dir, compiled_before
 
-    if not (compiled_before(_evaluator.eval5_into) and compiled_before(_search.score_canonical)):
+    kernels = (_evaluator.eval5_columns, _search.score_canonical, _kernels.best_by_class_points)
+    if not all(compiled_before(kernel) for kernel in kernels):
         print(f"solve: compiling the kernels once, on this first run (a few seconds); they are kept in {cache_dir()}",
               file=sys.stderr)
 

@@ -48,8 +48,6 @@ def best_by_class_points(hands, columns3, columns5, by_back, back_middle, back_f
     out = np.empty(n, np.int32)
     n3 = 286
     n5 = back_middle.shape[0]
-    v3 = np.empty(n3, np.int32)
-    v5 = np.empty(n5, np.int32)
     cards3 = np.empty(columns3.shape, np.uint8)
     cards5 = np.empty(columns5.shape, np.uint8)
     c5 = np.empty(n5, np.int32)
@@ -59,7 +57,7 @@ def best_by_class_points(hands, columns3, columns5, by_back, back_middle, back_f
     front_cap = np.empty(n5, np.float64)  # the best front a middle of this five allows
     bound = np.empty(n5, np.float64)
     for h in range(n):
-        subset_values(hands[h], columns3, columns5, cards3, cards5, v3, v5)
+        v3, v5 = subset_values(hands[h], columns3, columns5, cards3, cards5)
         hand_front = -np.inf
         for k in range(n3):
             front_points[k] = front[class_number(keys, numbers, v3[k])]
@@ -96,12 +94,10 @@ def greedy_splits(hands, columns3, columns5, masks5, split_of):
     is the split number with back ``b`` and middle ``m`` (both rows of ``combos5``)."""
     n = hands.shape[0]
     out = np.empty(n, np.int32)
-    v3 = np.empty(columns3.shape[1], np.int32)
-    v5 = np.empty(columns5.shape[1], np.int32)
     cards3 = np.empty(columns3.shape, np.uint8)
     cards5 = np.empty(columns5.shape, np.uint8)
     for h in range(n):
-        subset_values(hands[h], columns3, columns5, cards3, cards5, v3, v5)
+        v3, v5 = subset_values(hands[h], columns3, columns5, cards3, cards5)
         back = 0
         for k in range(v5.shape[0]):
             if v5[k] > v5[back]:
@@ -196,8 +192,6 @@ def best_by_class_joint(hands, columns3, columns5, by_back, back_middle, back_fr
     n = hands.shape[0]
     out = np.empty(n, np.int32)
     n5 = back_middle.shape[0]
-    v3 = np.empty(286, np.int32)
-    v5 = np.empty(n5, np.int32)
     cards3 = np.empty(columns3.shape, np.uint8)
     cards5 = np.empty(columns5.shape, np.uint8)
     c3 = np.empty(286, np.int32)
@@ -205,7 +199,7 @@ def best_by_class_joint(hands, columns3, columns5, by_back, back_middle, back_fr
     front_cap = np.empty(n5, np.float64)  # the best separable front a middle of this five allows
     bound = np.empty(n5, np.float64)
     for h in range(n):
-        subset_values(hands[h], columns3, columns5, cards3, cards5, v3, v5)
+        v3, v5 = subset_values(hands[h], columns3, columns5, cards3, cards5)
         hand_front = -np.inf
         hand_front_win = 0.0
         for k in range(286):

@@ -102,30 +102,17 @@ def eval3(c0, c1, c2):
 
 
 @kernel
-def eval5_into(cards, out):
-    """``out[i]``: the value of the row ``cards[:, i]`` of a ``(5, n)`` uint8 array, on one core.
-
-    Column layout (one array per card slot) lets LLVM vectorise the loop. Other kernels
-    call this one rather than inline ``eval5``, so it is compiled once for all of them."""
-    for i in range(cards.shape[1]):
-        out[i] = eval5(np.int32(cards[0, i]), np.int32(cards[1, i]), np.int32(cards[2, i]),
-                       np.int32(cards[3, i]), np.int32(cards[4, i]))
-
-
-@kernel
-def eval3_into(cards, out):
-    """``eval5_into`` for the rows of a ``(3, n)`` uint8 array."""
-    for i in range(cards.shape[1]):
-        out[i] = eval3(np.int32(cards[0, i]), np.int32(cards[1, i]), np.int32(cards[2, i]))
-
-
 def eval5_columns(cards):
     """Values of the rows ``cards[:, i]`` of a ``(5, n)`` uint8 array, on one core.
 
-    A Python function over ``eval5_into``: a kernel of its own around that loop would
-    only add to the first run's compile time."""
-    out = np.empty(cards.shape[1], np.int32)
-    eval5_into(cards, out)
+    Column layout (one array per card slot) lets LLVM vectorise the loop; so does writing
+    into an array made here, which nothing else can alias. Other kernels call this one
+    rather than inline ``eval5``, so it is compiled once for all of them."""
+    n = cards.shape[1]
+    out = np.empty(n, np.int32)
+    for i in range(n):
+        out[i] = eval5(np.int32(cards[0, i]), np.int32(cards[1, i]), np.int32(cards[2, i]),
+                       np.int32(cards[3, i]), np.int32(cards[4, i]))
     return out
 
 
@@ -140,8 +127,11 @@ def eval5_columns_parallel(cards):
     return out
 
 
+@kernel
 def eval3_columns(cards):
-    """Values of the rows ``cards[:, i]`` of a ``(3, n)`` uint8 array (``eval5_columns``)."""
-    out = np.empty(cards.shape[1], np.int32)
-    eval3_into(cards, out)
+    """Values of the rows ``cards[:, i]`` of a ``(3, n)`` uint8 array (as ``eval5_columns``)."""
+    n = cards.shape[1]
+    out = np.empty(n, np.int32)
+    for i in range(n):
+        out[i] = eval3(np.int32(cards[0, i]), np.int32(cards[1, i]), np.int32(cards[2, i]))
     return out

@@ -9,8 +9,16 @@ install. So this project's kernels cache in the user's cache folder instead
 (``platformdirs.user_cache_dir``, e.g. ``~/.cache/chinese-poker-solver/numba``), or in
 ``NUMBA_CACHE_DIR`` when that is set; each source file gets a subfolder named by its
 location, so two installs never share entries.
+
+Numba checks a cached kernel against its own source file only, but the kernels inline
+helpers from other files (the evaluator, settlement, class look-up): a change there would
+leave a stale kernel in the cache, silently computing the old thing. So every kernel's
+cache entry is keyed by a digest of all the kernel modules (``_*.py`` in ``solver`` and
+``bots``): any change to any of them recompiles them all.
 """
 
+import functools
+import hashlib
 import os
 import tempfile
 from pathlib import Path
@@ -45,13 +53,28 @@ def cache_dir() -> str:
     return os.path.join(tempfile.gettempdir(), f"{APP}-numba-{os.getuid() if hasattr(os, 'getuid') else 'user'}")
 
 
+@functools.cache
+def kernel_sources_digest() -> bytes:
+    """A digest of every kernel module's source: the stamp each cached kernel is checked against."""
+    digest = hashlib.sha256()
+    for package in PACKAGES:
+        for path in sorted(Path(package).glob("_*.py")):
+            if not path.name.startswith("__"):
+                digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.digest()
+
+
 class ProjectCacheLocator(_UserProvided):
-    """Caches the kernels of this project's packages in ``cache_dir()``, never beside the modules."""
+    """Caches the kernels of this project's packages in ``cache_dir()``, never beside the modules,
+    each checked against all the kernel modules' sources (``kernel_sources_digest``)."""
 
     def __init__(self, py_func, py_file):
         self._py_file = py_file
         self._lineno = py_func.__code__.co_firstlineno
         self._cache_path = os.path.join(cache_dir(), self.get_suitable_cache_subpath(py_file))
+
+    def get_source_stamp(self):
+        return kernel_sources_digest()
 
     @classmethod
     def from_function(cls, py_func, py_file):
@@ -69,8 +92,10 @@ inline = numba.njit(cache=True, nogil=True, inline="always")  # a helper the ker
 
 
 def compiled_before(dispatcher: Any) -> bool:
-    """Whether a kernel's compiled code is in the cache already (else its first call compiles)."""
-    path = getattr(getattr(dispatcher, "_cache", None), "_cache_path", None)
-    if not path:
-        return False
-    return any(Path(path).glob(f"*{dispatcher.py_func.__name__}*.nbi"))
+    """Whether a kernel's compiled code is in the cache already and fresh (else its first call compiles)."""
+    cache_file = getattr(getattr(dispatcher, "_cache", None), "_cache_file", None)
+    try:
+        return bool(cache_file._load_index())  # empty when missing or stale
+    except Exception:  # numba's private layout moved: fall back to whether the index file exists
+        path = getattr(getattr(dispatcher, "_cache", None), "_cache_path", None)
+        return bool(path) and any(Path(path).glob(f"*{dispatcher.py_func.__name__}*.nbi"))

@@ -128,16 +128,48 @@ def mean_against(candidates, opponents, counted, royalties, needs_win, scoring):
     return out
 
 
+@kernel
+def mean_against_rows(candidates, front, middle, back, counted, scoring):
+    """``mean_against`` without royalties, for candidates that do not foul: the opponents'
+    rows come as three columns, a fouled opponent's as values below any row (-1), which
+    every row beats, as every valid hand beats a fouled one. Free of branches, so LLVM
+    vectorises the loop over the opponents."""
+    k = candidates.shape[0]
+    n = front.shape[0]
+    out = np.zeros(k)
+    for c in range(k):
+        a0, a1, a2 = candidates[c, 0], candidates[c, 1], candidates[c, 2]
+        total = 0
+        for s in range(n):
+            wins = np.int64(a0 > front[s]) + np.int64(a1 > middle[s]) + np.int64(a2 > back[s])
+            losses = np.int64(a0 < front[s]) + np.int64(a1 < middle[s]) + np.int64(a2 < back[s])
+            units = wins - losses
+            if scoring == 1:
+                units += 3 * np.int64(wins == 3) - 3 * np.int64(losses == 3)
+            elif scoring == 2:
+                units += np.int64(wins > losses) - np.int64(losses > wins)
+            total += units * np.int64(counted[s])
+        out[c] = total / n
+    return out
+
+
 @inline
 def expected_units(w0, t0, w1, t1, w2, t2, scoring):
     """Expected units (before royalties) of three independent rows with these win/tie chances:
-    ``row_units`` averaged over the 27 outcomes."""
-    value = 0.0
-    for r0 in range(-1, 2):
-        p0 = w0 if r0 == 1 else (t0 if r0 == 0 else 1.0 - w0 - t0)
-        for r1 in range(-1, 2):
-            p1 = w1 if r1 == 1 else (t1 if r1 == 0 else 1.0 - w1 - t1)
-            for r2 in range(-1, 2):
-                p2 = w2 if r2 == 1 else (t2 if r2 == 0 else 1.0 - w2 - t2)
-                value += p0 * p1 * p2 * row_units(r0, r1, r2, scoring)
+    ``row_units`` averaged over the 27 outcomes, in closed form.
+
+    Each row adds P(win) - P(loss). Under 1-6 a scoop turns 3 into 6 and being scooped -3
+    into -6: 3 P(all won) - 3 P(all lost) more. Under 2-4 the unit for more rows won goes
+    to whoever won more: two or three rows won, or one won and the other two tied, and
+    the same for losses."""
+    l0 = 1.0 - w0 - t0
+    l1 = 1.0 - w1 - t1
+    l2 = 1.0 - w2 - t2
+    value = (w0 - l0) + (w1 - l1) + (w2 - l2)
+    if scoring == 1:
+        return value + 3.0 * (w0 * w1 * w2 - l0 * l1 * l2)
+    if scoring == 2:
+        more = w0 * w1 + w0 * w2 + w1 * w2 - 2.0 * w0 * w1 * w2 + w0 * t1 * t2 + w1 * t0 * t2 + w2 * t0 * t1
+        fewer = l0 * l1 + l0 * l2 + l1 * l2 - 2.0 * l0 * l1 * l2 + l0 * t1 * t2 + l1 * t0 * t2 + l2 * t0 * t1
+        return value + more - fewer
     return value

@@ -8,13 +8,13 @@ evaluated once; a split is then three look-ups and two comparisons.
 import numpy as np
 from numba import prange
 
-from solver._evaluator import eval3_into, eval5_into
+from solver._evaluator import eval3_columns, eval5_columns
 from solver._jit import kernel, parallel_kernel
 
 
 @kernel
-def subset_values(hand, columns3, columns5, cards3, cards5, v3, v5):
-    """Fill ``v3``/``v5`` with the values of the hand's 3- and 5-card subsets.
+def subset_values(hand, columns3, columns5, cards3, cards5):
+    """The values of the hand's 3- and 5-card subsets: two new arrays (286,) and (1287,).
 
     ``columns3``/``columns5`` are the subsets' card positions slot by slot ((3, 286) and
     (5, 1287), the transposed ``combos3``/``combos5``); ``cards3``/``cards5`` are uint8
@@ -24,11 +24,10 @@ def subset_values(hand, columns3, columns5, cards3, cards5, v3, v5):
     for j in range(5):
         for i in range(columns5.shape[1]):
             cards5[j, i] = hand[columns5[j, i]]
-    eval5_into(cards5, v5)
     for j in range(3):
         for i in range(columns3.shape[1]):
             cards3[j, i] = hand[columns3[j, i]]
-    eval3_into(cards3, v3)
+    return eval3_columns(cards3), eval5_columns(cards5)
 
 
 @kernel
@@ -56,10 +55,8 @@ def count_legal_splits(hands, columns3, columns5, split_front, split_middle, spl
     n = hands.shape[0]
     out = np.zeros(n, np.int32)
     for h in prange(n):
-        v3 = np.empty(columns3.shape[1], np.int32)
-        v5 = np.empty(columns5.shape[1], np.int32)
-        subset_values(hands[h], columns3, columns5, np.empty(columns3.shape, np.uint8),
-                      np.empty(columns5.shape, np.uint8), v3, v5)
+        v3, v5 = subset_values(hands[h], columns3, columns5, np.empty(columns3.shape, np.uint8),
+                               np.empty(columns5.shape, np.uint8))
         count = 0
         for s in range(split_front.shape[0]):
             f = v3[split_front[s]]
@@ -79,10 +76,8 @@ def count_legal_canonical(hands, columns3, columns5, canon_front, canon_a, canon
     n = hands.shape[0]
     out = np.zeros(n, np.int32)
     for h in prange(n):
-        v3 = np.empty(columns3.shape[1], np.int32)
-        v5 = np.empty(columns5.shape[1], np.int32)
-        subset_values(hands[h], columns3, columns5, np.empty(columns3.shape, np.uint8),
-                      np.empty(columns5.shape, np.uint8), v3, v5)
+        v3, v5 = subset_values(hands[h], columns3, columns5, np.empty(columns3.shape, np.uint8),
+                               np.empty(columns5.shape, np.uint8))
         count = 0
         for s in range(canon_front.shape[0]):
             f = v3[canon_front[s]]

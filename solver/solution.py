@@ -324,8 +324,14 @@ def _joint_candidates(entries, values, groups, evs, splits, wins, losses, sample
     keep = min(len(best_lower), 4 * (top + 1))
     threshold = np.partition(best_lower, len(best_lower) - keep)[len(best_lower) - keep]
     candidates = np.flatnonzero(upper >= threshold - 1e-9)
-    exact = _settle.mean_against(values[candidates], sample.values, sample.plain, royalty_array(rules),
-                                 rules.royalty_needs_win, rules.scoring_code)
+    if rules.royalties:
+        exact = _settle.mean_against(values[candidates], sample.values, sample.plain, royalty_array(rules),
+                                     rules.royalty_needs_win, rules.scoring_code)
+    else:  # the candidates are legal: a branch-free kernel settles them
+        rows = np.where(sample.foul[:, None], -1, sample.values)
+        exact = _settle.mean_against_rows(values[candidates], np.ascontiguousarray(rows[:, 0]),
+                                          np.ascontiguousarray(rows[:, 1]), np.ascontiguousarray(rows[:, 2]),
+                                          sample.plain, rules.scoring_code)
     if sample.declared.any():
         exact = exact + sample.natural_scores(None, rules)[sample.declared].sum() / sample.n
     return entries[candidates], values[candidates], keys[candidates], exact

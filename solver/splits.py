@@ -141,11 +141,8 @@ def subset_values(cards: CardsLike) -> tuple[np.ndarray, np.ndarray]:
     and ``combos5``), by the kernel the bots' searches use."""
     t = split_tables()
     hand = np.ascontiguousarray(cards, np.uint8)
-    v3 = np.empty(len(t.combos3), np.int32)
-    v5 = np.empty(len(t.combos5), np.int32)
-    _splits.subset_values(hand, t.columns3, t.columns5, np.empty(t.columns3.shape, np.uint8),
-                          np.empty(t.columns5.shape, np.uint8), v3, v5)
-    return v3, v5
+    return _splits.subset_values(hand, t.columns3, t.columns5, np.empty(t.columns3.shape, np.uint8),
+                                 np.empty(t.columns5.shape, np.uint8))
 
 
 def split_positions(split: int) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:

@@ -55,3 +55,30 @@ def test_a_first_run_says_it_is_compiling(tmp_path):
     assert first.returncode == 0 and first.stderr.startswith("solve: compiling the kernels once")
     second = subprocess.run(command, env=env, capture_output=True, text=True, cwd=Path(__file__).parents[1])
     assert second.returncode == 0 and second.stderr == ""
+
+
+def test_a_change_to_any_kernel_module_recompiles_the_kernels_that_inline_it(tmp_path):
+    """Kernels inline helpers from other files; numba alone checks a cached kernel against
+    its own file. Here the packages are copied, a bot kernel is compiled, then a comment is
+    added to the settlement module it inlines from: the cached kernel no longer counts."""
+    import shutil
+
+    root = Path(__file__).parents[1]
+    for package in ("solver", "bots"):
+        shutil.copytree(root / package, tmp_path / "src" / package, ignore=shutil.ignore_patterns("__pycache__"))
+    env = os.environ | {"NUMBA_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(tmp_path / "src")}
+    code = ("import sys, numpy as np; from bots import _kernels, make_bot; from solver._jit import compiled_before; "
+            "print(compiled_before(_kernels.best_by_class_points)); "
+            "make_bot('table').arrange_many(np.arange(13, dtype=np.uint8)[None], np.random.default_rng(0))")
+
+    def fresh() -> str:
+        done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        return done.stdout.strip()
+
+    assert fresh() == "False"  # an empty cache
+    assert fresh() == "True"
+    with open(tmp_path / "src" / "solver" / "_settle.py", "a") as module:
+        module.write("\n# changed\n")
+    assert fresh() == "False"
+    assert fresh() == "True"

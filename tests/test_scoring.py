@@ -78,3 +78,26 @@ def test_rule_vectors_under_every_rule_set():
         for name, expected in case["scores"].items():
             rules = rulesets[name]
             assert naive.settle(a, b, rules.scoring, rules.royalty_table(), rules.royalty_needs_win) == expected
+
+
+@pytest.mark.parametrize("scoring", ["basic", "1-6", "2-4"])
+def test_branch_free_mean_settlement_agrees_with_the_reference(scoring):
+    """The kernel that scores a bonus rule's candidates jointly (no royalties, legal
+    candidates, fouled opponents given as rows of -1): its means equal the reference's
+    settlement, opponents who declared a natural left out of the sum."""
+    from solver import _settle
+    from solver.rules import Rules
+
+    rng = np.random.default_rng(12)
+    hands = random_hands(rng, 60)
+    rows = [(h[:3].tolist(), h[3:8].tolist(), h[8:].tolist()) for h in hands]
+    values = np.array([Arrangement(*r).values() for r in rows], np.int64)
+    legal = [i for i, r in enumerate(rows) if not naive.fouled(*r)]
+    counted = rng.random(len(rows)) < 0.9
+    assert len(legal) >= 5 and len(legal) < len(rows)  # both kinds of opponent are there
+    fouled = np.array([naive.fouled(*r) for r in rows])
+    columns = [np.ascontiguousarray(np.where(fouled, -1, values[:, i])) for i in range(3)]
+    means = _settle.mean_against_rows(values[legal], *columns, counted, Rules(scoring=scoring).scoring_code)
+    for mean, i in zip(means, legal):
+        expected = sum(naive.settle(rows[i], rows[j], scoring) for j in range(len(rows)) if counted[j]) / len(rows)
+        assert mean == pytest.approx(expected, abs=1e-12)

@@ -40,3 +40,17 @@ def test_batch_of_1000(benchmark, name):
     arrange_many(bot, hands[:2], rng)
     benchmark(arrange_many, bot, hands, rng)
     benchmark.extra_info["ms_per_hand"] = benchmark.stats.stats.median / len(hands) * 1e3
+
+
+@pytest.mark.parametrize("name", ["greedy", "heuristic", "table"])
+def test_batch_of_1000_one_core(benchmark, monkeypatch, name):
+    """As above with the batch kept on one core (large batches are otherwise split over the cores)."""
+    import bots.points
+
+    monkeypatch.setattr(bots.points, "PARALLEL_BATCH", 10**9)
+    bot = make_bot(name)
+    hands = _hands(1_000)
+    rng = np.random.default_rng(0)
+    arrange_many(bot, hands[:2], rng)
+    benchmark(arrange_many, bot, hands, rng)
+    benchmark.extra_info["ms_per_hand"] = benchmark.stats.stats.median / len(hands) * 1e3
