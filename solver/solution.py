@@ -265,15 +265,26 @@ def _rank_plays(cards: tuple[Card, ...], sample: _Sample, rules: Rules, top: int
     legal_splits = int(legal.sum() + (legal & (v5[t.canon_a] == v5[t.canon_b])).sum())
     entries = np.flatnonzero(legal)
     s = splits[entries]
-    values = np.stack([v3[t.front[s]], v5[t.middle[s]], v5[t.back[s]]], axis=1).astype(np.int64)
-    keys = hand_keys(values) if distinct == "hands" else values
     if rules.is_separable:
         exact = evs[entries] + _constant(sample, rules)
-    else:
+        shortlist = _shortlist(exact, 64 * (top + 1))  # the best plays, ties at the edge included
+        if shortlist is not None:
+            found = _distinct_best(entries[shortlist], exact[shortlist], splits, v3, v5, t, top, distinct)
+            if found is not None:
+                return found, legal_splits
+    values = np.stack([v3[t.front[s]], v5[t.middle[s]], v5[t.back[s]]], axis=1).astype(np.int64)
+    keys = hand_keys(values) if distinct == "hands" else values
+    if not rules.is_separable:
         first, _ = _groups(values)  # one entry per distinct play, in canonical order
         entries, values, keys = entries[first], values[first], keys[first]
         entries, values, keys, exact = _joint_candidates(entries, values, _groups(keys)[1], evs, splits, wins,
                                                          losses, sample, rules, top, keys)
+    return _pick(exact, entries, values, keys, splits, top), legal_splits
+
+
+def _pick(exact, entries, values, keys, splits, top: int) -> list[tuple[int, tuple[int, int, int]]]:
+    """The best play and up to ``top`` runners-up with keys of their own, best first; equal
+    scores in the order of ``entries``."""
     chosen: list[tuple[int, tuple[int, int, int]]] = []
     seen: set[tuple[int, int, int]] = set()
     for k in np.argsort(-exact, kind="stable").tolist():
@@ -284,7 +295,26 @@ def _rank_plays(cards: tuple[Card, ...], sample: _Sample, rules: Rules, top: int
         chosen.append((int(splits[entries[k]]), (int(values[k, 0]), int(values[k, 1]), int(values[k, 2]))))
         if len(chosen) > top:
             break
-    return chosen, legal_splits
+    return chosen
+
+
+def _shortlist(exact: np.ndarray, size: int) -> np.ndarray | None:
+    """Positions (ascending) of the ``size`` best scores and of every score equal to the
+    last of them, or None when that is all of them anyway."""
+    if len(exact) <= size:
+        return None
+    edge = np.partition(exact, len(exact) - size)[len(exact) - size]
+    return np.flatnonzero(exact >= edge)
+
+
+def _distinct_best(entries, exact, splits, v3, v5, t, top: int, distinct: str):
+    """``_pick`` on a shortlist of the best plays, or None when the shortlist holds fewer than
+    ``top + 1`` distinct keys (then a play below it might be needed, and the caller ranks all)."""
+    s = splits[entries]
+    values = np.stack([v3[t.front[s]], v5[t.middle[s]], v5[t.back[s]]], axis=1).astype(np.int64)
+    keys = hand_keys(values) if distinct == "hands" else values
+    chosen = _pick(exact, entries, values, keys, splits, top)
+    return chosen if len(chosen) > top else None
 
 
 def _groups(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -168,3 +168,25 @@ def test_an_opponent_models_answers_are_checked(answer, message):
 
     with pytest.raises(OpponentError, match=message):
         solve_with_model(HAND, _Model(answer), samples=30, seed=1)
+
+
+@pytest.mark.parametrize("distinct", ["hands", "values"])
+def test_ranking_a_shortlist_gives_what_ranking_every_play_gives(monkeypatch, distinct):
+    """Under separable rules the best plays are ranked from a shortlist of the best scores;
+    the plays and their order are those of ranking every legal play."""
+    from bots import make_bot
+    from solver import Card, solution
+    from solver.rules import Rules
+
+    rng = np.random.default_rng(8)
+    for hand in random_hands(rng, 6):
+        cards = tuple(Card(int(c)) for c in hand)
+        deals = solution.deal_opponents(cards, 300, rng)
+        arranged = make_bot("greedy").arrange_many(deals, rng)
+        sample = solution._Sample(arranged, deals, Rules())
+        for top in (0, 3, 12):
+            short = solution._rank_plays(cards, sample, Rules(), top, distinct)
+            with monkeypatch.context() as patch:
+                patch.setattr(solution, "_shortlist", lambda exact, size: None)
+                full = solution._rank_plays(cards, sample, Rules(), top, distinct)
+            assert short == full
