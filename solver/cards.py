@@ -149,22 +149,25 @@ def parse_cards(cards: CardsLike, count: int | None = None, what: str = "cards")
     """
     if isinstance(cards, str):
         tokens: Sequence[CardLike] = [t for t in _SEPARATORS.split(cards.strip()) if t]
-        shown = cards.strip()
     else:
         try:
             tokens = list(cards)
         except TypeError:
             raise CardError(f"expected cards as a string or a sequence, got {cards!r}") from None
-        shown = " ".join(str(t) for t in tokens)
     parsed = tuple(parse_card(t) for t in tokens)
+
+    def shown() -> str:  # the input as the user gave it, for the error
+        return cards.strip() if isinstance(cards, str) else " ".join(str(t) for t in tokens)
+
     if count is not None and len(parsed) != count:
         target = f"the {what}" if what != "cards" else "cards"
-        raise CardCountError(f"expected {count} cards for {target}, got {len(parsed)}: {shown!r}")
-    seen: set[int] = set()
-    for card in parsed:
-        if card in seen:
-            raise DuplicateCardError(f"duplicate card '{card}' in {what}: {shown!r}")
-        seen.add(card)
+        raise CardCountError(f"expected {count} cards for {target}, got {len(parsed)}: {shown()!r}")
+    if len(set(parsed)) != len(parsed):
+        seen: set[int] = set()
+        for card in parsed:
+            if card in seen:
+                raise DuplicateCardError(f"duplicate card '{card}' in {what}: {shown()!r}")
+            seen.add(card)
     return parsed
 
 
