@@ -162,23 +162,34 @@ def render_grade(grade, symbols: bool) -> str:
     return "\n".join(lines)
 
 
-def _first_run_notice() -> None:
-    """One line on stderr when the kernels are not compiled yet: the first run waits for them."""
+def _first_run_notice() -> bool:
+    """One line on stderr when the kernels are not compiled yet (the first run waits for
+    them); whether they are not."""
     from bots import _kernels
     from solver import _evaluator, _search
     from solver._jit import cache_dir, compiled_before
 
     kernels = (_evaluator.eval5_columns, _search.score_canonical, _kernels.best_by_class_points)
-    if not all(compiled_before(kernel) for kernel in kernels):
-        print(f"solve: compiling the kernels once, on this first run (a few seconds); they are kept in {cache_dir()}",
-              file=sys.stderr)
+    if all(compiled_before(kernel) for kernel in kernels):
+        return False
+    print(f"solve: compiling the kernels once, on this first run (a few seconds); they are kept in {cache_dir()}",
+          file=sys.stderr)
+    return True
 
 
 def _solve(args: argparse.Namespace) -> int:
+    from bench import warmup
+
+    helper = warmup.start(args.rules) if _first_run_notice() else None  # the scoring kernels, on another core
+    try:
+        return _solve_and_print(args)
+    finally:
+        warmup.end(helper)
+
+
+def _solve_and_print(args: argparse.Namespace) -> int:
     from bots import grade_hand, solve_hand
     from solver.cards import symbols_supported
-
-    _first_run_notice()
 
     symbols = not args.ascii and symbols_supported(sys.stdout)
     if args.grade:

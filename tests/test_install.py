@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import numba
+import pytest
 
 import bots._kernels
 import solver._evaluator
@@ -82,3 +83,22 @@ def test_a_change_to_any_kernel_module_recompiles_the_kernels_that_inline_it(tmp
         module.write("\n# changed\n")
     assert fresh() == "False"
     assert fresh() == "True"
+
+
+@pytest.mark.parametrize("rules", ["basic", "2-4"])
+def test_the_warm_up_compiles_what_solve_scores_with(tmp_path, rules):
+    """``bench.warmup`` (started by a first ``solve`` beside its own work) leaves the hero's and
+    the scoring kernels in the cache with the types solve passes them: afterwards a solve
+    loads every one of them and compiles only the opponents' kernels."""
+    env = os.environ | {"NUMBA_CACHE_DIR": str(tmp_path)}
+    root = Path(__file__).parents[1]
+    subprocess.run([sys.executable, "-m", "bench.warmup", rules], env=env, check=True, cwd=root)
+    code = (f"from bots import solve_hand; solve_hand('AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C', samples=50, "
+            f"rules={rules!r}); from solver import _search, _settle, _splits; from solver import _evaluator; "
+            "ks = [_search.score_canonical, _settle.settle_rows, _settle.row_results, _splits.subset_values, "
+            "_evaluator.eval5_columns, _evaluator.eval3_columns]; "
+            "print(sum(sum(k.stats.cache_misses.values()) for k in ks), sum(sum(k.stats.cache_hits.values()) for k in ks))")
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=root)
+    assert done.returncode == 0, done.stderr
+    misses, hits = map(int, done.stdout.split())
+    assert misses == 0 and hits >= 5
