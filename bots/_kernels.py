@@ -139,23 +139,27 @@ def _bonus_ceiling(w0, w1, w2, tie_max, scoring):
 
 
 @kernel
-def _joint_with_back(b, best, best_entry, best_split, v3, v5, c3, c5, by_back, back_middle, back_front, canon_of,
-                     canon_a, win, tie, tie_max, extra, separable, front_cap, hand_front_win, scoring):
-    """Improve the best split (value, canonical entry, split) with the splits whose back is five ``b``."""
+def _joint_with_back(b, best, best_entry, best_split, v3, v5, c5, by_back, back_middle, back_front, canon_of,
+                     canon_a, win, tie, tie_max, extra, separable, threes, fives, scoring):
+    """Improve the best split (value, canonical entry, split) with the splits whose back is five ``b``.
+
+    ``threes`` (3, 286) holds each three's P(win), P(tie) and extra as a front; ``fives``
+    (6, 1287) each five's separable value, P(win), P(tie) and extra as a middle, then the
+    most a front below it can win and add (see ``best_by_class_joint``)."""
     slack = 1e-9  # bounds and values are summed in different orders: never prune on a rounding
     vb = v5[b]
     cb = c5[b]
     w2 = win[2, cb]
+    t2 = tie[2, cb]
+    e2 = extra[2, cb]
     back_part = separable[2, cb]
     for j in range(back_middle.shape[1]):
         m = back_middle[b, j]
         vm = v5[m]
         if vm > vb:
             continue
-        cm = c5[m]
-        w1 = win[1, cm]
-        bound = back_part + separable[1, cm] + front_cap[m] + _bonus_ceiling(min(win[0, cm], hand_front_win), w1, w2,
-                                                                             tie_max, scoring)
+        w1 = fives[1, m]
+        bound = back_part + fives[0, m] + fives[5, m] + _bonus_ceiling(fives[4, m], w1, w2, tie_max, scoring)
         if bound + slack < best:
             continue
         f = back_front[b, j]
@@ -165,9 +169,8 @@ def _joint_with_back(b, best, best_entry, best_split, v3, v5, c3, c5, by_back, b
         e = canon_of[s]
         if vm == vb and m != canon_a[e]:
             continue  # equal fives: the canonical scan plays its first five as the middle
-        cf = c3[f]
-        value = expected_units(win[0, cf], tie[0, cf], w1, tie[1, cm], w2, tie[2, cb], scoring) + extra[0, cf] + \
-            extra[1, cm] + extra[2, cb]
+        value = expected_units(threes[0, f], threes[1, f], w1, fives[2, m], w2, t2, scoring) + threes[2, f] + \
+            fives[3, m] + e2
         if value > best or (value == best and e < best_entry):
             best = value
             best_entry = e
@@ -181,14 +184,14 @@ def best_by_class_joint(hands, columns3, columns5, by_back, back_middle, back_fr
     """Best split of each hand for a bonus rule, rows taken as independent.
 
     ``win``/``tie`` (3, classes) are each row's chances against the field (``tie_max`` the
-    most each row ties), ``extra``
-    (3, classes) separable points (royalties); a split's value is ``expected_units`` of the
-    settlement kernels plus its extras. ``separable`` (3, classes) is each row's value
-    without the bonus, P(win) - P(loss) + extra, and ``*_upto`` its best at or below each
-    class. Exact branch and bound over backs, then middles, as for row points: a split is
-    worth at most its separable bound plus the most the bonus can add (``_bonus_ceiling``,
-    which grows with every row's chance of winning, and those grow with the class). Equal
-    values go to the split the canonical scan meets first (the lowest canonical entry)."""
+    most each row ties), ``extra`` (3, classes) separable points (royalties); a split's
+    value is ``expected_units`` of the settlement kernels plus its extras. ``separable``
+    (3, classes) is each row's value without the bonus, P(win) - P(loss) + extra, and
+    ``*_upto`` its best at or below each class. Exact branch and bound over backs, then
+    middles, as for row points: a split is worth at most its separable bound plus the most
+    the bonus can add (``_bonus_ceiling``, which grows with every row's chance of winning,
+    and those grow with the class). Equal values go to the split the canonical scan meets
+    first (the lowest canonical entry). Each subset's numbers are looked up once per hand."""
     n = hands.shape[0]
     out = np.empty(n, np.int32)
     n5 = back_middle.shape[0]
@@ -196,7 +199,8 @@ def best_by_class_joint(hands, columns3, columns5, by_back, back_middle, back_fr
     cards5 = np.empty(columns5.shape, np.uint8)
     c3 = np.empty(286, np.int32)
     c5 = np.empty(n5, np.int32)
-    front_cap = np.empty(n5, np.float64)  # the best separable front a middle of this five allows
+    threes = np.empty((3, 286), np.float64)
+    fives = np.empty((6, n5), np.float64)
     bound = np.empty(n5, np.float64)
     for h in range(n):
         v3, v5 = subset_values(hands[h], columns3, columns5, cards3, cards5)
@@ -205,6 +209,9 @@ def best_by_class_joint(hands, columns3, columns5, by_back, back_middle, back_fr
         for k in range(286):
             c = class_number(keys, numbers, v3[k])
             c3[k] = c
+            threes[0, k] = win[0, c]
+            threes[1, k] = tie[0, c]
+            threes[2, k] = extra[0, c]
             hand_front = max(hand_front, separable[0, c])
             hand_front_win = max(hand_front_win, win[0, c])
         hand_middle = -np.inf
@@ -212,14 +219,19 @@ def best_by_class_joint(hands, columns3, columns5, by_back, back_middle, back_fr
         for k in range(n5):
             c = class_number(keys, numbers, v5[k])
             c5[k] = c
-            front_cap[k] = min(front_upto[c], hand_front)
+            fives[0, k] = separable[1, c]
+            fives[1, k] = win[1, c]
+            fives[2, k] = tie[1, c]
+            fives[3, k] = extra[1, c]
+            fives[4, k] = min(win[0, c], hand_front_win)  # a front at or below this five wins at most this often
+            fives[5, k] = min(front_upto[c], hand_front)  # and adds at most this much
             hand_middle = max(hand_middle, separable[1, c])
             hand_middle_win = max(hand_middle_win, win[1, c])
         top = 0
         for k in range(n5):
             c = c5[k]
-            bound[k] = separable[2, c] + min(middle_upto[c], hand_middle) + front_cap[k] + _bonus_ceiling(
-                min(win[0, c], hand_front_win), min(win[1, c], hand_middle_win), win[2, c], tie_max, scoring)
+            bound[k] = separable[2, c] + min(middle_upto[c], hand_middle) + fives[5, k] + _bonus_ceiling(
+                fives[4, k], min(win[1, c], hand_middle_win), win[2, c], tie_max, scoring)
             if bound[k] > bound[top]:
                 top = k
         best = -np.inf
@@ -229,7 +241,7 @@ def best_by_class_joint(hands, columns3, columns5, by_back, back_middle, back_fr
             b = top if i == 0 else i - 1
             if i == 0 or (b != top and bound[b] + 1e-9 >= best):
                 best, best_entry, best_split = _joint_with_back(
-                    b, best, best_entry, best_split, v3, v5, c3, c5, by_back, back_middle, back_front, canon_of,
-                    canon_a, win, tie, tie_max, extra, separable, front_cap, hand_front_win, scoring)
+                    b, best, best_entry, best_split, v3, v5, c5, by_back, back_middle, back_front, canon_of,
+                    canon_a, win, tie, tie_max, extra, separable, threes, fives, scoring)
         out[h] = best_split
     return out
