@@ -126,22 +126,36 @@ def splits_to_cards(hands, splits, combos3, combos5, split_front, split_middle, 
 
 
 @inline
-def _bonus_ceiling(w0, w1, w2, tie_max, scoring):
-    """The most a bonus rule adds to the rows' separable value, given each row's chance of
-    winning (or a bound on it) and the most any row ties (``tie_max``, by row). Under 1-6
-    the bonus is 3 P(scoop) - 3 P(scooped) <= 3 P(scoop). Under 2-4 it is P(more rows won
-    than lost) - P(fewer) <= P(two or three won) + P(one won, two tied). Both grow with
-    every row's chance of winning, so bounds on the chances give a bound on the bonus."""
+def _bonus_ceiling(w0, t0, w1, t1, w2, t2, scoring):
+    """The most a bonus rule adds to the rows' separable value when row i wins with chance at
+    most ``wi`` and ties with chance at most ``ti``.
+
+    The bonus (1-6: 3 P(all won) - 3 P(all lost); 2-4: P(more rows won than lost) -
+    P(fewer)) never falls when a row's chance moves from losing to tying or from tying to
+    winning. So it is largest for rows that win as often as allowed, tie as often as is
+    left, and lose as little as possible; that bonus is the ceiling."""
+    t0 = min(t0, 1.0 - w0)
+    t1 = min(t1, 1.0 - w1)
+    t2 = min(t2, 1.0 - w2)
+    separable = (2.0 * w0 + t0 - 1.0) + (2.0 * w1 + t1 - 1.0) + (2.0 * w2 + t2 - 1.0)
+    return expected_units(w0, t0, w1, t1, w2, t2, scoring) - separable
+
+
+@inline
+def _quick_bonus_ceiling(w0, t0, w1, t1, w2, t2, scoring):
+    """A looser ceiling than ``_bonus_ceiling`` at a fraction of its cost, for the same
+    arguments: it leaves out the chance of paying the bonus. Under 1-6 the bonus is at most
+    3 P(all won); under 2-4 at most P(two or three won) + P(one won, two tied)."""
     if scoring == 1:
         return 3.0 * w0 * w1 * w2
-    t0, t1, t2 = tie_max[0], tie_max[1], tie_max[2]
     return w0 * w1 + w0 * w2 + w1 * w2 - 2.0 * w0 * w1 * w2 + w0 * t1 * t2 + w1 * t0 * t2 + w2 * t0 * t1
 
 
 @kernel
 def _joint_with_back(b, best, best_entry, best_split, v3, v5, c5, by_back, back_middle, back_front, canon_of,
                      canon_a, win, tie, tie_max, extra, separable, threes, fives, scoring):
-    """Improve the best split (value, canonical entry, split) with the splits whose back is five ``b``.
+    """Improve the best split (value, canonical entry, split) with the splits whose back is five ``b``;
+    the front is the only row left unknown, so a middle is skipped by the quick ceiling.
 
     ``threes`` (3, 286) holds each three's P(win), P(tie) and extra as a front; ``fives``
     (6, 1287) each five's separable value, P(win), P(tie) and extra as a middle, then the
@@ -159,8 +173,8 @@ def _joint_with_back(b, best, best_entry, best_split, v3, v5, c5, by_back, back_
         if vm > vb:
             continue
         w1 = fives[1, m]
-        bound = back_part + fives[0, m] + fives[5, m] + _bonus_ceiling(fives[4, m], w1, w2, tie_max, scoring)
-        if bound + slack < best:
+        ceiling = _quick_bonus_ceiling(fives[4, m], tie_max[0], w1, fives[2, m], w2, t2, scoring)
+        if back_part + fives[0, m] + fives[5, m] + ceiling + slack < best:
             continue
         f = back_front[b, j]
         if v3[f] > vm:
@@ -189,9 +203,11 @@ def best_by_class_joint(hands, columns3, columns5, by_back, back_middle, back_fr
     (3, classes) is each row's value without the bonus, P(win) - P(loss) + extra, and
     ``*_upto`` its best at or below each class. Exact branch and bound over backs, then
     middles, as for row points: a split is worth at most its separable bound plus the most
-    the bonus can add (``_bonus_ceiling``, which grows with every row's chance of winning,
-    and those grow with the class). Equal values go to the split the canonical scan meets
-    first (the lowest canonical entry). Each subset's numbers are looked up once per hand."""
+    the bonus can add when each row wins and ties no more often than bounds allow (a row's
+    chance of winning grows with its class; ``tie_max`` bounds its ties): for a back
+    ``_bonus_ceiling``, for a middle the quicker ``_quick_bonus_ceiling``. Equal values go
+    to the split the canonical scan meets first (the lowest canonical entry). Each
+    subset's numbers are looked up once per hand."""
     n = hands.shape[0]
     out = np.empty(n, np.int32)
     n5 = back_middle.shape[0]
@@ -231,7 +247,7 @@ def best_by_class_joint(hands, columns3, columns5, by_back, back_middle, back_fr
         for k in range(n5):
             c = c5[k]
             bound[k] = separable[2, c] + min(middle_upto[c], hand_middle) + fives[5, k] + _bonus_ceiling(
-                fives[4, k], min(win[1, c], hand_middle_win), win[2, c], tie_max, scoring)
+                fives[4, k], tie_max[0], min(win[1, c], hand_middle_win), tie_max[1], win[2, c], tie[2, c], scoring)
             if bound[k] > bound[top]:
                 top = k
         best = -np.inf

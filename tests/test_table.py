@@ -159,21 +159,23 @@ def test_bonus_search_is_exact_for_any_field(scoring):
 
 
 @pytest.mark.parametrize("scoring", ["1-6", "2-4"])
-def test_the_bonus_ceiling_bounds_the_bonus_and_grows_with_each_chance(scoring):
-    """What the search prunes with: for any chances of winning and tying, the bonus (the
-    expected score less each row's P(win) - P(loss)) is at most the ceiling, and raising a
-    row's chance of winning never lowers the ceiling."""
-    from bots._kernels import _bonus_ceiling
+def test_the_bonus_ceilings_bound_the_bonus(scoring):
+    """What the search prunes with: for rows that win and tie at most as often as some bounds
+    allow, the bonus (the expected score less each row's P(win) - P(loss), by the 27
+    outcomes) is at most either ceiling of those bounds, and the tight one is reached when
+    the rows win and tie exactly that often and lose the rest."""
+    from bots._kernels import _bonus_ceiling, _quick_bonus_ceiling
 
     code = 1 if scoring == "1-6" else 2
     rng = np.random.default_rng(3)
     for _ in range(3000):
         w = rng.random(3) * rng.choice([0.2, 1.0], 3)
         t = (1 - w) * rng.random(3) * rng.choice([0.05, 1.0], 3)
-        tie_max = np.maximum(t, t + rng.random(3) * 0.1 * rng.integers(0, 2))
         bonus = _joint_reference(w, t, scoring) - sum(2 * w + t - 1)
-        ceiling = _bonus_ceiling.py_func(w[0], w[1], w[2], tie_max, code)
-        assert bonus <= ceiling + 1e-12
-        raised = w.copy()
-        raised[rng.integers(3)] += rng.random() * 0.1
-        assert _bonus_ceiling.py_func(raised[0], raised[1], raised[2], tie_max, code) >= ceiling - 1e-12
+        caps_w = np.minimum(1, w + rng.random(3) * 0.2 * rng.integers(0, 2, 3))
+        caps_t = t + rng.random(3) * 0.2 * rng.integers(0, 2, 3)
+        args = (caps_w[0], caps_t[0], caps_w[1], caps_t[1], caps_w[2], caps_t[2], code)
+        tight, quick = _bonus_ceiling.py_func(*args), _quick_bonus_ceiling.py_func(*args)
+        assert bonus <= tight + 1e-12 and tight <= quick + 1e-12
+        exact = _bonus_ceiling.py_func(w[0], t[0], w[1], t[1], w[2], t[2], code)
+        assert exact == pytest.approx(bonus, abs=1e-12)
