@@ -41,10 +41,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def start(rules: str | None) -> subprocess.Popen | None:
-    """``python -m bench.warmup RULES`` in the background, silent; None when it cannot start."""
+    """``python -m bench.warmup RULES`` in the background, silent, in a session of its own (so
+    Ctrl-C reaches only ``solve``, which ends it) and, on Linux, killed with ``solve`` if that
+    is killed; None when it cannot start."""
+    from bots.protocol import set_death_signal
+
     try:
         return subprocess.Popen([sys.executable, "-m", "bench.warmup", *([rules] if rules else [])],
-                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                preexec_fn=set_death_signal)
     except OSError:
         return None
 

@@ -90,7 +90,7 @@ class ProtocolSpec:
         return cls(name=Path(path).name, command=(path,), source=f"cmd:{path}")
 
 
-def _set_death_signal() -> None:
+def set_death_signal() -> None:
     """In the child, before exec: start a new session, and on Linux die with the parent."""
     os.setsid()
     if sys.platform.startswith("linux"):
@@ -110,7 +110,7 @@ class _Process:
         self.log = open(log, "ab") if log else subprocess.DEVNULL
         try:
             self.popen = subprocess.Popen(list(spec.command), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                          stderr=self.log, cwd=spec.cwd, env=env, preexec_fn=_set_death_signal)
+                                          stderr=self.log, cwd=spec.cwd, env=env, preexec_fn=set_death_signal)
         except OSError as error:
             self._close_log()
             raise BotError(f"cannot start bot {spec.name!r} ({' '.join(spec.command)}): {error.strerror}") from None

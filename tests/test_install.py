@@ -6,6 +6,7 @@ editable install. ``.ci/run`` replays the README's install commands in that orde
 tests check where the cache goes."""
 
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -102,3 +103,37 @@ def test_the_warm_up_compiles_what_solve_scores_with(tmp_path, rules):
     assert done.returncode == 0, done.stderr
     misses, hits = map(int, done.stdout.split())
     assert misses == 0 and hits >= 5
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the warm-up dies with solve through PR_SET_PDEATHSIG")
+@pytest.mark.parametrize("how", [signal.SIGINT, signal.SIGKILL], ids=["interrupted", "killed"])
+def test_a_stopped_first_solve_leaves_no_warm_up_behind(tmp_path, how):
+    """Stopped while it compiles, a first solve leaves no process: Ctrl-C ends the warm-up on
+    the way out, and a killed solve takes it down with it."""
+    import time
+
+    env = os.environ | {"NUMBA_CACHE_DIR": str(tmp_path)}
+    solve = subprocess.Popen([sys.executable, "-m", "bench.solve", "AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C"],
+                             env=env, cwd=Path(__file__).parents[1], stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+    helpers: list[int] = []
+    deadline = time.monotonic() + 20
+    while not helpers and time.monotonic() < deadline and solve.poll() is None:
+        found = subprocess.run(["pgrep", "-P", str(solve.pid)], capture_output=True, text=True).stdout
+        helpers = [int(pid) for pid in found.split()]
+        time.sleep(0.05)
+    assert helpers, "the first solve started no warm-up"
+    solve.send_signal(how)
+    solve.wait(timeout=20)
+    deadline = time.monotonic() + 1
+    while time.monotonic() < deadline and _running(helpers[0]):
+        time.sleep(0.05)
+    assert not _running(helpers[0])
+
+
+def _running(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
