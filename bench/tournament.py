@@ -228,8 +228,8 @@ def _batched_plays(bot, spec: str, deals: Sequence[int], tables: Sequence[np.nda
     limits are judged decision by decision."""
     from bots import arrange_many
     from bots.base import declared_natural
-    from solver import Card, evaluate_many
-    from solver.cards import reading_order
+    from solver import Card, row_values
+    from solver.arrangement import format_rows
 
     hands = np.concatenate(tables)  # deal by deal, seat by seat
     limit = match.decision_timeout * len(hands) if match.decision_timeout else None
@@ -240,13 +240,13 @@ def _batched_plays(bot, spec: str, deals: Sequence[int], tables: Sequence[np.nda
     except (Exception, DecisionTimeout):
         return None
     seconds = (time.perf_counter() - started) / len(hands)
-    values = np.stack([evaluate_many(rows[:, :3]), evaluate_many(rows[:, 3:8]), evaluate_many(rows[:, 8:])], axis=1)
+    values = np.stack(row_values(rows), axis=1)
     foul = fouls(values)
     plays = {}
     for i, row in enumerate(rows.tolist()):
         deal, seat = deals[i // match.players], i % match.players
         play: dict[str, Any] = {
-            "arrangement": " / ".join(format_cards(reading_order(r)) for r in (row[:3], row[3:8], row[8:])),
+            "arrangement": format_rows((row[:3], row[3:8], row[8:])),
             "values": values[i].tolist(),
             "foul": bool(foul[i]),
             "seconds": seconds,
@@ -285,16 +285,14 @@ def play_deals(specs: Sequence[str], players: int, entropy: int, deals: Sequence
     records = []
     try:
         tables = [deal_table(match.entropy, deal, match.players) for deal in deals]
-        batched: dict[tuple[int, int], dict[str, Any]] = {}  # (deal, seat) -> play, by spec
-        batched_specs = set()
+        batched: dict[str, dict[tuple[int, int], dict[str, Any]]] = {}  # spec -> (deal, seat) -> play
         for spec, bot in bots.items():
             if not (one_by_one or faulted) and getattr(bot, "batch_safe", False) and deals:
                 if stop is not None and stop.is_set():
                     raise KeyboardInterrupt
                 plays = _batched_plays(bot, spec, deals, tables, match)
                 if plays is not None:
-                    batched.update({(spec, *key): play for key, play in plays.items()})
-                    batched_specs.add(spec)
+                    batched[spec] = plays
         for deal, hands in zip(deals, tables):
             done: dict[tuple[str, int], dict[str, Any]] = {}  # the same spec plays the same hand the same way
             plays = []
@@ -302,8 +300,8 @@ def play_deals(specs: Sequence[str], players: int, entropy: int, deals: Sequence
                 for seat in range(match.players):
                     if (spec, seat) in done:
                         continue
-                    if spec in batched_specs and (deal, spec, seat) not in faulted:
-                        done[spec, seat] = batched[spec, deal, seat]
+                    if spec in batched:
+                        done[spec, seat] = batched[spec][deal, seat]
                         continue
                     if stop is not None and stop.is_set():
                         raise KeyboardInterrupt

@@ -28,17 +28,22 @@ class JointPolicy:
     """A row's chances against the field and its extra points, by row and class, for a bonus
     rule (1-6, 2-4): ``win``/``tie``/``extra`` are (3, classes). ``separable`` holds each
     row's value without the bonus (P(win) - P(loss) + extra) as RowPoints, whose bounds
-    let the search skip most splits."""
+    let the search skip most splits; ``rows`` the same three stacked, and ``tie_max`` the
+    most each row ties, as the search takes them."""
 
     win: np.ndarray
     tie: np.ndarray
     extra: np.ndarray
     separable: RowPoints
+    rows: np.ndarray
+    tie_max: np.ndarray
 
     @classmethod
     def build(cls, win: np.ndarray, tie: np.ndarray, extra: np.ndarray) -> JointPolicy:
         rows = 2 * win + tie - 1 + extra
-        return cls(win, tie, extra, RowPoints.build(rows[0], rows[1], rows[2]))
+        separable = RowPoints.build(rows[0], rows[1], rows[2])
+        return cls(win, tie, extra, separable, np.stack([separable.front, separable.middle, separable.back]),
+                   tie.max(axis=1))
 
 
 @dataclass(frozen=True)
@@ -150,14 +155,13 @@ def play_tables(hands: np.ndarray, policy: RowPoints | JointPolicy, rules: Rules
     t = split_tables()
     keys, numbers = class_hash()
     p = policy
-    rows = np.stack([p.separable.front, p.separable.middle, p.separable.back])
     hands = np.ascontiguousarray(hands, np.uint8)
 
     def best(part: np.ndarray) -> np.ndarray:
         return _kernels.best_by_class_joint(part, t.columns3, t.columns5, t.by_back, t.back_middle, t.back_front,
-                                            t.canon_of, t.canon_a, keys, numbers, p.win, p.tie, p.tie.max(axis=1),
-                                            p.extra, rows,
-                                            p.separable.front_upto, p.separable.middle_upto, rules.scoring_code)
+                                            t.canon_of, t.canon_a, keys, numbers, p.win, p.tie, p.tie_max, p.extra,
+                                            p.rows, p.separable.front_upto, p.separable.middle_upto,
+                                            rules.scoring_code)
 
     return cards_by_split(hands, over_cores(best, hands))
 

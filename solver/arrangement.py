@@ -78,7 +78,7 @@ class Arrangement:
 
     def format(self, symbols: bool = False) -> str:
         """The rows as ``front / middle / back``, each in reading order (groups first, then by rank)."""
-        return " / ".join(format_cards(reading_order(r), symbols=symbols) for r in self.rows)
+        return format_rows(self.rows, symbols)
 
     def reading_rows(self) -> tuple[tuple[Card, ...], tuple[Card, ...], tuple[Card, ...]]:
         """The rows, each in reading order (``solver.cards.reading_order``)."""
@@ -86,6 +86,12 @@ class Arrangement:
 
     def __str__(self) -> str:
         return self.format()
+
+
+def format_rows(rows, symbols: bool = False) -> str:
+    """Three rows of cards (front, middle, back) as ``Arrangement.format`` writes them, without
+    making an Arrangement (its checks are for input from outside)."""
+    return " / ".join(format_cards(reading_order(r), symbols=symbols) for r in rows)
 
 
 def as_arrangement(value: Arrangement | str) -> Arrangement:
