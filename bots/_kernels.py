@@ -9,6 +9,8 @@ import numpy as np
 
 from solver.kernels import class_number, expected_units, inline, kernel, subset_values
 
+SLACK = 1e-9  # the joint search's bounds and values are summed in different orders: never prune on a rounding
+
 
 @kernel
 def _best_with_back(b, best, best_split, v3, v5, by_back, back_middle, back_front, base, middle_points,
@@ -160,7 +162,6 @@ def _joint_with_back(b, best, best_entry, best_split, v3, v5, c5, by_back, back_
     ``threes`` (3, 286) holds each three's P(win), P(tie) and extra as a front; ``fives``
     (6, 1287) each five's separable value, P(win), P(tie) and extra as a middle, then the
     most a front below it can win and add (see ``best_by_class_joint``)."""
-    slack = 1e-9  # bounds and values are summed in different orders: never prune on a rounding
     vb = v5[b]
     cb = c5[b]
     w2 = win[2, cb]
@@ -174,7 +175,7 @@ def _joint_with_back(b, best, best_entry, best_split, v3, v5, c5, by_back, back_
             continue
         w1 = fives[1, m]
         ceiling = _quick_bonus_ceiling(fives[4, m], tie_max[0], w1, fives[2, m], w2, t2, scoring)
-        if back_part + fives[0, m] + fives[5, m] + ceiling + slack < best:
+        if back_part + fives[0, m] + fives[5, m] + ceiling + SLACK < best:
             continue
         f = back_front[b, j]
         if v3[f] > vm:
@@ -255,7 +256,7 @@ def best_by_class_joint(hands, columns3, columns5, by_back, back_middle, back_fr
         best_split = np.int64(-1)
         for i in range(n5 + 1):  # the top back first, then the others in order
             b = top if i == 0 else i - 1
-            if i == 0 or (b != top and bound[b] + 1e-9 >= best):
+            if i == 0 or (b != top and bound[b] + SLACK >= best):
                 best, best_entry, best_split = _joint_with_back(
                     b, best, best_entry, best_split, v3, v5, c5, by_back, back_middle, back_front, canon_of,
                     canon_a, win, tie, tie_max, extra, separable, threes, fives, scoring)
