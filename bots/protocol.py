@@ -1,10 +1,13 @@
 """Bots in any language: a child process that speaks JSON lines (docs/protocol.md).
 
-:class:`ProtocolBot` owns one child process: it starts it in its own process group, shakes
-hands with a deadline, reads every answer with a deadline (a selector on the pipe, never a
-bare blocking read), checks each answer before anyone uses it, restarts a crashed process a
-bounded number of times, and ends the process and its group in :meth:`close`, as a context
-manager, when it is collected, and at interpreter exit. Everything else sees a ``Bot``.
+:class:`ProtocolBot` owns one child process at a time: it starts it in its own process
+group, shakes hands under the start-up limit, writes every request and reads every answer
+under a deadline (non-blocking pipes and a selector, never a bare blocking call), checks
+each answer before anyone uses it, discards late answers by their id, keeps the bot's
+standard error in a log of bounded size, and counts faults by kind against budgets of
+their own. It ends the process and its group in :meth:`close` (``quit``, a grace period,
+then a kill), as a context manager, when it is collected, and at interpreter exit.
+Everything else sees a ``Bot``.
 
 A bot enters by a TOML file (``mybot.toml``: ``name``, ``command``, and optionally ``cwd``,
 ``env``, ``decision_timeout``, ``startup_timeout``) or by ``cmd:PATH`` for an executable
@@ -14,14 +17,22 @@ that takes no arguments.
 from __future__ import annotations
 
 import atexit
+import hashlib
+import itertools
 import json
+import math
 import os
+import re
 import selectors
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
+import threading
 import time
 import weakref
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,9 +43,15 @@ from bots.base import BotError, BotFault
 from solver import Arrangement, Card, CardError, format_cards
 from solver.rules import Rules
 
-PROTOCOL = 1
-RESTARTS = 3  # a crashed bot process is started again at most this many times
-LINE_LIMIT = 1 << 20  # an answer longer than this is garbage
+PROTOCOL = 2  # the newest version the bench speaks
+PROTOCOLS = (1, 2)  # every version it speaks
+LINE_LIMIT = 1 << 20  # a line from a bot longer than this is a bad answer
+BATCH_HANDS = 64  # the most hands in one arrange_many message: 16 KiB of answer line per hand
+TIMEOUT_RANGE = (0.01, 86400.0)  # seconds a bot file may give decision_timeout and startup_timeout
+BUDGETS = {"failed start": 3, "timeout": 5, "bad answer": 10, "crash": 5}  # faults of one kind in a row
+QUIT_GRACE = 2.0  # seconds a bot has to exit after quit before its group is ended
+LOG_HEAD = LOG_TAIL = 1 << 20  # bytes of a bot process's standard error kept from its start and its end
+POLL = 0.05  # seconds between looks at whether a bot process is still running while waiting on it
 
 
 @dataclass(frozen=True)
@@ -48,6 +65,7 @@ class ProtocolSpec:
     decision_timeout: float = 10.0
     startup_timeout: float = 10.0
     source: str = ""  # the spec it came from, for messages
+    sha256: str | None = None  # the digest of the bot file (or of the executable of a cmd: spec)
 
     @classmethod
     def from_toml(cls, path: str | Path) -> ProtocolSpec:
@@ -57,37 +75,67 @@ class ProtocolSpec:
         except ModuleNotFoundError:  # Python 3.10
             import tomli as tomllib  # type: ignore[no-redef]
         path = Path(path)
+        where = f"bot file {str(path)!r}"
         try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
+            raw = path.read_bytes()
         except OSError as error:
-            raise BotError(f"cannot read bot file {str(path)!r}: {error.strerror}") from None
+            raise BotError(f"cannot read {where}: {error.strerror}") from None
+        try:
+            data = tomllib.loads(raw.decode("utf-8"))
         except Exception as error:  # tomllib's error, or bytes that are not UTF-8
-            raise BotError(f"cannot parse bot file {str(path)!r}: {error}") from None
+            raise BotError(f"cannot parse {where}: {error}") from None
         known = {"name", "command", "cwd", "env", "decision_timeout", "startup_timeout"}
         unknown = sorted(set(data) - known)
         if unknown:
-            raise BotError(f"unknown key {unknown[0]!r} in bot file {str(path)!r}; keys are {', '.join(sorted(known))}")
+            raise BotError(f"unknown key {unknown[0]!r} in {where}; keys are {', '.join(sorted(known))}")
         command = data.get("command")
-        if not isinstance(command, list) or not command or not all(isinstance(c, str) for c in command):
-            raise BotError(f"bot file {str(path)!r}: command must be a list of strings, such as [\"python3\", \"bot.py\"]")
+        if not isinstance(command, list) or not command or not all(isinstance(c, str) and c for c in command):
+            raise BotError(f"{where}: command must be a list of strings, such as [\"python3\", \"bot.py\"]")
         name = data.get("name", path.stem)
         env = data.get("env", {})
-        if not isinstance(name, str) or not isinstance(env, dict) or not all(isinstance(v, str) for v in env.values()):
-            raise BotError(f"bot file {str(path)!r}: name must be text and env a table of text values")
-        timeouts = {}
-        for key in ("decision_timeout", "startup_timeout"):
-            value = data.get(key, 10.0)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-                raise BotError(f"bot file {str(path)!r}: {key} must be a number of seconds > 0, got {value!r}")
-            timeouts[key] = float(value)
+        if not isinstance(name, str) or not name.strip():
+            raise BotError(f"{where}: name must be text, got {name!r}")
+        if not isinstance(env, dict) or not all(isinstance(v, str) for v in env.values()):
+            raise BotError(f"{where}: env must be a table of text values, such as {{ LEVEL = \"3\" }}")
+        timeouts = {key: check_seconds(data.get(key, 10.0), f"{where}: {key}")
+                    for key in ("decision_timeout", "startup_timeout")}
         cwd = data.get("cwd")
-        base = path.resolve().parent
-        return cls(name=name, command=tuple(command), cwd=str(base / cwd) if cwd else str(base),
-                   env=tuple(sorted(env.items())), source=str(path), **timeouts)
+        if cwd is not None and not isinstance(cwd, str):
+            raise BotError(f"{where}: cwd must be text, the path of a folder, got {cwd!r}")
+        folder = path.resolve().parent / cwd if cwd else path.resolve().parent
+        if not folder.is_dir():
+            raise BotError(f"{where}: cwd {cwd!r} is not a folder ({folder} does not exist)")
+        return cls(name=name, command=tuple(command), cwd=str(folder), env=tuple(sorted(env.items())),
+                   source=str(path), sha256=hashlib.sha256(raw).hexdigest(), **timeouts)
 
     @classmethod
     def from_command(cls, path: str) -> ProtocolSpec:
-        return cls(name=Path(path).name, command=(path,), source=f"cmd:{path}")
+        try:
+            digest: str | None = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+        except OSError:
+            digest = None  # it cannot start either; starting it says why
+        return cls(name=Path(path).name, command=(path,), source=f"cmd:{path}", sha256=digest)
+
+    @property
+    def file(self) -> str:
+        """The bot file (or the executable of a ``cmd:`` spec), as an absolute path."""
+        return str(Path(self.source.removeprefix("cmd:")).resolve()) if self.source else ""
+
+
+def check_seconds(value: Any, what: str) -> float:
+    """A time limit from a bot file: a finite number of seconds in ``TIMEOUT_RANGE``.
+
+    >>> check_seconds(2, "decision_timeout")
+    2.0
+    >>> check_seconds(float("nan"), "decision_timeout")
+    Traceback (most recent call last):
+    ...
+    bots.base.BotError: decision_timeout must be a number of seconds from 0.01 to 86400, got nan
+    """
+    low, high = TIMEOUT_RANGE
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (low <= value <= high):
+        raise BotError(f"{what} must be a number of seconds from {low:g} to {high:g}, got {value!r}")
+    return float(value)
 
 
 def set_death_signal() -> None:
@@ -102,74 +150,292 @@ def set_death_signal() -> None:
             pass
 
 
-class _Process:
-    """One running bot process and its line-reading state."""
+# --- a bot process's standard error ---------------------------------------------------------
 
-    def __init__(self, spec: ProtocolSpec, log: Path | None):
-        env = os.environ | dict(spec.env)
-        self.log = open(log, "ab") if log else subprocess.DEVNULL
+
+_LOG_NUMBERS = itertools.count(1)
+
+
+def log_name(name: str) -> str:
+    """A bot name as part of a file name: letters, digits, ``.``, ``-`` and ``_`` only.
+
+    >>> log_name("my bot/v2")
+    'my_bot_v2'
+    """
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._")[:60] or "bot"
+
+
+class _StderrLog:
+    """A bot process's standard error in a file of bounded size: the first ``LOG_HEAD`` bytes
+    as they come, then, when the process ends, a line saying how much was left out and the
+    last ``LOG_TAIL`` bytes. The last few KiB are also kept to quote in fault messages."""
+
+    def __init__(self, folder: Path, name: str):
+        folder.mkdir(parents=True, exist_ok=True)
+        while True:  # a file of its own, never another process's
+            self.path = folder / f"{log_name(name)}.{os.getpid()}.{next(_LOG_NUMBERS)}.stderr.log"
+            try:
+                self.fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+                break
+            except FileExistsError:
+                continue
+        self.written = 0
+        self.tail = bytearray()
+        self.left_out = 0
+        self.recent = bytearray()
+
+    def feed(self, data: bytes) -> None:
+        self.recent += data
+        del self.recent[:-4096]
+        room = LOG_HEAD - self.written
+        if room > 0 and self.fd >= 0:
+            head = data[:room]
+            try:
+                os.write(self.fd, head)
+            except OSError:  # a full disk costs the log, never the run
+                pass
+            self.written += len(head)
+            data = data[room:]
+        if data:
+            self.tail += data
+            if len(self.tail) > LOG_TAIL:
+                self.left_out += len(self.tail) - LOG_TAIL
+                del self.tail[:-LOG_TAIL]
+
+    def last_words(self, lines: int = 6) -> str:
+        """The last lines the process wrote to its standard error, quoted for a message."""
+        text = self.recent.decode("utf-8", "replace").splitlines()
+        kept = [line.strip()[:300] for line in text if line.strip()][-lines:]
+        return " | ".join(kept)
+
+    def close(self) -> None:
+        if self.fd < 0:
+            return
+        try:
+            if self.left_out:
+                os.write(self.fd, f"\n[... {self.left_out:,} bytes of standard error left out ...]\n".encode())
+            if self.tail:
+                os.write(self.fd, bytes(self.tail))
+        except OSError:
+            pass
+        os.close(self.fd)
+        self.fd = -1
+
+
+# --- one running process --------------------------------------------------------------------
+
+
+class _Closed(Exception):
+    """The process closed its output or exited."""
+
+
+class _Overlong(Exception):
+    """The process wrote a line longer than ``LINE_LIMIT``."""
+
+
+class _Process:
+    """One running bot process: non-blocking pipes, its partial output, its standard error."""
+
+    def __init__(self, spec: ProtocolSpec, log: _StderrLog):
+        self.log = log
+        if spec.cwd is not None and not Path(spec.cwd).is_dir():
+            raise BotError(f"cannot start bot {spec.name!r}: its folder {spec.cwd!r} does not exist")
         try:
             self.popen = subprocess.Popen(list(spec.command), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                          stderr=self.log, cwd=spec.cwd, env=env, preexec_fn=set_death_signal)
+                                          stderr=subprocess.PIPE, cwd=spec.cwd, env=os.environ | dict(spec.env),
+                                          preexec_fn=set_death_signal)
         except OSError as error:
-            self._close_log()
-            raise BotError(f"cannot start bot {spec.name!r} ({' '.join(spec.command)}): {error.strerror}") from None
-        os.set_blocking(self.popen.stdout.fileno(), False)  # type: ignore[union-attr]
+            raise BotError(f"cannot start bot {spec.name!r} ({' '.join(spec.command)}): "
+                           f"{error.strerror or error}") from None
+        self.stdin = self.popen.stdin.fileno()  # type: ignore[union-attr]
+        self.stdout = self.popen.stdout.fileno()  # type: ignore[union-attr]
+        self.stderr = self.popen.stderr.fileno()  # type: ignore[union-attr]
+        for fd in (self.stdin, self.stdout, self.stderr):
+            os.set_blocking(fd, False)
         self.selector = selectors.DefaultSelector()
-        self.selector.register(self.popen.stdout, selectors.EVENT_READ)  # type: ignore[arg-type]
-        self.buffer = b""
+        self.selector.register(self.stdout, selectors.EVENT_READ)
+        self.selector.register(self.stderr, selectors.EVENT_READ)
+        self.buffer = bytearray()
+        self.skipping = False  # inside a line longer than LINE_LIMIT, dropped up to its end
+        self.eof = False
+        self.ended = False
 
-    def send(self, message: dict[str, Any]) -> None:
-        assert self.popen.stdin is not None
-        self.popen.stdin.write((json.dumps(message) + "\n").encode("utf-8"))
-        self.popen.stdin.flush()
+    @property
+    def pid(self) -> int:
+        return self.popen.pid
 
-    def read_line(self, timeout: float) -> bytes | None:
-        """The next line, or None at the deadline; ``EOFError`` when the process closed its output."""
-        deadline = time.monotonic() + timeout
-        while b"\n" not in self.buffer:
+    def _pump(self, deadline: float, writing: bool = False) -> bool:
+        """Wait until something happens or the deadline passes, reading what came on both
+        output pipes; True when stdin can take more (``writing``) or output arrived."""
+        if writing:
+            self.selector.register(self.stdin, selectors.EVENT_WRITE)
+        try:
             left = deadline - time.monotonic()
-            if left <= 0 or not self.selector.select(left):
-                return None
-            chunk = os.read(self.popen.stdout.fileno(), 65536)  # type: ignore[union-attr]
-            if not chunk:
-                raise EOFError
-            self.buffer += chunk
-            if len(self.buffer) > LINE_LIMIT:
-                raise ValueError(f"an answer longer than {LINE_LIMIT} bytes")
-        line, _, self.buffer = self.buffer.partition(b"\n")
-        return line
+            events = self.selector.select(max(0.0, min(left, POLL)))
+        finally:
+            if writing:
+                self.selector.unregister(self.stdin)
+        progress = False
+        for key, _ in events:
+            if key.fd == self.stdin:
+                progress = True
+            elif key.fd == self.stderr:
+                self._drain_stderr()
+            elif key.fd == self.stdout:
+                progress |= self._read_stdout()
+        return progress
 
-    def end(self) -> None:
-        """Quit politely, then end the whole process group."""
+    def _read_stdout(self) -> bool:
         try:
-            self.send({"type": "quit"})
-            self.popen.stdin.close()  # type: ignore[union-attr]
-        except (OSError, ValueError):
-            pass
+            chunk = os.read(self.stdout, 1 << 16)
+        except BlockingIOError:
+            return False
+        if not chunk:
+            self.eof = True
+            self.selector.unregister(self.stdout)
+            return True
+        if self.skipping:
+            end = chunk.find(b"\n")
+            if end < 0:
+                return True
+            chunk, self.skipping = chunk[end + 1:], False
+        self.buffer += chunk
+        return True
+
+    def _drain_stderr(self) -> None:
+        while True:
+            try:
+                chunk = os.read(self.stderr, 1 << 16)
+            except (BlockingIOError, OSError):
+                return
+            if not chunk:
+                self.selector.unregister(self.stderr)
+                return
+            self.log.feed(chunk)
+
+    def send(self, data: bytes, deadline: float) -> bool:
+        """Write all of ``data`` by the deadline; False when the bot stopped reading.
+        ``_Closed`` when it closed its input or exited."""
+        view = memoryview(data)
+        while view:
+            try:
+                view = view[os.write(self.stdin, view):]
+                continue
+            except BlockingIOError:
+                pass
+            except (BrokenPipeError, ConnectionResetError):
+                raise _Closed from None
+            if time.monotonic() >= deadline:
+                return False
+            self._pump(deadline, writing=True)
+            if self.popen.poll() is not None:
+                raise _Closed
+        return True
+
+    def read_line(self, deadline: float) -> bytes | None:
+        """The next line, or None at the deadline; ``_Closed`` when the process closed its
+        output or exited, ``_Overlong`` for a line over ``LINE_LIMIT`` (the rest of which
+        is dropped as it comes)."""
+        while True:
+            end = self.buffer.find(b"\n")
+            if end >= 0:
+                line = bytes(self.buffer[:end])
+                del self.buffer[:end + 1]
+                return line
+            if len(self.buffer) > LINE_LIMIT:
+                self.buffer.clear()
+                self.skipping = True
+                raise _Overlong
+            if self.eof:
+                raise _Closed
+            if time.monotonic() >= deadline:
+                return None
+            if not self._pump(deadline) and self.popen.poll() is not None:
+                self._pump(time.monotonic())  # what it wrote just before it exited
+                if b"\n" not in self.buffer:
+                    raise _Closed  # it exited, though a process it left may hold the pipe open
+
+    def partial(self) -> bytes:
+        """What the process wrote after its last complete line."""
+        return bytes(self.buffer[:200])
+
+    def exit_status(self, wait: float) -> int | None:
+        """The exit status, waited for up to ``wait`` seconds (reading its standard error
+        meanwhile); None while it runs."""
+        deadline = time.monotonic() + wait
+        while self.popen.poll() is None and time.monotonic() < deadline:
+            self._pump(deadline)
+        self._pump(time.monotonic())
+        return self.popen.returncode
+
+    def end(self, grace: float) -> None:
+        """Ask the process to quit and wait up to ``grace`` seconds (0: no asking), then end
+        its process group: SIGTERM, a moment, SIGKILL."""
+        if self.ended:
+            return
+        self.ended = True
+        if grace > 0:
+            try:
+                self.send(b'{"type": "quit"}\n', time.monotonic() + min(grace, 1.0))
+            except _Closed:
+                pass
         try:
-            self.popen.wait(timeout=0.5)
-        except subprocess.TimeoutExpired:
+            os.close(self.stdin)  # end of input means quit too
+        except OSError:
             pass
-        try:
-            os.killpg(self.popen.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
+        self.popen.stdin = None  # closed above; Popen must not close it again
+        if grace > 0:
+            self.exit_status(grace)
+        for sig, wait in ((signal.SIGTERM, 0.5), (signal.SIGKILL, 5.0)):
+            if sig == signal.SIGTERM and (grace <= 0 or self.popen.poll() is not None):
+                continue  # a process that did not quit in its grace, or none, is not asked again
+            try:
+                os.killpg(self.popen.pid, sig)
+            except (ProcessLookupError, PermissionError):
+                pass
+            self.exit_status(wait if sig == signal.SIGTERM else 0.0)
         try:
             self.popen.wait(timeout=5)
         except subprocess.TimeoutExpired:
             pass
+        self._pump(time.monotonic())
         self.selector.close()
-        self._close_log()
+        for stream in (self.popen.stdout, self.popen.stderr):
+            if stream is not None:
+                stream.close()
+        self.log.close()
 
-    def _close_log(self) -> None:
-        if not isinstance(self.log, int):
-            self.log.close()
+
+# --- faults, by kind ------------------------------------------------------------------------
 
 
-class _Crashed(BotFault):
-    """The bot process ended instead of answering."""
+class ProtocolFault(BotFault):
+    """A protocol bot failed one request; ``kind`` names its budget (``BUDGETS``)."""
 
+    kind = ""
+
+
+class _Timeout(ProtocolFault):
+    kind = "timeout"
+
+    def __init__(self, message: str, keep: bool):
+        super().__init__(message)
+        self.keep = keep  # the process may still be in step (it read the whole request)
+
+
+class _BadAnswer(ProtocolFault):
+    kind = "bad answer"
+
+
+class _Crash(ProtocolFault):
+    kind = "crash"
+
+
+class _StartFailed(ProtocolFault):
+    kind = "failed start"
+
+
+_PLURALS = {"failed start": "failed starts", "timeout": "timeouts", "bad answer": "bad answers", "crash": "crashes"}
 
 _LIVE: weakref.WeakSet = weakref.WeakSet()
 
@@ -180,6 +446,11 @@ def _end_all() -> None:
         bot.close()
 
 
+def _quote(data: bytes | str, limit: int = 200) -> str:
+    text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
+    return repr(text[:limit] + ("..." if len(text) > limit else ""))
+
+
 class ProtocolBot:
     """A bot that is a child process speaking the line protocol (docs/protocol.md)."""
 
@@ -187,40 +458,137 @@ class ProtocolBot:
         self.spec = spec
         self.name = spec.name
         self.rules = rules
-        self.log = Path(log_dir) / f"{spec.name}.stderr.log" if log_dir else None
-        self.batch = False
+        self._rules_name = rules.name if isinstance(rules, Rules) else str(rules)
+        self.log_dir = Path(log_dir) if log_dir else None
+        self._temporary: str | None = None  # the log folder made when none was given
+        self.logs: list[Path] = []  # one standard-error log per process started
+        self.batch = 0  # the most hands the bot takes in one message (0: one at a time)
+        self.protocol = 1
+        self.identity: dict[str, Any] = {}
+        self.faults: Counter = Counter()  # every fault, by kind
+        self.stale = 0  # answers discarded because their request was already settled
         self.restarts = 0
+        self.given_up: str | None = None
+        self._streak: Counter = Counter()  # faults of each kind since the last good answer
         self._next_id = 0
         self._declared: dict[tuple[int, ...], bool] = {}
         self._process: _Process | None = None
+        self._lock = threading.RLock()
+        self._owner = os.getpid()
         _LIVE.add(self)
-        self._start()
+        try:
+            self._process = self._launch()
+        except _StartFailed as fault:
+            self.close()
+            raise BotError(f"protocol bot {spec.name!r} did not start: {fault}") from None
+        except BaseException:
+            self.close()
+            raise
 
     # --- the process -----------------------------------------------------------------------
 
-    def _start(self) -> None:
-        self._process = _Process(self.spec, self.log)
-        rules = self.rules.name if isinstance(self.rules, Rules) else str(self.rules)
-        try:
-            answer = self._exchange({"type": "hello", "protocol": PROTOCOL, "rules": rules},
-                                    self.spec.startup_timeout, "the hello")
-        except BotFault as error:
-            self._stop()
-            raise BotError(f"protocol bot {self.spec.name!r} did not start: {error}") from None
-        if answer.get("type") != "hello" or not isinstance(answer.get("name", ""), str):
-            self._stop()
-            raise BotError(f"protocol bot {self.spec.name!r} answered the hello with {json.dumps(answer)[:200]}")
-        self.batch = answer.get("batch") is True
+    def _log_folder(self) -> Path:
+        if self.log_dir is not None:
+            return self.log_dir
+        if self._temporary is None:
+            self._temporary = tempfile.mkdtemp(prefix="bot-logs-")
+        return Path(self._temporary)
 
-    def _stop(self) -> None:
-        if self._process is not None:
-            self._process.end()
-            self._process = None
+    def _words(self, process: _Process) -> str:
+        words = process.log.last_words()
+        return f"; its standard error ends: {words}" if words else ""
+
+    def _launch(self) -> _Process:
+        """A new process that has said hello; ``_StartFailed`` (or ``BotError`` for a bot
+        that cannot be run or refuses these rules) otherwise."""
+        try:
+            log = _StderrLog(self._log_folder(), self.spec.name)
+        except OSError as error:
+            raise BotError(f"cannot write the log of bot {self.spec.name!r} in {str(self._log_folder())!r}: "
+                           f"{error.strerror}") from None
+        self.logs.append(log.path)
+        try:
+            process = _Process(self.spec, log)
+        except BaseException:
+            log.close()
+            raise
+        try:
+            answer = self._hello(process)
+        except BaseException:
+            process.end(0)
+            raise
+        return self._accept_hello(process, answer)
+
+    def _hello(self, process: _Process) -> dict[str, Any]:
+        limit = self.spec.startup_timeout
+        deadline = time.monotonic() + limit
+        hello = {"type": "hello", "protocol": PROTOCOL, "rules": self._rules_name}
+        try:
+            if not process.send((json.dumps(hello) + "\n").encode(), deadline):
+                raise _StartFailed(f"it did not read the hello within {limit:g} s{self._words(process)}")
+            line = process.read_line(deadline)
+        except _Closed:
+            status = process.exit_status(1.0)
+            how = f"exited (status {status})" if status is not None else "closed its output"
+            raise _StartFailed(f"it {how} instead of answering the hello{self._words(process)}") from None
+        except _Overlong:
+            raise _StartFailed(f"it answered the hello with a line longer than {LINE_LIMIT} bytes") from None
+        if line is None:
+            raise _StartFailed(f"it gave no answer to the hello within {limit:g} s{self._words(process)}")
+        answer = self._object(line, "the hello", _StartFailed)
+        if "error" in answer:
+            raise BotError(f"protocol bot {self.spec.name!r} refused to play: {_quote(str(answer['error']), 300)}")
+        return answer
+
+    def _accept_hello(self, process: _Process, answer: dict[str, Any]) -> _Process:
+        def refuse(message: str) -> None:
+            process.end(0)
+            raise BotError(f"protocol bot {self.spec.name!r} {message}")
+
+        if answer.get("type") != "hello":
+            refuse(f"answered the hello with {_quote(json.dumps(answer))}; a hello answer has \"type\": \"hello\"")
+        protocol = answer.get("protocol", 1)
+        if type(protocol) is not int or protocol not in PROTOCOLS:
+            refuse(f"speaks protocol {protocol!r}; this bench speaks {' and '.join(map(str, PROTOCOLS))}")
+        name, version = answer.get("name", self.spec.name), answer.get("version")
+        if not isinstance(name, str) or (version is not None and not isinstance(version, str)):
+            refuse(f"answered the hello with {_quote(json.dumps(answer))}; name and version must be text")
+        plays = answer.get("rules")
+        if plays is not None:
+            if not isinstance(plays, list) or not all(isinstance(r, str) for r in plays):
+                refuse(f"answered the hello with rules {_quote(json.dumps(plays))}; it must be a list of rule set names")
+            if self._rules_name not in plays:
+                refuse(f"plays the rules {', '.join(plays) or '(none)'}, not {self._rules_name}")
+        batch = answer.get("batch", False)
+        if batch is True:
+            size = BATCH_HANDS
+        elif batch is False:
+            size = 0
+        elif type(batch) is int and batch >= 1:
+            size = min(batch, BATCH_HANDS)
+        else:
+            refuse(f"answered the hello with batch {_quote(json.dumps(batch))}; it must be true, false or a number of hands >= 1")
+        self.batch, self.protocol = size, protocol
+        self.identity = {"name": name or self.spec.name, "version": version, "protocol": protocol,
+                         "file": self.spec.file, "sha256": self.spec.sha256}
+        return process
+
+    def _end(self, grace: float) -> None:
+        process, self._process = self._process, None
+        if process is not None:
+            process.end(grace)
 
     def close(self) -> None:
-        """End the bot's process and its group (idempotent)."""
-        self._stop()
+        """Ask the bot to quit, give it ``QUIT_GRACE`` seconds, then end its process group
+        (idempotent). Its logs stay in the log folder; a temporary one is removed."""
         _LIVE.discard(self)
+        if os.getpid() != self._owner:  # a copy in a forked process: the bot is not its to end
+            self._process = None
+            return
+        self._end(QUIT_GRACE)
+        if self._temporary is not None:
+            shutil.rmtree(self._temporary, ignore_errors=True)
+            self._temporary = None
 
     def __enter__(self) -> ProtocolBot:
         return self
@@ -234,58 +602,120 @@ class ProtocolBot:
         except Exception:  # the interpreter may be shutting down
             pass
 
-    def _exchange(self, message: dict[str, Any], timeout: float, what: str) -> dict[str, Any]:
-        """Send one message and read one JSON object back, checked; ``BotFault`` otherwise."""
-        process = self._process
-        assert process is not None
-        try:
-            process.send(message)
-            line = process.read_line(timeout)
-        except (BrokenPipeError, EOFError, OSError):
-            try:
-                code = process.popen.wait(timeout=2)
-            except subprocess.TimeoutExpired:
-                code = None
-            raise _Crashed(f"bot '{self.name}' exited (status {code}) instead of answering {what}") from None
-        except ValueError as error:
-            raise BotFault(f"bot '{self.name}' sent {error} to {what}") from None
-        if line is None:
-            raise BotFault(f"bot '{self.name}' gave no answer to {what} within {timeout:g} s")
+    # --- one request -----------------------------------------------------------------------
+
+    def _object(self, line: bytes, what: str, fault: type[ProtocolFault] = _BadAnswer) -> dict[str, Any]:
         try:
             answer = json.loads(line.decode("utf-8"))
-        except (ValueError, UnicodeDecodeError):
-            raise BotFault(f"bot '{self.name}' answered {what} with a line that is not JSON: "
-                           f"{line[:200].decode('utf-8', 'replace')!r}") from None
+        except (ValueError, UnicodeDecodeError, RecursionError):
+            raise fault(f"bot '{self.name}' answered {what} with a line that is not JSON: {_quote(line)}") from None
         if not isinstance(answer, dict):
-            raise BotFault(f"bot '{self.name}' answered {what} with {line[:200].decode('utf-8', 'replace')!r}, "
-                           "not a JSON object")
+            raise fault(f"bot '{self.name}' answered {what} with {_quote(line)}, not a JSON object")
         return answer
 
-    def _request(self, message: dict[str, Any], what: str) -> dict[str, Any]:
-        """An exchange that survives a crashed process (restarted at most ``RESTARTS`` times)
-        and a hung one (ended, restarted for the next request, and a fault for this one)."""
-        if self._process is None or self._process.popen.poll() is not None:
-            self._restart(what)
+    def _answer(self, process: _Process, message: dict[str, Any], limit: float, what: str) -> dict[str, Any]:
+        """Send one request and read its answer by the deadline, discarding answers to
+        earlier requests; a ``ProtocolFault`` of the right kind otherwise."""
+        deadline = time.monotonic() + limit
+        request = message["id"]
         try:
-            answer = self._exchange(message, self.spec.decision_timeout, what)
-        except _Crashed:
-            self._stop()
-            self._restart(what)  # a fault of its own once the restarts are used up
-            return self._request(message, what)
-        except BaseException:  # a bad answer, or a time limit or Ctrl-C from outside mid-exchange:
-            self._stop()  # a process in an unknown state is not trusted with the next request
-            raise
-        if answer.get("id") != message["id"]:
-            raise BotFault(f"bot '{self.name}' answered {what} with id {answer.get('id')!r}, not {message['id']}: "
-                           f"{json.dumps(answer)[:200]}")
-        return answer
+            if not process.send((json.dumps(message) + "\n").encode(), deadline):
+                raise _Timeout(f"bot '{self.name}' did not read the request for {what} within {limit:g} s",
+                               keep=False)
+            while True:
+                line = process.read_line(deadline)
+                if line is None:
+                    partial = process.partial()
+                    note = f" (it wrote {_quote(partial)} with no end of line)" if partial else ""
+                    raise _Timeout(f"bot '{self.name}' gave no answer to {what} within {limit:g} s{note}", keep=True)
+                answer = self._object(line, what)
+                number = answer.get("id")
+                if type(number) is int and 0 < number < request:  # a late or repeated answer
+                    self.stale += 1
+                    continue
+                if type(number) is not int or number != request:
+                    raise _BadAnswer(f"bot '{self.name}' answered {what} with id {number!r}, not {request}: "
+                                     f"{_quote(line)}")
+                if "error" in answer:
+                    raise _BadAnswer(f"bot '{self.name}' reported an error for {what}: {_quote(str(answer['error']), 300)}")
+                return answer
+        except _Closed:
+            status = process.exit_status(1.0)
+            how = f"exited (status {status})" if status is not None else "closed its output"
+            raise _Crash(f"bot '{self.name}' {how} instead of answering {what}{self._words(process)}") from None
+        except _Overlong:
+            raise _BadAnswer(f"bot '{self.name}' answered {what} with a line longer than {LINE_LIMIT} bytes") from None
 
-    def _restart(self, what: str) -> None:
-        if self.restarts >= RESTARTS:
-            raise BotFault(f"bot '{self.name}' crashed more than {RESTARTS} times; giving up at {what}")
-        self.restarts += 1
-        self._stop()
-        self._start()
+    def _catch_up(self, process: _Process, request: int, limit: float) -> bool:
+        """After a timeout: wait up to ``limit`` for the late answer (discarded); True when the
+        process is in step again."""
+        deadline = time.monotonic() + limit
+        try:
+            while True:
+                line = process.read_line(deadline)
+                if line is None:
+                    return False
+                try:
+                    number = json.loads(line.decode("utf-8")).get("id")
+                except (ValueError, UnicodeDecodeError, RecursionError, AttributeError):
+                    continue
+                if type(number) is int and number <= request:
+                    self.stale += 1
+                    if number == request:
+                        return True
+        except (_Closed, _Overlong):
+            return False
+
+    def _request(self, message: dict[str, Any], what: str, check, hands: int = 1):
+        """One request and ``check`` of its answer, under ``hands`` decisions' time; a fault
+        costs this request only, and counts against its kind's budget."""
+        with self._lock:
+            if self.given_up:
+                raise BotFault(self.given_up)
+            request, limit = 0, self.spec.decision_timeout * hands
+            try:
+                if self._process is None:
+                    self.restarts += 1
+                    try:
+                        self._process = self._launch()
+                    except BotError as error:
+                        raise _StartFailed(f"bot '{self.name}' could not be started again: "
+                                           f"{str(error).removeprefix(f'protocol bot {self.name!r} ')}") from None
+                request = self._id()
+                try:
+                    result = check(self._answer(self._process, {**message, "id": request}, limit, what))
+                except BaseException as error:
+                    if not isinstance(error, ProtocolFault):  # Ctrl-C or a time limit from outside
+                        self._end(0)
+                    raise
+            except ProtocolFault as fault:
+                self._after(fault, request, limit)
+                raise
+            self._streak.clear()
+            return result
+
+    def _after(self, fault: ProtocolFault, request: int, limit: float) -> None:
+        """Count a fault and bring the process back in step for the next request: a late
+        answer is waited for (one more limit), a crashed or stuck process is ended and a new
+        one started. A kind whose budget is used up gives the bot up."""
+        self.faults[fault.kind] += 1
+        self._streak[fault.kind] += 1
+        if self._streak[fault.kind] >= BUDGETS[fault.kind]:
+            self.given_up = (f"bot '{self.name}' is given up after {self._streak[fault.kind]} "
+                             f"{_PLURALS[fault.kind]} in a row (its budget, docs/protocol.md); the last: {fault}")
+            self._end(0)
+            return
+        process = self._process
+        if process is None:
+            return
+        if isinstance(fault, _Crash) or (isinstance(fault, _Timeout) and not (
+                fault.keep and self._catch_up(process, request, limit))):
+            self._end(0)
+            self.restarts += 1
+            try:  # at once, so that the next decision's clock does not pay for it
+                self._process = self._launch()
+            except (BotError, BotFault):
+                self._process = None  # tried again at the next request, as a start-up fault if it fails
 
     # --- the Bot contract -----------------------------------------------------------------
 
@@ -295,11 +725,10 @@ class ProtocolBot:
 
     def arrange(self, cards: tuple[Card, ...], rng: np.random.Generator) -> Arrangement:
         hand = format_cards(cards)
-        message = {"type": "arrange", "id": self._id(), "hand": hand}
-        answer = self._request(message, f"hand {hand}")
-        arrangement = self._arrangement(answer, f"hand {hand}")
-        self._declared[tuple(sorted(int(c) for c in cards))] = answer.get("declare") is True
-        return arrangement
+        what = f"hand {hand}"
+        answer = self._request({"type": "arrange", "hand": hand}, what, lambda a: (a, self._arrangement(a, what)))
+        self._declared[tuple(sorted(int(c) for c in cards))] = answer[0].get("declare") is True
+        return answer[1]
 
     def declare(self, cards: tuple[Card, ...], rng: np.random.Generator) -> bool:
         """What the bot said with its arrangement of these cards (``"declare": true``)."""
@@ -308,32 +737,43 @@ class ProtocolBot:
     def _arrangement(self, answer: dict[str, Any], what: str) -> Arrangement:
         rows: list[str] = [answer.get(row) for row in ("front", "middle", "back")]  # type: ignore[misc]
         if not all(isinstance(r, str) for r in rows):
-            raise BotFault(f"bot '{self.name}' answered {what} without front, middle and back: "
-                           f"{json.dumps(answer)[:200]}")
+            raise _BadAnswer(f"bot '{self.name}' answered {what} without front, middle and back: "
+                             f"{_quote(json.dumps(answer))}")
         try:
             return Arrangement(*rows)
         except CardError as error:
-            raise BotFault(f"bot '{self.name}' answered {what} with rows that are not an arrangement ({error}): "
-                           f"{json.dumps(answer)[:200]}") from None
+            raise _BadAnswer(f"bot '{self.name}' answered {what} with rows that are not an arrangement ({error}): "
+                             f"{_quote(json.dumps(answer))}") from None
 
     def arrange_many(self, hands: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """Many hands in one message when the bot offered ``"batch": true``; else one by one."""
+        """Many hands, in messages of at most ``self.batch`` hands when the bot offered
+        batches (each message timed as that many decisions); else one by one."""
         hands = np.ascontiguousarray(hands, np.uint8)
         if not self.batch:
-            return np.array([self.arrange(tuple(Card(int(c)) for c in h), rng).cards for h in hands], np.uint8)
-        texts = [format_cards(h.tolist()) for h in hands]
-        answer = self._request({"type": "arrange_many", "id": self._id(), "hands": texts},
-                               f"a batch of {len(texts)} hands")
-        arrangements = answer.get("arrangements")
-        if not isinstance(arrangements, list) or len(arrangements) != len(texts):
-            raise BotFault(f"bot '{self.name}' answered a batch of {len(texts)} hands with "
-                           f"{json.dumps(answer)[:200]}")
+            return np.array([self.arrange(tuple(Card(int(c)) for c in h), rng).cards for h in hands],
+                            np.uint8).reshape(hands.shape)
         out = np.empty_like(hands)
-        for i, (text, entry) in enumerate(zip(texts, arrangements)):
-            if not isinstance(entry, dict):
-                raise BotFault(f"bot '{self.name}' answered hand {i} of a batch with {json.dumps(entry)[:200]}")
-            out[i] = self._arrangement(entry, f"hand {text}").cards
+        for start in range(0, len(hands), self.batch):
+            out[start:start + self.batch] = self._batch(hands[start:start + self.batch])
         return out
+
+    def _batch(self, hands: np.ndarray) -> np.ndarray:
+        texts = [format_cards(h.tolist()) for h in hands]
+        what = f"a batch of {len(texts)} hands"
+
+        def check(answer: dict[str, Any]) -> np.ndarray:
+            arrangements = answer.get("arrangements")
+            if not isinstance(arrangements, list) or len(arrangements) != len(texts):
+                raise _BadAnswer(f"bot '{self.name}' answered {what} with {_quote(json.dumps(answer))}; "
+                                 f"it needs \"arrangements\", a list of {len(texts)}")
+            out = np.empty_like(hands)
+            for i, (text, entry) in enumerate(zip(texts, arrangements)):
+                if not isinstance(entry, dict):
+                    raise _BadAnswer(f"bot '{self.name}' answered hand {i} of {what} with {_quote(json.dumps(entry))}")
+                out[i] = self._arrangement(entry, f"hand {text}").cards
+            return out
+
+        return self._request({"type": "arrange_many", "hands": texts}, what, check, hands=len(texts))
 
 
 @dataclass(frozen=True)

@@ -70,7 +70,18 @@ def test_example_bots_play_everywhere(path, tmp_path):
                            "--seed", "1", "--json"], cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["opponent"] == str(path)
-    assert not [p for p in psutil.process_iter(["cmdline"]) if any("sorted_bot" in c for c in (p.info["cmdline"] or []))]
+    assert not _running_here("sorted_bot")
+
+
+def _running_here(word: str) -> list[psutil.Process]:
+    """Processes of this checkout's examples (run in its folder) whose command line holds ``word``."""
+    found = []
+    for process in psutil.process_iter(["cmdline", "cwd", "status"]):
+        info = process.info
+        if (info["status"] != psutil.STATUS_ZOMBIE and info["cwd"] == str(EXAMPLES)
+                and any(word in part for part in info["cmdline"] or [])):
+            found.append(process)
+    return found
 
 
 def test_a_command_path_and_batches():
@@ -87,7 +98,7 @@ def test_a_command_path_and_batches():
 
 
 @pytest.mark.parametrize("mode, message", [
-    ("crash", "crashed more than 3 times"),
+    ("crash", r"exited \(status 7\) instead of answering hand"),
     ("hang", "gave no answer to hand"),
     ("garbage", "with a line that is not JSON: 'I think front is best'"),
     ("wrong-id", "with id"),
@@ -111,8 +122,11 @@ def test_misbehaving_bots_are_faults_quoting_what_they_said(tmp_path, mode, mess
 
 
 def test_a_crash_is_survived_by_a_restart(tmp_path):
+    """A crash is a fault on the hand it happened on; a new process answers the next one."""
     bot = make_bot(str(_misbehaving(tmp_path, "crash-once")))
     try:
+        with pytest.raises(BotFault, match=r"exited \(status 7\)"):
+            bot.arrange(parse_hand(HAND), np.random.default_rng(0))
         arrangement = bot.arrange(parse_hand(HAND), np.random.default_rng(0))
         assert sorted(arrangement.cards) == sorted(parse_hand(HAND)) and bot.restarts == 1
     finally:
@@ -130,7 +144,7 @@ def test_a_bot_that_never_says_hello_is_one_line(tmp_path):
 @pytest.mark.parametrize("content, message", [
     ('name = "x"\n', "command must be a list of strings"),
     ('command = ["x"]\nspeed = 3\n', "unknown key 'speed'"),
-    ('command = ["x"]\ndecision_timeout = -1\n', "decision_timeout must be a number of seconds > 0"),
+    ('command = ["x"]\ndecision_timeout = -1\n', "decision_timeout must be a number of seconds from 0.01 to 86400"),
     ('command = ["/no/such/program"]\n', "cannot start bot"),
 ])
 def test_bad_bot_files_are_one_line(tmp_path, content, message):

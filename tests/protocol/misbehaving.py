@@ -1,15 +1,34 @@
 """A protocol bot that misbehaves as told by its first argument, for the tests.
 
-crash: exits on every hand with the ace of spades; crash-once: exits on the first such hand
-only (a flag file in its folder remembers); hang: never answers such hands; garbage: answers
-them with a line that is not JSON; wrong-id: with another id; cheat: with other cards;
-silent: never says hello."""
+It sets hands as sorted_bot does, and misbehaves only on hands that hold the ace of spades
+(at every stage for the start-up modes). Its second argument is a flag file: modes that
+misbehave once remember it there. ``HELLO`` in the environment, a JSON object, is added to
+its hello; ``SLEEP`` (seconds, default 60) is how long the slow modes take.
+
+crash: exits on every such hand; crash-once: on the first one only; panic: writes a panic
+to its standard error and exits with status 2; hang: never answers such hands (reads on);
+slow: answers them after SLEEP seconds; slow-once: the first one only; garbage: a line that
+is not JSON; garbage-bytes: bytes that are not UTF-8; deep: JSON nested too deep to read;
+huge: a 3 MiB line, then the answer; no-newline: the answer with no end of line; wrong-id:
+another id; bool-id: ``true`` as its id; twice: every answer twice, to every hand;
+stale-first: an answer to the previous request before each answer; error: an error reply;
+cheat: other cards; close-stdout: closes its output and sleeps; fork: leaves a child that
+holds its pipes, and exits; silent: never says hello; panic-start: panics before its hello;
+flood: writes 100 MB to its standard error before its hello; deaf: stops reading after its
+hello (it offers batches); any other mode answers batches, with an error reply when one
+holds more hands than its hello's ``batch`` number; stubborn: ignores SIGTERM and quit; slow-quit: on quit, waits
+SLEEP seconds, notes it in the flag file, and exits."""
 
 import json
+import os
+import signal
 import sys
+import time
 from pathlib import Path
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else ""
+FLAG = Path(sys.argv[2]) if len(sys.argv) > 2 else Path("flag")
+SLEEP = float(os.environ.get("SLEEP", "60"))
 RANKS = "23456789TJQKA"
 
 
@@ -18,39 +37,115 @@ def arrange(hand: str) -> dict:
     return {"front": " ".join(cards[:3]), "middle": " ".join(cards[3:8]), "back": " ".join(cards[8:])}
 
 
+def say(data) -> None:
+    sys.stdout.write(data if isinstance(data, str) else json.dumps(data) + "\n")
+    sys.stdout.flush()
+
+
+def once() -> bool:
+    """True the first time it is asked (the flag file remembers)."""
+    if FLAG.exists():
+        return False
+    FLAG.write_text("done")
+    return True
+
+
+def misbehave(message: dict, answer: dict) -> bool:
+    """Misbehave on this hand; True when the answer is given (or is not to be)."""
+    if MODE == "crash" or (MODE == "crash-once" and once()):
+        sys.exit(7)
+    if MODE == "panic":
+        sys.stderr.write("goroutine 1 [running]:\npanic: runtime error: index out of range [13] with length 13\n")
+        sys.stderr.flush()
+        sys.exit(2)
+    if MODE == "hang":
+        sys.stdin.read()
+        sys.exit(0)
+    if MODE == "slow" or (MODE == "slow-once" and once()):
+        time.sleep(SLEEP)
+        return False
+    if MODE == "garbage":
+        say("I think front is best\n")
+    elif MODE == "garbage-bytes":
+        sys.stdout.buffer.write(b"\xff\xfe\x00\x81garbage\n")
+        sys.stdout.flush()
+    elif MODE == "deep":
+        say("[" * 200_000 + "\n")
+    elif MODE == "huge":
+        say(json.dumps({"id": message["id"], "pad": "x" * (3 << 20)}) + "\n")
+        say(answer)
+    elif MODE == "no-newline":
+        say(json.dumps(answer))
+    elif MODE == "wrong-id":
+        say({**answer, "id": answer["id"] + 1000})
+    elif MODE == "bool-id":
+        say({**answer, "id": True})
+    elif MODE == "error":
+        say({"id": message["id"], "error": "no idea what to do with the ace of spades"})
+    elif MODE == "cheat":
+        say({"id": message["id"], "front": "2C 2D 2H", "middle": "3C 3D 3H 3S 4C", "back": "5C 5D 5H 5S 6C"})
+    elif MODE == "close-stdout":
+        os.close(1)
+        time.sleep(SLEEP)
+        sys.exit(0)
+    elif MODE == "fork":
+        if os.fork() == 0:
+            time.sleep(SLEEP)
+        os._exit(0)
+    else:
+        return False
+    return True
+
+
 def main() -> None:
     if MODE == "silent":
         sys.stdin.read()
         return
+    if MODE == "panic-start":
+        sys.stderr.write("loading weights\npanic: cannot open weights.bin: no such file\n")
+        sys.exit(2)
+    if MODE == "stubborn":
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    previous = None
     for line in sys.stdin:
         message = json.loads(line)
-        if message["type"] == "hello":
-            print(json.dumps({"type": "hello", "name": f"misbehaving-{MODE}"}), flush=True)
+        kind = message["type"]
+        if kind == "hello":
+            if MODE == "flood":
+                chunk = "x" * 1023 + "\n"
+                for _ in range(100 * 1024):
+                    sys.stderr.write(chunk)
+                sys.stderr.write("the last line of the flood\n")
+                sys.stderr.flush()
+            say({"type": "hello", "name": f"misbehaving-{MODE}", "batch": MODE == "deaf",
+                 **json.loads(os.environ.get("HELLO", "{}"))})
+            if MODE == "deaf":
+                time.sleep(SLEEP)
             continue
-        if message["type"] == "quit":
+        if kind == "quit":
+            if MODE == "stubborn":
+                time.sleep(SLEEP)
+            if MODE == "slow-quit":
+                time.sleep(SLEEP)
+                FLAG.write_text("quit in time")
             return
+        if kind == "arrange_many":
+            most = json.loads(os.environ.get("HELLO", "{}")).get("batch", True)
+            if most is not True and len(message["hands"]) > most:
+                say({"id": message["id"], "error": f"{len(message['hands'])} hands; at most {most}, as my hello says"})
+            else:
+                say({"id": message["id"], "arrangements": [arrange(h) for h in message["hands"]]})
+            continue
         hand = message["hand"]
         answer = {"id": message["id"], **arrange(hand)}
-        if "AS" in hand.split():
-            if MODE == "crash":
-                sys.exit(7)
-            if MODE == "crash-once":
-                flag = Path(sys.argv[2])
-                if not flag.exists():
-                    flag.write_text("crashed once")
-                    sys.exit(7)
-            if MODE == "hang":
-                sys.stdin.read()
-                return
-            if MODE == "garbage":
-                print("I think front is best", flush=True)
-                continue
-            if MODE == "wrong-id":
-                answer["id"] += 1000
-            if MODE == "cheat":
-                answer = {"id": message["id"], "front": "2C 2D 2H", "middle": "3C 3D 3H 3S 4C",
-                          "back": "5C 5D 5H 5S 6C"}
-        print(json.dumps(answer), flush=True)
+        if MODE == "stale-first" and previous is not None:
+            say(previous)
+        if MODE == "twice":
+            say(answer)
+        if "AS" in hand.split() and misbehave(message, answer):
+            continue
+        say(answer)
+        previous = answer
 
 
 if __name__ == "__main__":

@@ -1,0 +1,341 @@
+"""Protocol bots that fail, as an author's bug or an adversary would: each fault costs one
+decision and counts against the budget of its kind; late and repeated answers are discarded
+by their id; every write and read has a deadline; the bot's standard error is kept, capped,
+and quoted; the bot is asked to quit and given a grace period; protocol version 2 (error
+replies, rule sets, identity) beside version 1 bots; bad bot files are one line.
+
+Where a time limit is the point, the slow side is slower by orders of magnitude (a bot that
+sleeps 60 s against a limit of 0.5 s), and it is ended rather than waited for."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import psutil
+import pytest
+
+from bots import BotError, BotFault, make_bot, make_bot_for
+from bots import protocol
+from solver import parse_hand
+from solver.rules import as_rules
+
+ROOT = Path(__file__).resolve().parents[1]
+BOT = ROOT / "tests" / "protocol" / "misbehaving.py"
+ENV = os.environ | {"PYTHONPATH": str(ROOT)}
+ACE = parse_hand("AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C")  # the misbehaving bot's trigger
+PLAIN = parse_hand("KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C 3C")
+RNG = np.random.default_rng(0)
+
+
+def bot_file(tmp_path: Path, mode: str, env: dict | None = None, **keys) -> Path:
+    """A bot file for tests/protocol/misbehaving.py in ``mode``; ``env`` goes to its environment."""
+    lines = [f'name = "misbehaving-{mode}"',
+             f"command = [{json.dumps(sys.executable)}, {json.dumps(str(BOT))}, {json.dumps(mode)}, "
+             f"{json.dumps(str(tmp_path / 'flag'))}]"]
+    lines += [f"{key} = {json.dumps(value)}" for key, value in keys.items()]
+    if env:
+        lines.append("env = { " + ", ".join(f"{k} = {json.dumps(v)}" for k, v in env.items()) + " }")
+    path = tmp_path / f"{mode}.toml"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def _cli(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, *args], cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=timeout)
+
+
+def _left_behind(tmp_path: Path) -> list[psutil.Process]:
+    """Processes still running a bot of this test (their command line names its folder)."""
+    found = []
+    for process in psutil.process_iter(["cmdline", "status"]):
+        try:
+            if process.info["status"] != psutil.STATUS_ZOMBIE and any(
+                    str(tmp_path) in part for part in process.info["cmdline"] or []):
+                found.append(process)
+        except psutil.Error:
+            continue
+    return found
+
+
+@pytest.fixture
+def make(tmp_path):
+    """Makes misbehaving bots and closes them all at the end of the test."""
+    made = []
+
+    def bot(mode: str, env: dict | None = None, log_dir: str | None = None, **keys):
+        made.append(make_bot(str(bot_file(tmp_path, mode, env, **keys)), **({"log_dir": log_dir} if log_dir else {})))
+        return made[-1]
+
+    yield bot
+    for each in made:
+        each.close()
+    assert not _left_behind(tmp_path)
+
+
+# --- budgets: a fault costs one decision ------------------------------------------------------
+
+
+def test_a_timeout_does_not_spend_a_crash_restart(make):
+    """A bot that takes 60 s on some hands, against a limit of 0.5 s: each such hand is a
+    timeout fault, and every other hand is still answered, however many timeouts came before."""
+    bot = make("slow", decision_timeout=0.5)
+    for _ in range(5):
+        with pytest.raises(BotFault, match=r"gave no answer to hand AS KS .* within 0\.5 s"):
+            bot.arrange(ACE, RNG)
+        assert sorted(bot.arrange(PLAIN, RNG).cards) == sorted(PLAIN)
+    assert bot.faults == {"timeout": 5} and not bot.given_up
+
+
+def test_crashes_have_a_budget_of_their_own(make):
+    """Crashes on some hands are faults on those hands; a bot is given up only after
+    ``BUDGETS['crash']`` crashes in a row, and says so on every later decision."""
+    bot = make("crash")
+    for _ in range(6):
+        with pytest.raises(BotFault, match=r"exited \(status 7\) instead of answering hand AS KS"):
+            bot.arrange(ACE, RNG)
+        assert sorted(bot.arrange(PLAIN, RNG).cards) == sorted(PLAIN)
+    assert bot.faults == {"crash": 6} and bot.restarts == 6
+    for _ in range(protocol.BUDGETS["crash"]):
+        with pytest.raises(BotFault, match="exited"):
+            bot.arrange(ACE, RNG)
+    with pytest.raises(BotFault, match=r"given up after 5 crashes in a row .*the last: .*exited \(status 7\)"):
+        bot.arrange(PLAIN, RNG)
+
+
+def test_bad_answers_keep_the_process_and_a_late_answer_is_discarded(make):
+    """A line that is not JSON is a fault of its own; the process goes on, and the answer it
+    sends after the garbage (to a request already settled) is never taken for a later one."""
+    bot = make("garbage")
+    process = bot._process.pid
+    for _ in range(3):
+        with pytest.raises(BotFault, match="not JSON: 'I think front is best'"):
+            bot.arrange(ACE, RNG)
+        assert sorted(bot.arrange(PLAIN, RNG).cards) == sorted(PLAIN)
+    assert bot.faults == {"bad answer": 3} and bot._process.pid == process and bot.restarts == 0
+
+
+@pytest.mark.parametrize("mode", ["twice", "stale-first"])
+def test_repeated_and_stale_answers_are_discarded_by_id(make, mode):
+    """A bot that answers every request twice, or sends the previous answer again before each
+    answer, plays every hand: the extra lines carry settled ids and are read and dropped."""
+    bot = make(mode)
+    hands = [tuple(sorted(np.random.default_rng(i).permutation(52)[:13].tolist())) for i in range(16)]
+    for hand in hands:
+        assert sorted(bot.arrange(hand, RNG).cards) == sorted(hand)
+    assert bot.stale == 15 and not bot.faults
+
+
+def test_an_error_reply_is_the_bots_fault_with_its_text(make):
+    bot = make("error", env={"HELLO": json.dumps({"protocol": 2})})
+    with pytest.raises(BotFault, match=r"reported an error for hand AS KS .*: 'no idea what to do with the ace of spades'"):
+        bot.arrange(ACE, RNG)
+    assert sorted(bot.arrange(PLAIN, RNG).cards) == sorted(PLAIN) and bot.restarts == 0
+
+
+# --- deadlines on every write and read --------------------------------------------------------
+
+
+def test_a_bot_that_stops_reading_cannot_hang_solve(tmp_path):
+    """A batch bot that reads its hello and nothing more (and sleeps 60 s): solve's 2,000
+    opponents end in one line within the time of a batch, never a hang."""
+    path = bot_file(tmp_path, "deaf", decision_timeout=0.02)
+    done = _cli("-m", "bench.solve", "AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C", "--opponent", str(path),
+                "--samples", "2000", "--seed", "1", timeout=120)
+    assert done.returncode in (1, 2) and "Traceback" not in done.stderr, done.stderr
+    assert "gave no answer to a batch of 64 hands within 1.28 s" in done.stderr.strip().splitlines()[-1]
+    assert not _left_behind(tmp_path)
+
+
+def test_a_write_to_a_bot_that_stops_reading_has_a_deadline(make):
+    """8 MiB to a bot that no longer reads: the write gives up at its deadline."""
+    bot = make("deaf")
+    started = time.monotonic()
+    assert bot._process.send(b"x" * (8 << 20), time.monotonic() + 0.5) is False
+    assert time.monotonic() - started < 30  # it returned: a blocking write would not
+
+
+# --- batches and the line limit ---------------------------------------------------------------
+
+
+def test_solve_against_a_batch_bot_with_16000_opponents():
+    """The answer to 16,000 hands in one message would be over the 1 MiB line limit: the
+    bench sends batches a correct bot's answer always fits."""
+    done = _cli("-m", "bench.solve", "AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C", "--opponent",
+                str(ROOT / "examples" / "bots" / "sorted_bot.toml"), "--samples", "16000", "--seed", "1", "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["samples"] == 16000
+
+
+def test_batches_respect_the_size_a_bot_asks_for(make):
+    """A bot whose hello says ``"batch": 5`` answers more hands with an error: it gets none."""
+    bot = make("plain", env={"HELLO": json.dumps({"protocol": 2, "batch": 5})})
+    hands = np.array([sorted(np.random.default_rng(i).permutation(52)[:13]) for i in range(23)], np.uint8)
+    rows = bot.arrange_many(hands, RNG)
+    assert bot.batch == 5 and np.array_equal(np.sort(rows, axis=1), hands)
+
+
+# --- the bot's own words ----------------------------------------------------------------------
+
+
+def test_a_crash_quotes_the_last_lines_of_standard_error(make):
+    bot = make("panic")
+    with pytest.raises(BotFault, match=r"exited \(status 2\) .*its standard error ends: goroutine 1 \[running\]: \| "
+                                       r"panic: runtime error: index out of range \[13\]"):
+        bot.arrange(ACE, RNG)
+
+
+def test_a_panic_at_start_is_quoted_in_one_line(tmp_path):
+    path = bot_file(tmp_path, "panic-start")
+    with pytest.raises(BotError, match=r"did not start: it exited \(status 2\) instead of answering the hello; "
+                                       r"its standard error ends: loading weights \| panic: cannot open weights.bin"):
+        make_bot(str(path))
+    done = _cli("-m", "bench.cli", "arrange", "--bot", str(path), "AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C")
+    assert done.returncode == 2 and "panic: cannot open weights.bin" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+
+
+def test_each_bot_process_has_its_own_log(make, tmp_path):
+    """A crash and a restart: two processes, two logs in the folder given."""
+    bot = make("panic", log_dir=str(tmp_path / "logs"))
+    with pytest.raises(BotFault):
+        bot.arrange(ACE, RNG)
+    bot.arrange(PLAIN, RNG)
+    bot.close()
+    logs = sorted((tmp_path / "logs").glob("*.stderr.log"))
+    assert logs == sorted(bot.logs) and len(logs) == 2
+    assert sum("panic: runtime error" in log.read_text() for log in logs) == 1
+
+
+def test_without_a_log_folder_the_logs_are_temporary(make):
+    bot = make("panic")
+    with pytest.raises(BotFault, match="panic"):
+        bot.arrange(ACE, RNG)
+    assert all(log.exists() for log in bot.logs)
+    bot.close()
+    assert bot.logs and not any(log.exists() for log in bot.logs)
+
+
+def test_a_flood_of_standard_error_is_capped(make, tmp_path):
+    """100 MB written to standard error: the log keeps its first and last MiB and says how
+    much it left out between them."""
+    bot = make("flood", log_dir=str(tmp_path / "logs"))
+    assert sorted(bot.arrange(PLAIN, RNG).cards) == sorted(PLAIN)
+    bot.close()
+    (log,) = bot.logs
+    data = log.read_bytes()
+    assert len(data) <= protocol.LOG_HEAD + protocol.LOG_TAIL + 200
+    assert data.startswith(b"x" * 1023 + b"\n") and data.endswith(b"the last line of the flood\n")
+    assert b"bytes of standard error left out" in data
+
+
+# --- ending -----------------------------------------------------------------------------------
+
+
+def test_close_asks_the_bot_to_quit_and_gives_it_a_grace_period(make, tmp_path, monkeypatch):
+    """A bot that needs 1 s after quit, with a grace period of 60 s: it finishes (and close
+    returns as soon as it has)."""
+    monkeypatch.setattr(protocol, "QUIT_GRACE", 60.0, raising=False)
+    bot = make("slow-quit", env={"SLEEP": "1"})
+    bot.close()
+    assert (tmp_path / "flag").read_text() == "quit in time"
+
+
+def test_a_bot_that_ignores_quit_and_sigterm_is_ended(make, tmp_path, monkeypatch):
+    monkeypatch.setattr(protocol, "QUIT_GRACE", 0.2, raising=False)
+    bot = make("stubborn")
+    pid = bot._process.pid
+    bot.close()
+    assert not psutil.pid_exists(pid) and not _left_behind(tmp_path)
+
+
+# --- protocol version 2: rules and identity ---------------------------------------------------
+
+
+def test_a_bot_that_lists_its_rules_is_refused_under_other_rules(tmp_path):
+    path = bot_file(tmp_path, "plain", env={"HELLO": json.dumps({"protocol": 2, "rules": ["1-6", "2-4"]})})
+    with pytest.raises(BotError, match=r"protocol bot 'misbehaving-plain' plays the rules 1-6, 2-4, not basic$"):
+        make_bot_for(str(path), as_rules("basic"))
+    with make_bot_for(str(path), as_rules("1-6")) as bot:
+        assert sorted(bot.arrange(PLAIN, RNG).cards) == sorted(PLAIN)
+    done = _cli("-m", "bench.cli", "arrange", "--bot", str(path), "AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C")
+    assert done.returncode == 2 and done.stderr.strip().endswith("plays the rules 1-6, 2-4, not basic")
+
+
+def test_identity_from_the_hello_and_the_bot_file(make, tmp_path):
+    hello = {"protocol": 2, "name": "deep-thought", "version": "1.4.2"}
+    bot = make("plain", env={"HELLO": json.dumps(hello)})
+    path = tmp_path / "plain.toml"
+    assert bot.identity == {"name": "deep-thought", "version": "1.4.2", "protocol": 2, "file": str(path.resolve()),
+                            "sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
+
+
+def test_version_1_bots_still_play(make):
+    bot = make("plain")
+    assert bot.identity["protocol"] == 1 and bot.identity["version"] is None
+    assert bot.identity["name"] == "misbehaving-plain"
+    assert sorted(bot.arrange(ACE, RNG).cards) == sorted(ACE)
+
+
+@pytest.mark.parametrize("hello, message", [
+    ({"protocol": 3}, "speaks protocol 3; this bench speaks 1 and 2"),
+    ({"rules": "basic"}, "it must be a list of rule set names"),
+    ({"batch": "yes"}, "batch '\"yes\"'; it must be true, false or a number of hands"),
+    ({"version": 2}, "name and version must be text"),
+])
+def test_a_bad_hello_is_one_line(tmp_path, hello, message):
+    with pytest.raises(BotError, match=message):
+        make_bot(str(bot_file(tmp_path, "plain", env={"HELLO": json.dumps(hello)})))
+
+
+# --- bot files --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("line", ["decision_timeout = nan", "decision_timeout = inf", "startup_timeout = 1e-9",
+                                  "decision_timeout = 1e9", "startup_timeout = true", 'decision_timeout = "5"'])
+def test_time_limits_in_a_bot_file_are_finite_and_sane(tmp_path, line):
+    path = tmp_path / "bot.toml"
+    path.write_text(f'command = ["python3", "bot.py"]\n{line}\n')
+    with pytest.raises(BotError, match=r"_timeout must be a number of seconds from 0.01 to 86400, got"):
+        make_bot(str(path))
+    done = _cli("-m", "bench.cli", "arrange", "--bot", str(path), "AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C")
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
+def test_a_missing_cwd_is_named_as_such(tmp_path):
+    path = tmp_path / "bot.toml"
+    path.write_text(f'command = [{json.dumps(sys.executable)}, "bot.py"]\ncwd = "nowhere"\n')
+    with pytest.raises(BotError, match=r"cwd 'nowhere' is not a folder"):
+        make_bot(str(path))
+
+
+# --- adversaries ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode, message, restarted", [
+    ("garbage-bytes", r"not JSON: '.*garbage'", False),
+    ("deep", r"not JSON: '\[\[\[", False),
+    ("huge", r"with a line longer than 1048576 bytes", False),
+    ("no-newline", r"gave no answer .* within 1 s \(it wrote '\{\"id\": 1, .*' with no end of line\)", True),
+    ("bool-id", r"with id True, not 1", False),
+    ("wrong-id", r"with id 1001, not 1", False),
+    ("cheat", r"other cards than it was dealt", False),
+    ("close-stdout", r"closed its output instead of answering hand AS KS", True),
+    ("fork", r"exited \(status 0\) instead of answering hand AS KS", True),
+])
+def test_adversaries_cost_one_decision(make, mode, message, restarted):
+    """Each misbehaves on its first hand: a fault quoting what it did, and the next hand is
+    answered (by the same process, or a new one when it cannot go on)."""
+    from bots.base import checked_arrangement
+
+    bot = make(mode, decision_timeout=1)
+    with pytest.raises(BotFault, match=message):
+        checked_arrangement(bot, ACE, RNG)
+    assert sorted(checked_arrangement(bot, PLAIN, RNG).cards) == sorted(PLAIN)
+    assert bot.restarts == int(restarted)
