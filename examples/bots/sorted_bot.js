@@ -1,4 +1,5 @@
-// A protocol bot in JavaScript for Node.js (no packages): docs/protocol.md, version 1.
+// A protocol bot in JavaScript for Node.js (no packages): docs/protocol.md, version 1
+// (its hello says no protocol, and it plays as version 1 bots always have).
 // The same simple strategy as sorted_bot.py: lowest three cards in front, next five in the
 // middle, highest five in the back, a middle that looks stronger than its back swapped.
 //

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A protocol bot in plain Python (standard library only): docs/protocol.md, version 1.
+"""A protocol bot in plain Python (standard library only): docs/protocol.md, version 2.
 
 It sets the lowest three cards in front, the next five in the middle and the highest five
 in the back, then swaps a middle that looks stronger than its back. Simple on purpose (it
@@ -40,7 +40,7 @@ def main() -> None:
         message = json.loads(line)
         kind = message.get("type")
         if kind == "hello":
-            answer = {"type": "hello", "name": "sorted", "batch": True}
+            answer = {"type": "hello", "name": "sorted", "version": "2.0", "protocol": 2, "batch": True}
         elif kind == "arrange":
             answer = {"id": message["id"], **arrange(message["hand"])}
         elif kind == "arrange_many":
@@ -49,7 +49,7 @@ def main() -> None:
             return
         else:
             print(f"unknown message {line.strip()}", file=sys.stderr)
-            continue
+            answer = {"id": message.get("id"), "error": f"unknown message type {kind!r}"}
         print(json.dumps(answer), flush=True)
 
 
