@@ -226,7 +226,11 @@ class _StderrLog:
 
 
 class _Closed(Exception):
-    """The process closed its output or exited."""
+    """The process closed its input or output (the pipe named) or exited."""
+
+    def __init__(self, pipe: str = "output"):
+        super().__init__(pipe)
+        self.pipe = pipe
 
 
 class _Overlong(Exception):
@@ -324,12 +328,12 @@ class _Process:
             except BlockingIOError:
                 pass
             except (BrokenPipeError, ConnectionResetError):
-                raise _Closed from None
+                raise _Closed("input") from None
             if time.monotonic() >= deadline:
                 return False
             self._pump(deadline, writing=True)
             if self.popen.poll() is not None:
-                raise _Closed
+                raise _Closed("input")
         return True
 
     def read_line(self, deadline: float) -> bytes | None:
@@ -527,9 +531,9 @@ class ProtocolBot:
             if not process.send((json.dumps(hello) + "\n").encode(), deadline):
                 raise _StartFailed(f"it did not read the hello within {limit:g} s{self._words(process)}")
             line = process.read_line(deadline)
-        except _Closed:
+        except _Closed as closed:
             status = process.exit_status(1.0)
-            how = f"exited (status {status})" if status is not None else "closed its output"
+            how = f"exited (status {status})" if status is not None else f"closed its {closed.pipe}"
             raise _StartFailed(f"it {how} instead of answering the hello{self._words(process)}") from None
         except _Overlong:
             raise _StartFailed(f"it answered the hello with a line longer than {LINE_LIMIT} bytes") from None
@@ -639,9 +643,9 @@ class ProtocolBot:
                 if "error" in answer:
                     raise _BadAnswer(f"bot '{self.name}' reported an error for {what}: {_quote(str(answer['error']), 300)}")
                 return answer
-        except _Closed:
+        except _Closed as closed:
             status = process.exit_status(1.0)
-            how = f"exited (status {status})" if status is not None else "closed its output"
+            how = f"exited (status {status})" if status is not None else f"closed its {closed.pipe}"
             raise _Crash(f"bot '{self.name}' {how} instead of answering {what}{self._words(process)}") from None
         except _Overlong:
             raise _BadAnswer(f"bot '{self.name}' answered {what} with a line longer than {LINE_LIMIT} bytes") from None

@@ -113,12 +113,12 @@ def test_bad_answers_keep_the_process_and_a_late_answer_is_discarded(make):
     """A line that is not JSON is a fault of its own; the process goes on, and the answer it
     sends after the garbage (to a request already settled) is never taken for a later one."""
     bot = make("garbage")
-    process = bot._process.pid
+    process = bot._process.popen.pid
     for _ in range(3):
         with pytest.raises(BotFault, match="not JSON: 'I think front is best'"):
             bot.arrange(ACE, RNG)
         assert sorted(bot.arrange(PLAIN, RNG).cards) == sorted(PLAIN)
-    assert bot.faults == {"bad answer": 3} and bot._process.pid == process and bot.restarts == 0
+    assert bot.faults == {"bad answer": 3} and bot._process.popen.pid == process and bot.restarts == 0
 
 
 @pytest.mark.parametrize("mode", ["twice", "stale-first"])
@@ -143,11 +143,12 @@ def test_an_error_reply_is_the_bots_fault_with_its_text(make):
 
 
 def test_a_bot_that_stops_reading_cannot_hang_solve(tmp_path):
-    """A batch bot that reads its hello and nothing more (and sleeps 60 s): solve's 2,000
-    opponents end in one line within the time of a batch, never a hang."""
-    path = bot_file(tmp_path, "deaf", decision_timeout=0.02)
+    """A batch bot that reads its hello and nothing more for an hour: solve's 20,000
+    opponents (a request far over what a pipe holds) end in one line within the time of a
+    batch, never a hang."""
+    path = bot_file(tmp_path, "deaf", env={"SLEEP": "3600"}, decision_timeout=0.02)
     done = _cli("-m", "bench.solve", "AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C", "--opponent", str(path),
-                "--samples", "2000", "--seed", "1", timeout=120)
+                "--samples", "20000", "--seed", "1", timeout=120)
     assert done.returncode in (1, 2) and "Traceback" not in done.stderr, done.stderr
     assert "gave no answer to a batch of 64 hands within 1.28 s" in done.stderr.strip().splitlines()[-1]
     assert not _left_behind(tmp_path)
@@ -250,7 +251,7 @@ def test_close_asks_the_bot_to_quit_and_gives_it_a_grace_period(make, tmp_path, 
 def test_a_bot_that_ignores_quit_and_sigterm_is_ended(make, tmp_path, monkeypatch):
     monkeypatch.setattr(protocol, "QUIT_GRACE", 0.2, raising=False)
     bot = make("stubborn")
-    pid = bot._process.pid
+    pid = bot._process.popen.pid
     bot.close()
     assert not psutil.pid_exists(pid) and not _left_behind(tmp_path)
 
@@ -327,6 +328,7 @@ def test_a_missing_cwd_is_named_as_such(tmp_path):
     ("wrong-id", r"with id 1001, not 1", False),
     ("cheat", r"other cards than it was dealt", False),
     ("close-stdout", r"closed its output instead of answering hand AS KS", True),
+    ("close-stdin", r"closed its input instead of answering hand AS KS", True),
     ("fork", r"exited \(status 0\) instead of answering hand AS KS", True),
 ])
 def test_adversaries_cost_one_decision(make, mode, message, restarted):

@@ -12,7 +12,8 @@ is not JSON; garbage-bytes: bytes that are not UTF-8; deep: JSON nested too deep
 huge: a 3 MiB line, then the answer; no-newline: the answer with no end of line; wrong-id:
 another id; bool-id: ``true`` as its id; twice: every answer twice, to every hand;
 stale-first: an answer to the previous request before each answer; error: an error reply;
-cheat: other cards; close-stdout: closes its output and sleeps; fork: leaves a child that
+cheat: other cards; close-stdout: closes its output and sleeps; close-stdin: the first
+process closes its input before its hello, and sleeps; fork: leaves a child that
 holds its pipes, and exits; silent: never says hello; panic-start: panics before its hello;
 flood: writes 100 MB to its standard error before its hello; deaf: stops reading after its
 hello (it offers batches); any other mode answers batches, with an error reply when one
@@ -111,6 +112,11 @@ def main() -> None:
         message = json.loads(line)
         kind = message["type"]
         if kind == "hello":
+            if MODE == "close-stdin" and once():
+                os.close(0)
+                say({"type": "hello", "name": "misbehaving-close-stdin"})
+                time.sleep(SLEEP)
+                return
             if MODE == "flood":
                 chunk = "x" * 1023 + "\n"
                 for _ in range(100 * 1024):
