@@ -257,25 +257,31 @@ class _Process:
         for fd in (self.stdin, self.stdout, self.stderr):
             os.set_blocking(fd, False)
         self.selector = selectors.DefaultSelector()
-        self.selector.register(self.stdout, selectors.EVENT_READ)
         self.selector.register(self.stderr, selectors.EVENT_READ)
+        self.listening = False  # stdout registered with the selector
         self.buffer = bytearray()
+        self.unfinished = 0  # bytes at the end of the buffer after its last end of line
         self.skipping = False  # inside a line longer than LINE_LIMIT, dropped up to its end
+        self.overlong = False  # such a line came and is not reported yet
         self.eof = False
         self.ended = False
 
-    @property
-    def pid(self) -> int:
-        return self.popen.pid
-
     def _pump(self, deadline: float, writing: bool = False) -> bool:
-        """Wait until something happens or the deadline passes, reading what came on both
-        output pipes; True when stdin can take more (``writing``) or output arrived."""
+        """Wait until something happens or the deadline passes (at most ``POLL`` seconds),
+        reading what came on both output pipes; True when stdin can take more (``writing``)
+        or output arrived. Output is not read while over ``4 × LINE_LIMIT`` of it waits
+        unread (a bot that floods its output waits too)."""
+        listen = not self.eof and len(self.buffer) <= 4 * LINE_LIMIT
+        if listen != self.listening:
+            if listen:
+                self.selector.register(self.stdout, selectors.EVENT_READ)
+            else:
+                self.selector.unregister(self.stdout)
+            self.listening = listen
         if writing:
             self.selector.register(self.stdin, selectors.EVENT_WRITE)
         try:
-            left = deadline - time.monotonic()
-            events = self.selector.select(max(0.0, min(left, POLL)))
+            events = self.selector.select(max(0.0, min(deadline - time.monotonic(), POLL)))
         finally:
             if writing:
                 self.selector.unregister(self.stdin)
@@ -297,17 +303,26 @@ class _Process:
         if not chunk:
             self.eof = True
             self.selector.unregister(self.stdout)
+            self.listening = False
             return True
+        if self.ended:
+            return True  # what a bot writes while it is ended is not read
         if self.skipping:
             end = chunk.find(b"\n")
             if end < 0:
                 return True
-            chunk, self.skipping = chunk[end + 1:], False
+            chunk, self.skipping, self.unfinished = chunk[end + 1:], False, 0
         self.buffer += chunk
+        last = chunk.rfind(b"\n")
+        self.unfinished = len(chunk) - last - 1 if last >= 0 else self.unfinished + len(chunk)
+        if self.unfinished > LINE_LIMIT:  # a line over the limit and not yet ended: dropped
+            del self.buffer[len(self.buffer) - self.unfinished:]
+            self.skipping = self.overlong = True
+            self.unfinished = 0
         return True
 
     def _drain_stderr(self) -> None:
-        while True:
+        for _ in range(16):  # at most 1 MiB at a time: a flood must not hold up a deadline
             try:
                 chunk = os.read(self.stderr, 1 << 16)
             except (BlockingIOError, OSError):
@@ -346,9 +361,8 @@ class _Process:
                 line = bytes(self.buffer[:end])
                 del self.buffer[:end + 1]
                 return line
-            if len(self.buffer) > LINE_LIMIT:
-                self.buffer.clear()
-                self.skipping = True
+            if self.overlong:
+                self.overlong = False
                 raise _Overlong
             if self.eof:
                 raise _Closed
@@ -384,15 +398,14 @@ class _Process:
             except _Closed:
                 pass
         try:
-            os.close(self.stdin)  # end of input means quit too
+            self.popen.stdin.close()  # type: ignore[union-attr]  # end of input means quit too
         except OSError:
             pass
-        self.popen.stdin = None  # closed above; Popen must not close it again
         if grace > 0:
             self.exit_status(grace)
         for sig, wait in ((signal.SIGTERM, 0.5), (signal.SIGKILL, 5.0)):
             if sig == signal.SIGTERM and (grace <= 0 or self.popen.poll() is not None):
-                continue  # a process that did not quit in its grace, or none, is not asked again
+                continue  # SIGTERM only for a process that was asked to quit and is still running
             try:
                 os.killpg(self.popen.pid, sig)
             except (ProcessLookupError, PermissionError):
@@ -429,6 +442,10 @@ class _Timeout(ProtocolFault):
 
 class _BadAnswer(ProtocolFault):
     kind = "bad answer"
+
+    def __init__(self, message: str, keep: bool = True):
+        super().__init__(message)
+        self.keep = keep  # the process may go on (it is not in the middle of a line)
 
 
 class _Crash(ProtocolFault):
@@ -621,7 +638,7 @@ class ProtocolBot:
         """Send one request and read its answer by the deadline, discarding answers to
         earlier requests; a ``ProtocolFault`` of the right kind otherwise."""
         deadline = time.monotonic() + limit
-        request = message["id"]
+        request, stale = message["id"], self.stale
         try:
             if not process.send((json.dumps(message) + "\n").encode(), deadline):
                 raise _Timeout(f"bot '{self.name}' did not read the request for {what} within {limit:g} s",
@@ -629,8 +646,10 @@ class ProtocolBot:
             while True:
                 line = process.read_line(deadline)
                 if line is None:
-                    partial = process.partial()
+                    partial, late = process.partial(), self.stale - stale
                     note = f" (it wrote {_quote(partial)} with no end of line)" if partial else ""
+                    if late:
+                        note += f" (it sent {late:,} answer{'s' if late > 1 else ''} to earlier requests, discarded)"
                     raise _Timeout(f"bot '{self.name}' gave no answer to {what} within {limit:g} s{note}", keep=True)
                 answer = self._object(line, what)
                 number = answer.get("id")
@@ -648,7 +667,8 @@ class ProtocolBot:
             how = f"exited (status {status})" if status is not None else f"closed its {closed.pipe}"
             raise _Crash(f"bot '{self.name}' {how} instead of answering {what}{self._words(process)}") from None
         except _Overlong:
-            raise _BadAnswer(f"bot '{self.name}' answered {what} with a line longer than {LINE_LIMIT} bytes") from None
+            raise _BadAnswer(f"bot '{self.name}' answered {what} with a line longer than {LINE_LIMIT} bytes",
+                             keep=False) from None
 
     def _catch_up(self, process: _Process, request: int, limit: float) -> bool:
         """After a timeout: wait up to ``limit`` for the late answer (discarded); True when the
@@ -712,8 +732,8 @@ class ProtocolBot:
         process = self._process
         if process is None:
             return
-        if isinstance(fault, _Crash) or (isinstance(fault, _Timeout) and not (
-                fault.keep and self._catch_up(process, request, limit))):
+        if isinstance(fault, _Crash) or (isinstance(fault, _BadAnswer) and not fault.keep) or (
+                isinstance(fault, _Timeout) and not (fault.keep and self._catch_up(process, request, limit))):
             self._end(0)
             self.restarts += 1
             try:  # at once, so that the next decision's clock does not pay for it

@@ -322,7 +322,8 @@ def test_a_missing_cwd_is_named_as_such(tmp_path):
 @pytest.mark.parametrize("mode, message, restarted", [
     ("garbage-bytes", r"not JSON: '.*garbage'", False),
     ("deep", r"not JSON: '\[\[\[", False),
-    ("huge", r"with a line longer than 1048576 bytes", False),
+    ("huge", r"with a line longer than 1048576 bytes", True),
+    ("flood-stdout", r"with a line longer than 1048576 bytes", True),
     ("no-newline", r"gave no answer .* within 1 s \(it wrote '\{\"id\": 1, .*' with no end of line\)", True),
     ("bool-id", r"with id True, not 1", False),
     ("wrong-id", r"with id 1001, not 1", False),
@@ -341,3 +342,14 @@ def test_adversaries_cost_one_decision(make, mode, message, restarted):
         checked_arrangement(bot, ACE, RNG)
     assert sorted(checked_arrangement(bot, PLAIN, RNG).cards) == sorted(PLAIN)
     assert bot.restarts == int(restarted)
+
+
+def test_an_endless_stream_of_stale_answers_is_a_timeout(make):
+    """A bot that answers the previous request over and over: each line is read and
+    discarded, the deadline holds, and the message says what came."""
+    bot = make("stale-flood", decision_timeout=0.5)
+    assert sorted(bot.arrange(PLAIN, RNG).cards) == sorted(PLAIN)
+    with pytest.raises(BotFault, match=r"gave no answer to hand AS KS .* within 0\.5 s \(it sent [\d,]+ answers? to "
+                                       r"earlier requests, discarded\)"):
+        bot.arrange(ACE, RNG)
+    assert sorted(bot.arrange(PLAIN, RNG).cards) == sorted(PLAIN) and bot.restarts == 1

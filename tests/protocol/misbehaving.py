@@ -9,7 +9,8 @@ crash: exits on every such hand; crash-once: on the first one only; panic: write
 to its standard error and exits with status 2; hang: never answers such hands (reads on);
 slow: answers them after SLEEP seconds; slow-once: the first one only; garbage: a line that
 is not JSON; garbage-bytes: bytes that are not UTF-8; deep: JSON nested too deep to read;
-huge: a 3 MiB line, then the answer; no-newline: the answer with no end of line; wrong-id:
+huge: a 3 MiB line, then the answer; flood-stdout: an endless line; stale-flood: answers to
+the previous request, endlessly; no-newline: the answer with no end of line; wrong-id:
 another id; bool-id: ``true`` as its id; twice: every answer twice, to every hand;
 stale-first: an answer to the previous request before each answer; error: an error reply;
 cheat: other cards; close-stdout: closes its output and sleeps; close-stdin: the first
@@ -75,6 +76,12 @@ def misbehave(message: dict, answer: dict) -> bool:
     elif MODE == "huge":
         say(json.dumps({"id": message["id"], "pad": "x" * (3 << 20)}) + "\n")
         say(answer)
+    elif MODE == "flood-stdout":
+        while True:
+            sys.stdout.write("x" * 65536)
+    elif MODE == "stale-flood":
+        while True:
+            say({**answer, "id": message["id"] - 1})
     elif MODE == "no-newline":
         say(json.dumps(answer))
     elif MODE == "wrong-id":
