@@ -732,14 +732,18 @@ class ProtocolBot:
         process = self._process
         if process is None:
             return
-        if isinstance(fault, _Crash) or (isinstance(fault, _BadAnswer) and not fault.keep) or (
-                isinstance(fault, _Timeout) and not (fault.keep and self._catch_up(process, request, limit))):
+        try:
+            if isinstance(fault, _Crash) or (isinstance(fault, _BadAnswer) and not fault.keep) or (
+                    isinstance(fault, _Timeout) and not (fault.keep and self._catch_up(process, request, limit))):
+                self._end(0)
+                self.restarts += 1
+                try:  # at once, so that the next decision's clock does not pay for it
+                    self._process = self._launch()
+                except (BotError, BotFault):
+                    self._process = None  # tried again at the next request, as a failed start if it fails
+        except BaseException:  # Ctrl-C meanwhile: a process in an unknown state is not kept
             self._end(0)
-            self.restarts += 1
-            try:  # at once, so that the next decision's clock does not pay for it
-                self._process = self._launch()
-            except (BotError, BotFault):
-                self._process = None  # tried again at the next request, as a start-up fault if it fails
+            raise
 
     # --- the Bot contract -----------------------------------------------------------------
 
