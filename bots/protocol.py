@@ -581,14 +581,12 @@ class ProtocolBot:
             if self._rules_name not in plays:
                 refuse(f"plays the rules {', '.join(plays) or '(none)'}, not {self._rules_name}")
         batch = answer.get("batch", False)
-        if batch is True:
-            size = BATCH_HANDS
-        elif batch is False:
-            size = 0
-        elif type(batch) is int and batch >= 1:
+        if type(batch) is bool:
+            size = BATCH_HANDS if batch else 0
+        elif type(batch) is int and batch >= 0:
             size = min(batch, BATCH_HANDS)
         else:
-            refuse(f"answered the hello with batch {_quote(json.dumps(batch))}; it must be true, false or a number of hands >= 1")
+            refuse(f"answered the hello with batch {_quote(json.dumps(batch))}; it must be true, false or a number of hands")
         self.batch, self.protocol = size, protocol
         self.identity = {"name": name or self.spec.name, "version": version, "protocol": protocol,
                          "file": self.spec.file, "sha256": self.spec.sha256}
