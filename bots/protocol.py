@@ -94,7 +94,7 @@ class ProtocolSpec:
         name = data.get("name", path.stem)
         env = data.get("env", {})
         if not isinstance(name, str) or not name.strip():
-            raise BotError(f"{where}: name must be text, got {name!r}")
+            raise BotError(f"{where}: name must be text that is not empty, got {name!r}")
         if not isinstance(env, dict) or not all(isinstance(v, str) for v in env.values()):
             raise BotError(f"{where}: env must be a table of text values, such as {{ LEVEL = \"3\" }}")
         timeouts = {key: check_seconds(data.get(key, 10.0), f"{where}: {key}")
