@@ -20,7 +20,6 @@ import atexit
 import hashlib
 import itertools
 import json
-import math
 import os
 import re
 import selectors
@@ -668,10 +667,10 @@ class ProtocolBot:
             raise _BadAnswer(f"bot '{self.name}' answered {what} with a line longer than {LINE_LIMIT} bytes",
                              keep=False) from None
 
-    def _catch_up(self, process: _Process, request: int, limit: float) -> bool:
-        """After a timeout: wait up to ``limit`` for the late answer (discarded); True when the
-        process is in step again."""
-        deadline = time.monotonic() + limit
+    def _catch_up(self, process: _Process, request: int) -> bool:
+        """After a timeout: wait up to ``decision_timeout`` for the late answer (discarded);
+        True when the process is in step again."""
+        deadline = time.monotonic() + self.spec.decision_timeout
         try:
             while True:
                 line = process.read_line(deadline)
@@ -711,15 +710,15 @@ class ProtocolBot:
                         self._end(0)
                     raise
             except ProtocolFault as fault:
-                self._after(fault, request, limit)
+                self._after(fault, request)
                 raise
             self._streak.clear()
             return result
 
-    def _after(self, fault: ProtocolFault, request: int, limit: float) -> None:
+    def _after(self, fault: ProtocolFault, request: int) -> None:
         """Count a fault and bring the process back in step for the next request: a late
-        answer is waited for (one more limit), a crashed or stuck process is ended and a new
-        one started. A kind whose budget is used up gives the bot up."""
+        answer is waited for (one more ``decision_timeout``), a crashed or stuck process is
+        ended and a new one started. A kind whose budget is used up gives the bot up."""
         self.faults[fault.kind] += 1
         self._streak[fault.kind] += 1
         if self._streak[fault.kind] >= BUDGETS[fault.kind]:
@@ -732,7 +731,7 @@ class ProtocolBot:
             return
         try:
             if isinstance(fault, _Crash) or (isinstance(fault, _BadAnswer) and not fault.keep) or (
-                    isinstance(fault, _Timeout) and not (fault.keep and self._catch_up(process, request, limit))):
+                    isinstance(fault, _Timeout) and not (fault.keep and self._catch_up(process, request))):
                 self._end(0)
                 self.restarts += 1
                 try:  # at once, so that the next decision's clock does not pay for it

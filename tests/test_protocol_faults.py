@@ -21,8 +21,7 @@ import numpy as np
 import psutil
 import pytest
 
-from bots import BotError, BotFault, make_bot, make_bot_for
-from bots import protocol
+from bots import BotError, BotFault, make_bot, make_bot_for, protocol
 from solver import parse_hand
 from solver.rules import as_rules
 
