@@ -352,3 +352,28 @@ def test_an_endless_stream_of_stale_answers_is_a_timeout(make):
                                        r"earlier requests, discarded\)"):
         bot.arrange(ACE, RNG)
     assert sorted(bot.arrange(PLAIN, RNG).cards) == sorted(PLAIN) and bot.restarts == 1
+
+
+def test_threads_sharing_one_bot_each_get_their_own_answers(make):
+    """Requests from two threads to one bot are taken one at a time: each thread gets the
+    answer to its own hand, never the other's."""
+    import threading
+
+    bot = make("plain")
+    hands = [tuple(sorted(np.random.default_rng(i).permutation(52)[:13].tolist())) for i in range(40)]
+    wrong: list[str] = []
+
+    def play(share):
+        for hand in share:
+            try:
+                if sorted(bot.arrange(hand, np.random.default_rng(0)).cards) != sorted(hand):
+                    wrong.append(f"other cards for {hand}")
+            except BotFault as fault:
+                wrong.append(str(fault))
+
+    threads = [threading.Thread(target=play, args=(hands[k::2],)) for k in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not wrong and not bot.faults
