@@ -16,6 +16,7 @@ from __future__ import annotations
 import atexit
 import json
 import os
+import re
 import selectors
 import signal
 import subprocess
@@ -88,6 +89,16 @@ class ProtocolSpec:
     @classmethod
     def from_command(cls, path: str) -> ProtocolSpec:
         return cls(name=Path(path).name, command=(path,), source=f"cmd:{path}")
+
+
+def file_name(name: str) -> str:
+    """A bot's name as a file name in a folder: no path separators, no leading dot, at most 100 characters.
+
+    >>> file_name("team/bot ../v1"), file_name("..")
+    ('team_bot_.._v1', 'bot')
+    """
+    safe = re.sub(r"[^A-Za-z0-9._+-]", "_", name).lstrip(".")[:100]
+    return safe or "bot"
 
 
 def set_death_signal() -> None:
@@ -187,7 +198,7 @@ class ProtocolBot:
         self.spec = spec
         self.name = spec.name
         self.rules = rules
-        self.log = Path(log_dir) / f"{spec.name}.stderr.log" if log_dir else None
+        self.log = Path(log_dir) / f"{file_name(spec.name)}.stderr.log" if log_dir else None
         self.batch = False
         self.restarts = 0
         self._next_id = 0
