@@ -144,7 +144,7 @@ class _Bots:
 
 
 _MADE: dict[threading.Thread, dict[tuple, _Bots]] = {}  # per thread: (specs, rules, log_dir) -> bots
-_MADE_LOCK = threading.Lock()
+_MADE_LOCK = threading.RLock()  # re-entrant: a worker ending on SIGTERM closes its bots from a signal handler
 
 
 def close_bots(threads: Sequence[threading.Thread] | None = None) -> None:
@@ -164,13 +164,14 @@ def bot_threads() -> set[threading.Thread]:
 
 
 def _is_protocol(spec: str) -> bool:
-    from bots import parse_spec
-    from bots.protocol import protocol_factory
+    """Whether a spec names a protocol bot (``file.toml`` or ``cmd:PATH``), without reading it."""
+    from bots import BotError, parse_spec
 
     try:
-        return protocol_factory(parse_spec(spec)[0]) is not None
-    except Exception:  # not a spec at all: making it will say why
+        name = parse_spec(spec)[0]
+    except BotError:  # not a spec at all: making it will say why
         return False
+    return name.startswith("cmd:") or name.endswith(".toml")
 
 
 def _new_bots(specs: tuple[str, ...], rules: Rules, log_dir: str | None,
@@ -299,7 +300,12 @@ def _play(bot, spec: str, cards, deal: int, seat: int, match: Match, faulted: di
 
     A bot that fails (raises, answers badly, runs out of time) ends the run under the
     ``stop`` policy (:class:`DecisionFault`), and has its hand scored as a foul under ``foul``.
-    ``faulted`` names decisions already known to fail (their worker process died)."""
+    ``faulted`` names decisions already known to fail (their worker process died).
+
+    A decision longer than the match's time limit is a fault on every backend: a timer stops
+    it in a process's main thread; in other threads it is judged when it returns. A protocol
+    bot is never stopped by the timer (its own deadline, the bot file's ``decision_timeout``,
+    bounds the wait, and its process stays in step): it too is judged when it answers."""
     from bots import BotFault, checked_arrangement
     from bots.base import declared_natural
 
@@ -310,7 +316,7 @@ def _play(bot, spec: str, cards, deal: int, seat: int, match: Match, faulted: di
     limit = match.decision_timeout
     started = time.perf_counter()
     try:
-        with time_limit(limit):
+        with time_limit(None if _is_protocol(spec) else limit):
             arrangement = checked_arrangement(bot, cards, np.random.default_rng(seed))
             natural = declared_natural(bot, cards, np.random.default_rng(seed), match.rules)
         if limit is not None and time.perf_counter() - started > limit:  # a thread, where no timer interrupts

@@ -1,6 +1,7 @@
 """Bots for tests/test_backends.py: Python bots that are slow at start or on every hand, and,
 run as a script, a protocol bot that notes in a folder when it starts and when it is asked
-to quit (``python backend_bots.py FOLDER``)."""
+to quit (``python backend_bots.py FOLDER [SECONDS]``), and with SECONDS takes that long to
+answer hands that hold the ace of spades."""
 
 from __future__ import annotations
 
@@ -53,7 +54,7 @@ def _arrange(hand: str) -> dict:
     return {"front": " ".join(cards[:3]), "middle": " ".join(cards[3:8]), "back": " ".join(cards[8:])}
 
 
-def main(folder: Path) -> None:
+def main(folder: Path, slow: float) -> None:
     for line in sys.stdin:
         message = json.loads(line)
         if message["type"] == "hello":
@@ -63,9 +64,11 @@ def main(folder: Path) -> None:
             (folder / f"quit-{os.getpid()}").touch()
             return
         else:
+            if "AS" in message["hand"].split():
+                time.sleep(slow)
             answer = {"id": message["id"], **_arrange(message["hand"])}
         print(json.dumps(answer), flush=True)
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]))
+    main(Path(sys.argv[1]), float(sys.argv[2]) if len(sys.argv) > 2 else 0.0)

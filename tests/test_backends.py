@@ -40,14 +40,15 @@ def _strip(records: list[dict]) -> list[dict]:
             for r in records]
 
 
-def _noting_bot(tmp_path: Path, name: str = "noting") -> tuple[Path, Path]:
-    """A protocol bot file whose processes note their start and their quit in a folder."""
+def _noting_bot(tmp_path: Path, name: str = "noting", slow: float = 0.0) -> tuple[Path, Path]:
+    """A protocol bot file whose processes note their start and their quit in a folder (and
+    take ``slow`` seconds on hands with the ace of spades)."""
     folder = tmp_path / "notes"
     folder.mkdir(exist_ok=True)
     path = tmp_path / "noting.toml"
     path.write_text(f"name = {json.dumps(name)}\n"
                     f"command = [{json.dumps(sys.executable)}, {json.dumps(str(ROOT / 'tests' / 'backend_bots.py'))}, "
-                    f"{json.dumps(str(folder))}]\n")
+                    f"{json.dumps(str(folder))}, \"{slow}\"]\ndecision_timeout = 60\n")
     return path, folder
 
 
@@ -90,11 +91,30 @@ def test_a_decision_over_its_limit_is_the_same_fault_on_every_backend(backend, j
     every decision is the same fault (and the test does not wait 2 s per hand where a timer
     can stop it)."""
     specs = ("tests.backend_bots:SlowBot:seconds=2", "greedy")
-    match = Match(specs, 2, 3, BASIC, decision_timeout=0.001, on_fault="foul", startup_timeout=60)
+    match = Match(specs, 2, 3, BASIC, decision_timeout=0.001, on_fault="foul")
     records = run_deals(specs, 2, 3, 2, jobs=jobs, backend=backend, match=match, chunk_size=1)
     slow = [p for r in records for p in r["plays"][0]]
     assert len(slow) == 4 and all(p["foul"] for p in slow)
     assert all("no answer within the time limit of 0.001 s for hand" in p["fault"] for p in slow)
+
+
+def test_a_protocol_bot_over_the_match_limit_is_judged_alike_on_every_backend(tmp_path):
+    """A protocol bot that answers hands with the ace of spades after 2 s, against a match
+    limit of 0.5 s (its own deadline is 60 s): each such hand is a time fault, judged when the
+    answer comes, on every backend; its process is never interrupted mid-answer (no restart,
+    no answer left in the pipe), so the other hands are the same everywhere."""
+    path, folder = _noting_bot(tmp_path, slow=2.0)
+    specs = ("greedy", str(path))
+    match = Match(specs, 2, 4, BASIC, decision_timeout=0.5, on_fault="foul")
+    expected = _strip(run_deals(specs, 2, 4, 8, backend="sequential", match=match, chunk_size=2))
+    aces = [(r["deal"], s) for r in expected for s, hand in enumerate(r["hands"]) if "AS" in hand.split()]
+    faults = [(r["deal"], s) for r in expected for s, p in enumerate(r["plays"][1]) if p.get("fault")]
+    assert aces and faults == aces
+    assert all("no answer within the time limit of 0.5 s" in r["plays"][1][s]["fault"] for r in expected
+               for s in range(2) if (r["deal"], s) in aces)
+    for backend, jobs in [("threading", 2), ("loky", 2)]:
+        records = run_deals(specs, 2, 4, 8, jobs=jobs, backend=backend, match=match, chunk_size=2)
+        assert _strip(records) == expected, backend
 
 
 @pytest.mark.parametrize("on_fault", ["foul", "stop"])
