@@ -84,6 +84,7 @@ def _start_worker(parent: int, folder: str) -> None:
 
 def _end_worker(folder: str) -> None:
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    signal.setitimer(signal.ITIMER_REAL, 0)  # a decision's time limit no longer applies
     try:
         close_bots()
     finally:
