@@ -83,6 +83,28 @@ def positive(text: str) -> int:
     return _whole(text, 1, "expected a whole number")
 
 
+SHORTEST_LIMIT, LONGEST_LIMIT = 0.001, 86400.0  # a time limit: from a millisecond to a day
+
+
+def seconds(text: str) -> float:
+    """A time limit in seconds: a number from 0.001 (a millisecond) to 86400 (a day).
+
+    >>> seconds("0.5"), seconds("60")
+    (0.5, 60.0)
+    >>> seconds("inf")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: expected seconds from 0.001 to 86400, got 'inf'
+    """
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not SHORTEST_LIMIT <= value <= LONGEST_LIMIT:  # nan fails every comparison
+        raise argparse.ArgumentTypeError(f"expected seconds from {SHORTEST_LIMIT:g} to {LONGEST_LIMIT:g}, got {text!r}")
+    return value
+
+
 def add_debug(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--debug", action="store_true",
                         help=f"show the traceback of an error (or set {DEBUG_VARIABLE}=1)")

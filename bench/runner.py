@@ -4,7 +4,9 @@ Every chunk is a pure function of its deal numbers (``bench.tournament.play_deal
 chunks may run anywhere, in any order, and be run again: the records do not change.
 
 - ``sequential`` plays in this process; ``threading`` in threads (the kernels release the
-  GIL); ``loky`` in worker processes; ``dask`` on a dask cluster.
+  GIL); ``loky`` in worker processes; ``dask`` on a dask cluster (by default a local one,
+  of threads). Every thread has bots of its own (``bench.tournament.make_bots``): a protocol
+  bot's process never serves two threads.
 - A worker process that dies (killed, or a crash inside a plug-in's native code) takes its
   chunk with it: the chunks that were running are played again, one at a time, so that a
   chunk that kills its worker again is known, and a small marker file says which decision
@@ -15,25 +17,42 @@ chunks may run anywhere, in any order, and be run again: the records do not chan
 - Ctrl-C (or SIGTERM, see ``bench.commands.tournament``) raises in the waiting loop, which
   then cancels what is pending, ends every worker process and returns to the caller, who
   keeps what had finished.
+- Ending: however a run ends, the bots its threads and worker processes made are closed
+  (a protocol bot is asked to quit, with a grace period, before it is killed): a worker
+  process is sent SIGTERM, closes its bots and waits to be killed. A worker process dies
+  with the process that started it (``PR_SET_PDEATHSIG`` on Linux), and a bot process with
+  its worker, so a bench killed with SIGKILL leaves nothing running.
 """
 
 from __future__ import annotations
 
 import os
+import queue
 import shutil
 import signal
+import sys
 import tempfile
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from typing import Any
 
-from bench.tournament import DecisionFault, Match, TournamentError, play_deals, read_marker
+from bench.tournament import (
+    DecisionFault,
+    Match,
+    TournamentError,
+    bot_threads,
+    close_bots,
+    play_deals,
+    read_marker,
+)
 from bots.base import BotFault
 
 BACKENDS = ("loky", "threading", "sequential", "dask")
 POLL_SECONDS = 0.2  # how often the waiting loop wakes up to notice a signal
+ENDING_SECONDS = 5.0  # how long worker processes have to close their bots before they are killed
 Records = list[dict[str, Any]]
 
 
@@ -41,9 +60,38 @@ class WorkerDied(BotFault):
     """A worker process died while playing a chunk, before any decision of it."""
 
 
-def _ignore_sigint() -> None:
-    """Workers leave Ctrl-C to the main process, which ends them."""
+def die_with_parent(parent: int) -> None:
+    """On Linux, this process is killed when the thread that started it ends (its parent
+    process, killed or not); it exits at once when that parent is gone already."""
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        except OSError:
+            pass
+    if os.getppid() != parent:
+        os._exit(1)
+
+
+def _start_worker(parent: int, folder: str) -> None:
+    """Workers leave Ctrl-C to the main process, which ends them; they die with it; on SIGTERM
+    they close their bots, say so with a file in ``folder`` and wait to be killed."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, lambda signum, frame: _end_worker(folder))
+    die_with_parent(parent)
+
+
+def _end_worker(folder: str) -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    signal.setitimer(signal.ITIMER_REAL, 0)  # a decision's time limit no longer applies
+    try:
+        close_bots()
+    finally:
+        with open(os.path.join(folder, str(os.getpid())), "w"):
+            pass
+    while True:  # the pool kills this process; exiting first would have it kill the others mid-ending
+        time.sleep(60)
 
 
 def _play(match: Match, deals: list[int], faulted: dict, marker: str | None, one_by_one: bool = False) -> Records:
@@ -68,32 +116,59 @@ def run_chunks(match: Match, chunks: Sequence[Sequence[int]], on_done: Callable[
             on_done(_play(match, chunk, {}, None))
     elif backend == "loky":
         _run_processes(match, first, on_done, jobs, later)
+    elif backend == "threading":
+        _run_threads(match, first, on_done, jobs, later)
     else:
-        run = _run_threads if backend == "threading" else (
-            lambda m, c, d, j: _run_dask(m, c, d, j, scheduler))
-        run(match, first, on_done, jobs)
+        _run_dask(match, first, on_done, jobs, scheduler)
         if later:
-            run(match, later(), on_done, jobs)
+            _run_dask(match, later(), on_done, jobs, scheduler)
 
 
-def _run_threads(match: Match, chunks: list[list[int]], on_done, jobs: int) -> None:
-    if not chunks:
-        return
+def _run_threads(match: Match, chunks: list[list[int]], on_done, jobs: int,
+                 later: Callable[[], list[list[int]]] | None = None) -> None:
+    """``jobs`` threads, each with bots of its own, play the chunks, then those of ``later()``;
+    each thread closes its bots when it ends."""
     stop = threading.Event()
-    executor = ThreadPoolExecutor(max_workers=jobs)
-    futures = {executor.submit(play_deals, match.specs, match.players, match.entropy, chunk, match=match,
-                               stop=stop): chunk for chunk in chunks}
+    todo: queue.SimpleQueue[list[int] | None] = queue.SimpleQueue()
+    results: queue.SimpleQueue[tuple[Records | None, BaseException | None]] = queue.SimpleQueue()
+
+    def work() -> None:
+        try:
+            while (chunk := todo.get()) is not None:
+                try:
+                    results.put((play_deals(match.specs, match.players, match.entropy, chunk, match=match,
+                                            stop=stop), None))
+                except BaseException as error:  # handed to the waiting loop, which raises it
+                    results.put((None, error))
+        finally:
+            close_bots([threading.current_thread()])
+
+    threads = [threading.Thread(target=work, name=f"bench-worker-{i}", daemon=True) for i in range(jobs)]
+    for thread in threads:
+        thread.start()
     try:
-        pending = set(futures)
-        while pending:
-            done, pending = wait(pending, timeout=POLL_SECONDS, return_when=FIRST_COMPLETED)
-            for future in done:
-                on_done(future.result())
+        for phase in (lambda: chunks, later):
+            if phase is None:
+                continue
+            batch = phase()
+            for chunk in batch:
+                todo.put(chunk)
+            for _ in batch:
+                while True:
+                    try:
+                        records, error = results.get(timeout=POLL_SECONDS)
+                        break
+                    except queue.Empty:
+                        continue
+                if error is not None:
+                    raise error
+                on_done(records)
     finally:
-        stop.set()  # running chunks stop at their next decision
-        for future in futures:
-            future.cancel()
-        executor.shutdown(wait=True)
+        stop.set()  # running chunks stop at their next decision, queued ones at once
+        for _ in threads:
+            todo.put(None)
+        for thread in threads:
+            thread.join()
 
 
 def _quiet_resource_tracker() -> None:
@@ -120,7 +195,9 @@ class _ProcessPool:
 
         _quiet_resource_tracker()
         self.jobs = jobs
-        self.executor = get_reusable_executor(max_workers=jobs, initializer=_ignore_sigint, reuse=False)
+        self.folder = tempfile.mkdtemp(prefix="bench-workers-")  # where workers say they closed their bots
+        self.executor = get_reusable_executor(max_workers=jobs, initializer=_start_worker,
+                                              initargs=(os.getpid(), self.folder), reuse=False)
 
     def submit(self, *args) -> Future:
         return self.executor.submit(_play, *args)
@@ -130,7 +207,20 @@ class _ProcessPool:
         self.__init__(self.jobs)  # type: ignore[misc]
 
     def end(self) -> None:
+        """Every worker closes its bots (SIGTERM, see ``_start_worker``); then all are killed."""
+        workers = list(getattr(self.executor, "_processes", {}).values())
+        for process in workers:
+            try:
+                os.kill(process.pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+        deadline = time.monotonic() + ENDING_SECONDS
+        while time.monotonic() < deadline and any(
+                process.is_alive() and not os.path.exists(os.path.join(self.folder, str(process.pid)))
+                for process in workers):
+            time.sleep(0.02)
         self.executor.shutdown(wait=False, kill_workers=True)
+        shutil.rmtree(self.folder, ignore_errors=True)
 
 
 def _died(error: BaseException) -> bool:
@@ -211,6 +301,7 @@ def _run_dask(match: Match, chunks: list[list[int]], on_done, jobs: int, schedul
         return
     client = dask_client(scheduler, jobs)
     futures = []
+    before = bot_threads()
     try:
         from dask.distributed import as_completed
 
@@ -224,6 +315,8 @@ def _run_dask(match: Match, chunks: list[list[int]], on_done, jobs: int, schedul
     finally:
         if futures:
             client.cancel(futures)
+        if scheduler is None:  # the local cluster's threads: their bots end with them
+            close_bots([t for t in bot_threads() - before if t is not threading.current_thread()])
         cluster = getattr(client, "cluster", None)
         client.close()
         if cluster is not None and scheduler is None:

@@ -21,7 +21,6 @@ the deals were split among workers.
 from __future__ import annotations
 
 import contextlib
-import functools
 import itertools
 import math
 import os
@@ -90,19 +89,148 @@ def _canonical(arrangement) -> str:
     return arrangement.format()
 
 
-def make_bots(specs: Sequence[str], rules: Rules, log_dir: str | None = None) -> dict[str, Any]:
+def make_bots(specs: Sequence[str], rules: Rules, log_dir: str | None = None,
+              startup_timeout: float | None = None) -> dict[str, Any]:
     """One bot per distinct spec; bots with a ``rules`` parameter play for the tournament's rules
-    unless their spec names other rules. A process makes each set of bots once and keeps it
-    (bots keep no state between hands), so a protocol bot's process serves every chunk a
-    worker plays."""
-    return dict(_bots(tuple(specs), rules, log_dir))
+    unless their spec names other ones. Each thread makes its set of bots once and keeps it
+    (bots keep no state between hands), so a protocol bot's process serves every chunk its
+    thread plays, and never two threads at once: threads (the threading backend, a local dask
+    cluster) each have bots of their own. :func:`close_bots` ends them.
+
+    With ``startup_timeout``, the bots' start-up runs under that limit of its own, apart
+    from any decision: making each bot and, for bots that are not protocol bots (those shake
+    hands under their own ``startup_timeout``), one warm-up decision on a fixed hand, whose
+    answer is not used (loading compiled kernels, a JIT warming up). A bot that does not
+    start in time raises :class:`StartupFault`."""
+    key = (tuple(specs), rules, log_dir)
+    thread = threading.current_thread()
+    with _MADE_LOCK:
+        made = _MADE.setdefault(thread, {})
+        bots = made.pop(key, None)
+    if bots is None:
+        bots = _Bots(_new_bots(key[0], rules, log_dir, startup_timeout), warm=startup_timeout is not None)
+    elif startup_timeout is not None and not bots.warm:
+        _warm_up(bots.bots, startup_timeout)
+        bots.warm = True
+    with _MADE_LOCK:
+        made[key] = bots  # the most recently used last
+        evicted = [made.pop(k) for k in list(made)[:-MADE_PER_THREAD]]
+    for old in evicted:
+        old.close()
+    return dict(bots.bots)
 
 
-@functools.lru_cache(maxsize=4)
-def _bots(specs: tuple[str, ...], rules: Rules, log_dir: str | None) -> tuple[tuple[str, Any], ...]:
+MADE_PER_THREAD = 4  # sets of bots a thread keeps; older ones are closed
+WARM_UP_HAND = "2C 3D 4H 5S 6C 7D 8H 9S TC JD QH KS AC"  # the fixed hand of a warm-up decision
+
+
+class StartupFault(BotFault):
+    """A bot did not start within its start-up limit."""
+
+
+@dataclass
+class _Bots:
+    bots: dict[str, Any]
+    warm: bool
+
+    def close(self) -> None:
+        for bot in self.bots.values():
+            close = getattr(bot, "close", None)
+            if callable(close):
+                try:
+                    close()
+                except Exception:  # ending what is already broken
+                    pass
+
+
+_MADE: dict[threading.Thread, dict[tuple, _Bots]] = {}  # per thread: (specs, rules, log_dir) -> bots
+_MADE_LOCK = threading.RLock()  # re-entrant: a worker ending on SIGTERM closes its bots from a signal handler
+
+
+def close_bots(threads: Sequence[threading.Thread] | None = None) -> None:
+    """End the bots (their processes) kept by the given threads, or by every thread; a bot
+    process is asked to quit and given a grace period before it is killed."""
+    with _MADE_LOCK:
+        chosen = list(_MADE) if threads is None else [t for t in threads if t in _MADE]
+        ending = [bots for t in chosen for bots in _MADE.pop(t).values()]
+    for bots in ending:
+        bots.close()
+
+
+def bot_threads() -> set[threading.Thread]:
+    """The threads that keep bots."""
+    with _MADE_LOCK:
+        return set(_MADE)
+
+
+def _is_protocol(spec: str) -> bool:
+    """Whether a spec names a protocol bot (``file.toml`` or ``cmd:PATH``), without reading it."""
+    from bots import BotError, parse_spec
+
+    try:
+        name = parse_spec(spec)[0]
+    except BotError:  # not a spec at all: making it will say why
+        return False
+    return name.startswith("cmd:") or name.endswith(".toml")
+
+
+def _new_bots(specs: tuple[str, ...], rules: Rules, log_dir: str | None,
+              startup_timeout: float | None) -> dict[str, Any]:
     from bots import make_bot_for
 
-    return tuple((spec, make_bot_for(spec, rules, log_dir)) for spec in dict.fromkeys(specs))
+    bots: dict[str, Any] = {}
+    try:
+        for spec in dict.fromkeys(specs):
+            if startup_timeout is None or _is_protocol(spec):
+                bots[spec] = make_bot_for(spec, rules, log_dir)
+            else:
+                with _startup_limit(spec, startup_timeout):
+                    bots[spec] = make_bot_for(spec, rules, log_dir)
+                    _warm_up_one(bots[spec])
+    except BaseException:
+        _Bots(bots, False).close()
+        raise
+    return bots
+
+
+def _warm_up(bots: dict[str, Any], seconds: float) -> None:
+    """The warm-up decision of each bot that is not a protocol bot, each under the limit."""
+    for spec, bot in bots.items():
+        if not _is_protocol(spec):
+            with _startup_limit(spec, seconds):
+                _warm_up_one(bot)
+
+
+def _warm_up_one(bot) -> None:
+    """One decision on a fixed hand; its answer, and any error it raises, are not used (the
+    decisions judge those)."""
+    from solver import parse_hand
+
+    try:
+        bot.arrange(parse_hand(WARM_UP_HAND), np.random.default_rng(0))
+    except DecisionTimeout:
+        raise
+    except Exception:  # noqa: S110
+        pass
+
+
+@contextlib.contextmanager
+def _startup_limit(spec: str, seconds: float):
+    """Raise :class:`StartupFault` when the block takes longer than ``seconds``: stopped by a
+    timer in a process's main thread, judged when it returns in other threads."""
+    started = time.perf_counter()
+    try:
+        with time_limit(seconds):
+            yield
+    except DecisionTimeout:
+        raise _late_start(spec, seconds) from None
+    if time.perf_counter() - started > seconds:
+        raise _late_start(spec, seconds)
+
+
+def _late_start(spec: str, seconds: float) -> StartupFault:
+    return StartupFault(f"bot '{spec}' did not start within its start-up limit of {seconds:g} s "
+                        "(making it and a warm-up decision, before the decision clock starts)")
 
 
 FAULT_VALUES = [1 << 30, 0, 0]  # row values of a hand scored as a foul (its front above its middle)
@@ -121,8 +249,9 @@ class DecisionTimeout(Exception):
 def time_limit(seconds: float | None):
     """Raise :class:`DecisionTimeout` in the code run inside when it takes longer than ``seconds``.
 
-    Uses a real-time timer signal, so it is enforced only in a process's main thread (the
-    sequential backend and process workers); elsewhere the block runs without a limit."""
+    Uses a real-time timer signal, so it interrupts only in a process's main thread (the
+    sequential backend and process workers); elsewhere the block runs to its end, and
+    :func:`_play` judges a decision that overran when it returns."""
     usable = seconds and hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
     if not usable:
         yield
@@ -151,6 +280,15 @@ class Match:
     decision_timeout: float | None = None
     on_fault: str = "stop"
     log_dir: str | None = None  # where protocol bots' stderr goes
+    startup_timeout: float = 60.0  # limit of a bot's start-up in a worker, when decisions are timed
+
+    def __post_init__(self) -> None:
+        for name in ("decision_timeout", "startup_timeout"):
+            value = getattr(self, name)
+            if value is not None and not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
+                raise TournamentError(f"{name} must be a finite number of seconds > 0, got {value!r}")
+        if self.on_fault not in FAULT_POLICIES:
+            raise TournamentError(f"unknown fault policy {self.on_fault!r}; choose from {', '.join(FAULT_POLICIES)}")
 
 
 def _fault_play(message: str, seconds: float) -> dict[str, Any]:
@@ -162,7 +300,12 @@ def _play(bot, spec: str, cards, deal: int, seat: int, match: Match, faulted: di
 
     A bot that fails (raises, answers badly, runs out of time) ends the run under the
     ``stop`` policy (:class:`DecisionFault`), and has its hand scored as a foul under ``foul``.
-    ``faulted`` names decisions already known to fail (their worker process died)."""
+    ``faulted`` names decisions already known to fail (their worker process died).
+
+    A decision longer than the match's time limit is a fault on every backend: a timer stops
+    it in a process's main thread; in other threads it is judged when it returns. A protocol
+    bot is never stopped by the timer (its own deadline, the bot file's ``decision_timeout``,
+    bounds the wait, and its process stays in step): it too is judged when it answers."""
     from bots import BotFault, checked_arrangement
     from bots.base import declared_natural
 
@@ -170,12 +313,19 @@ def _play(bot, spec: str, cards, deal: int, seat: int, match: Match, faulted: di
     if known is not None:
         return _fault_play(known, 0.0)
     seed = np.random.SeedSequence(match.entropy, spawn_key=(deal, seat, spec_key(spec)))
+    limit = match.decision_timeout
     started = time.perf_counter()
     try:
-        with time_limit(match.decision_timeout):
+        with time_limit(None if _is_protocol(spec) else limit):
             arrangement = checked_arrangement(bot, cards, np.random.default_rng(seed))
             natural = declared_natural(bot, cards, np.random.default_rng(seed), match.rules)
-    except BotFault as error:
+        if limit is not None and time.perf_counter() - started > limit:  # a thread, where no timer interrupts
+            raise DecisionTimeout
+    except (BotFault, DecisionTimeout) as error:
+        if limit is not None and (time.perf_counter() - started > limit or isinstance(error, DecisionTimeout)
+                                  or isinstance(error.__cause__, DecisionTimeout)):
+            error = BotFault(f"bot '{spec}' gave no answer within the time limit of {limit:g} s "
+                             f"for hand {format_cards(cards)}")
         if match.on_fault == "stop":
             raise DecisionFault(f"deal {deal}, seat {seat}: {error}") from None
         return _fault_play(str(error), time.perf_counter() - started)
@@ -239,6 +389,8 @@ def _batched_plays(bot, spec: str, deals: Sequence[int], tables: Sequence[np.nda
             rows = arrange_many(bot, hands, np.random.default_rng(0))
     except (Exception, DecisionTimeout):
         return None
+    if limit is not None and time.perf_counter() - started > limit:  # a thread, where no timer interrupts
+        return None
     seconds = (time.perf_counter() - started) / len(hands)
     values = np.stack(row_values(rows), axis=1)
     foul = fouls(values)
@@ -279,7 +431,8 @@ def play_deals(specs: Sequence[str], players: int, entropy: int, deals: Sequence
     from solver import Card
 
     match = match or Match(tuple(specs), players, entropy, as_rules(rules))
-    bots = make_bots(match.specs, match.rules, match.log_dir)
+    bots = make_bots(match.specs, match.rules, match.log_dir,
+                     match.startup_timeout if match.decision_timeout is not None else None)
     faulted = faulted or {}
     note = _Marker(marker)
     records = []

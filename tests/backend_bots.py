@@ -1,0 +1,74 @@
+"""Bots for tests/test_backends.py: Python bots that are slow at start or on every hand, and,
+run as a script, a protocol bot that notes in a folder when it starts and when it is asked
+to quit (``python backend_bots.py FOLDER [SECONDS]``), and with SECONDS takes that long to
+answer hands that hold the ace of spades."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+
+class SlowStartBot:
+    """Plays like greedy; its first decision in a process takes ``first`` seconds (loading a
+    model, a JIT warming up)."""
+
+    name = "slow-start"
+    started = False
+
+    def __init__(self, first: float = 5.0):
+        self.first = first
+
+    def arrange(self, cards, rng):
+        from bots import make_bot
+
+        if not SlowStartBot.started:
+            time.sleep(self.first)
+            SlowStartBot.started = True
+        return make_bot("greedy").arrange(cards, rng)
+
+
+class SlowBot:
+    """Plays like greedy after sleeping ``seconds`` on every hand."""
+
+    name = "slow"
+
+    def __init__(self, seconds: float = 1.0):
+        self.seconds = seconds
+
+    def arrange(self, cards, rng):
+        from bots import make_bot
+
+        time.sleep(self.seconds)
+        return make_bot("greedy").arrange(cards, rng)
+
+
+RANKS = "23456789TJQKA"
+
+
+def _arrange(hand: str) -> dict:
+    cards = sorted(hand.split(), key=lambda c: RANKS.index(c[0]))
+    return {"front": " ".join(cards[:3]), "middle": " ".join(cards[3:8]), "back": " ".join(cards[8:])}
+
+
+def main(folder: Path, slow: float) -> None:
+    for line in sys.stdin:
+        message = json.loads(line)
+        if message["type"] == "hello":
+            (folder / f"started-{os.getpid()}").touch()
+            answer = {"type": "hello", "name": "noting"}
+        elif message["type"] == "quit":
+            (folder / f"quit-{os.getpid()}").touch()
+            return
+        else:
+            if "AS" in message["hand"].split():
+                time.sleep(slow)
+            answer = {"id": message["id"], **_arrange(message["hand"])}
+        print(json.dumps(answer), flush=True)
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]), float(sys.argv[2]) if len(sys.argv) > 2 else 0.0)
