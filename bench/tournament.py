@@ -491,17 +491,38 @@ def session_totals(records: Sequence[dict[str, Any]], names: Sequence[str], play
 # --- running ---------------------------------------------------------------------------------
 
 
-def plan_chunks(deals: Sequence[int], seconds_per_deal: float, target: float = 0.2) -> list[list[int]]:
-    """The deals in consecutive chunks worth at least ``target`` seconds each."""
-    size = max(1, math.ceil(target / max(seconds_per_deal, 1e-9)))
+MOST_DEALS_PER_CHUNK = 1024  # a chunk is one journal line: the journal grows at least this often
+
+
+def plan_chunks(deals: Sequence[int], seconds_per_deal: float, target: float = 0.2,
+                most: int = MOST_DEALS_PER_CHUNK) -> list[list[int]]:
+    """The deals in consecutive chunks worth about ``target`` seconds each, and at most ``most``
+    deals; a time per deal that was not measured (0 or less, or not finite) gives chunks of one deal.
+
+    >>> plan_chunks(range(5), 0.1)
+    [[0, 1], [2, 3], [4]]
+    >>> plan_chunks(range(3), 0.0), len(plan_chunks(range(10**5), 1e-9)[0])
+    ([[0], [1], [2]], 1024)
+    """
+    if not (0 < seconds_per_deal < math.inf):
+        size = 1
+    else:
+        size = max(1, min(most, math.ceil(target / seconds_per_deal)))
     deals = list(deals)
     return [deals[start:start + size] for start in range(0, len(deals), size)]
+
+
+def _one_worker(jobs: int, backend: str) -> bool:
+    """Whether ``bench.runner`` plays every chunk in this process, one after another."""
+    return backend == "sequential" or (jobs == 1 and backend in ("loky", "threading"))
 
 
 def play_sized(match: Match, deals: Sequence[int], on_done: Callable[[list[dict[str, Any]]], None], *,
                jobs: int = 1, backend: str = "loky", scheduler: str | None = None) -> None:
     """Play ``deals`` on the chosen backend (``bench.runner``): two pilot deals first, on the
-    workers, then the rest in chunks sized from the quicker pilot to about 0.2 s each."""
+    workers, then the rest in chunks sized from the quicker pilot to about 0.2 s each (at most
+    ``MOST_DEALS_PER_CHUNK``). With one worker, the pilots are played and timed (their wall
+    time, which includes what the decisions' own clocks leave out) before the rest is sized."""
     from bench.runner import run_chunks
 
     deals = list(deals)
@@ -511,6 +532,15 @@ def play_sized(match: Match, deals: Sequence[int], on_done: Callable[[list[dict[
         pilots.extend(sum(p["seconds"] for row in r["plays"] for p in row) for r in part if r["deal"] in deals[:2])
         on_done(part)
 
+    if _one_worker(jobs, backend):
+        walls = []
+        for deal in deals[:2]:
+            started = time.perf_counter()
+            run_chunks(match, [[deal]], on_done, jobs=jobs, backend=backend, scheduler=scheduler)
+            walls.append(time.perf_counter() - started)
+        run_chunks(match, plan_chunks(deals[2:], min(walls, default=0.0)), on_done, jobs=jobs, backend=backend,
+                   scheduler=scheduler)
+        return
     run_chunks(match, [[d] for d in deals[:2]], done, jobs=jobs, backend=backend, scheduler=scheduler,
                then=lambda: plan_chunks(deals[2:], min(pilots, default=0.0)))
 
