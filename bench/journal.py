@@ -54,7 +54,10 @@ def _validator(part: str):
     import jsonschema
 
     whole = schema()
-    return jsonschema.Draft202012Validator({"$ref": f"#/$defs/{part}", "$defs": whole["$defs"]})
+    strict = jsonschema.Draft202012Validator.TYPE_CHECKER.redefine(  # 1.0 is not a deal number
+        "integer", lambda checker, value: isinstance(value, int) and not isinstance(value, bool))
+    kind = jsonschema.validators.extend(jsonschema.Draft202012Validator, type_checker=strict)
+    return kind({"$ref": f"#/$defs/{part}", "$defs": whole["$defs"]})
 
 
 def schema_problem(value: Any, part: str) -> str | None:
@@ -407,6 +410,42 @@ def records_problem(records: list[dict[str, Any]], settings: dict[str, Any]) -> 
         for i, (deal, kept, fouled) in enumerate(stored):
             if kept != values[i].tolist() or fouled != bool(foul[i]):
                 return f"deal {deal}: a play's row values or foul are not those of its arrangement"
+    return None
+
+
+REPLAYED_LINES = 16  # a resume plays again one deal of this many journal lines (of every line, when fewer)
+
+
+def replay_problem(contents: Contents, match: Any) -> str | None:
+    """Play again one deal (at random) of up to ``REPLAYED_LINES`` lines (at random) of a journal
+    with the run's bots, and say where a recorded play differs from the bots' play, or None.
+    Bots set a hand from its cards and their seeded rng alone, so a record that these bots
+    would not have made (another run's plays, edited plays) shows here. Decisions that fail
+    (in the journal or now) are not compared."""
+    import dataclasses
+    import random
+
+    from bench.tournament import play_deals
+
+    pick = random.SystemRandom()
+    entries = contents.entries
+    if len(entries) > REPLAYED_LINES:
+        entries = pick.sample(entries, REPLAYED_LINES)
+    recorded = {record["deal"]: record for record in (pick.choice(entry["records"]) for entry in entries)}
+    if not recorded:
+        return None
+    replay = dataclasses.replace(match, on_fault="foul")
+    again = play_deals(match.specs, match.players, match.entropy, sorted(recorded), match=replay)
+    for record in again:
+        kept = recorded[record["deal"]]
+        for b, (row, kept_row) in enumerate(zip(record["plays"], kept["plays"])):
+            for seat, (play, kept_play) in enumerate(zip(row, kept_row)):
+                if "fault" in play or "fault" in kept_play:
+                    continue
+                if (play["arrangement"], play.get("natural")) != (kept_play["arrangement"], kept_play.get("natural")):
+                    return (f"deal {record['deal']}, bot {match.specs[b]!r} in seat {seat}: the journal records "
+                            f"{kept_play['arrangement']!r}, the bot plays {play['arrangement']!r}; the journal holds "
+                            "plays these bots do not make")
     return None
 
 

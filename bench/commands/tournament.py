@@ -197,7 +197,8 @@ def run(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace, settings: dict, out: Path | None, contents) -> int:
     from bench.cli import available_cores
     from bench.files import describe
-    from bench.journal import JOURNAL, Journal, JournalError, identity_change, records_problem, run_identity
+    from bench.journal import (JOURNAL, Journal, JournalError, identity_change, records_problem, replay_problem,
+                               run_identity)
     from bench.parsing import UsageError
     from bench.progress import note
     from bench.tournament import HANDS_PER_SESSION, Match, make_bots
@@ -231,6 +232,10 @@ def _run(args: argparse.Namespace, settings: dict, out: Path | None, contents) -
     n_deals = settings["sessions"] * HANDS_PER_SESSION
     match = Match(tuple(specs), players, entropy, rules, settings["decision_timeout"], settings["on_fault"],
                   str(out) if out is not None else None)
+    if contents is not None:
+        problem = replay_problem(contents, match)
+        if problem:
+            raise UsageError(f"--resume {out}: {out / JOURNAL}: {problem}")
     command = settings.get("command") or (
         f"bench tournament --bots {','.join(specs)} --players {players} --sessions {settings['sessions']} "
         f"--seed {entropy} --rules {shlex.quote(args.rules) if args.rules else rules.name}"
