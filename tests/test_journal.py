@@ -564,3 +564,113 @@ def test_tables_name_protocol_bots_by_their_own_name(tmp_path, capsys):
     assert [b["name"] for b in doc["bots"]] == ["sorter", "sorter#2", "greedy"]
     assert [b["spec"] for b in doc["bots"]] == [str(one), str(two), "greedy"]
     assert str(one) not in capsys.readouterr().out.split("\n", 1)[1]
+
+
+# --- training checkpoints -------------------------------------------------------------------------
+
+TRAIN = ["train", "--hands", "400", "--rounds", "3", "--seed", "2", "--jobs", "1"]
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    """Tables of an uninterrupted TRAIN, and a checkpoint after its first round."""
+    from bots.training import train
+
+    folder = tmp_path_factory.mktemp("trained")
+    assert bench_main([*TRAIN, "--out", str(folder / "whole.npz")]) == 0
+    states = []
+    train(hands=400, rounds=3, seed=2, check_hands=10_000, checkpoint=states.append)
+    states[0].save(folder / "part.checkpoint.npz")
+    return folder
+
+
+def _tables(path: Path) -> list[np.ndarray]:
+    with np.load(path) as data:
+        return [data[row].copy() for row in ("front", "middle", "back")]
+
+
+def _doctored_checkpoint(source: Path, target: Path, **changes) -> None:
+    with np.load(source) as data:
+        arrays = {name: data[name] for name in data.files}
+    meta = json.loads(str(arrays["meta"]))
+    for key, value in changes.items():
+        if key == "meta":
+            value(meta)
+        else:
+            arrays[key] = value(arrays[key])
+    arrays["meta"] = np.array(json.dumps(meta))
+    np.savez(target, **arrays)
+
+
+@pytest.mark.parametrize("changes, message", [
+    ({"front": lambda a: a[:10]}, "its front table has shape (10,) of float64, not (7917,) of float64"),
+    ({"front": lambda a: a[:10], "middle": lambda a: a[:10], "back": lambda a: a[:10],
+      "previous_middle": lambda a: a[:10]}, "its front table has shape (10,)"),
+    ({"previous": lambda a: a[:, :12]}, "its check hands have shape (10000, 12)"),
+    ({"middle": lambda a: a.astype(np.float32)}, "its middle table has shape (7917,) of float32"),
+    ({"back": lambda a: np.where(np.arange(a.size) == 3, np.nan, a)}, "shares that are not finite"),
+    ({"front": lambda a: a[::-1].copy()}, "do not match its digest"),
+    ({"meta": lambda m: m["settings"].update(hands=-5)}, "its setting hands is -5"),
+    ({"meta": lambda m: m["settings"].update(rules="basic+naturals")}, "not a scoring method"),
+    ({"meta": lambda m: m["settings"].update(check_hands=11)}, "not (11, 13) cards"),
+    ({"meta": lambda m: m.update(round=9)}, "its round is 9, not 1 to 3"),
+    ({"meta": lambda m: m["settings"].update(rounds=2)}, "do not match its digest"),
+    ({"meta": lambda m: m.pop("reports")}, "its meta is not the one"),
+], ids=["front-shape", "all-shapes", "check-shape", "dtype", "nan", "values", "hands", "rules", "check-hands",
+        "round", "rounds", "no-reports"])
+def test_a_doctored_checkpoint_is_one_line(trained, tmp_path, capsys, changes, message):
+    _doctored_checkpoint(trained / "part.checkpoint.npz", tmp_path / "t.checkpoint.npz", **changes)
+    capsys.readouterr()
+    assert bench_main(["train", "--resume", str(tmp_path / "t.npz")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("bench train: error: --resume") and message in err[0], err
+    assert not (tmp_path / "t.npz").exists()
+
+
+def test_a_checkpoint_resumes_to_the_uninterrupted_tables(trained, tmp_path, capsys):
+    shutil.copy(trained / "part.checkpoint.npz", tmp_path / "t.checkpoint.npz")
+    assert bench_main(["train", "--resume", str(tmp_path / "t.npz")]) == 0
+    for a, b in zip(_tables(tmp_path / "t.npz"), _tables(trained / "whole.npz")):
+        assert np.array_equal(a, b)
+
+
+def test_disk_full_during_training_leaves_the_last_checkpoint_and_no_temporary_file(trained, tmp_path, capsys,
+                                                                                    monkeypatch):
+    from bots import training
+
+    real, calls = training._write_all, [0]
+
+    def write_all(fd: int, data: bytes) -> None:
+        calls[0] += 1
+        if calls[0] == 2:  # the checkpoint of round 2
+            os.write(fd, data[:100])
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        real(fd, data)
+
+    monkeypatch.setattr(training, "_write_all", write_all)
+    out = tmp_path / "t.npz"
+    assert bench_main([*TRAIN, "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1] == (f"bench train: error: cannot save round 2 in {tmp_path / 't.checkpoint.npz'}: no space left "
+                       f"on device; round 1 is saved in {tmp_path / 't.checkpoint.npz'}; once there is room, continue "
+                       f"with: bench train --resume {out}")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.checkpoint.npz"]
+    monkeypatch.undo()
+    assert bench_main(["train", "--resume", str(out)]) == 0
+    for a, b in zip(_tables(out), _tables(trained / "whole.npz")):
+        assert np.array_equal(a, b)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.npz"]
+
+
+def test_disk_full_writing_the_tables_keeps_the_checkpoint(trained, tmp_path, capsys, monkeypatch):
+    _disk_full_after(monkeypatch, calls=0)
+    out = tmp_path / "t.npz"
+    assert bench_main([*TRAIN, "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith(f"bench train: error: cannot write {out}: no space left on device")
+    assert err[-1].endswith(f"write the tables with: bench train --resume {out}")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.checkpoint.npz"]
+    monkeypatch.undo()
+    assert bench_main(["train", "--resume", str(out)]) == 0
+    for a, b in zip(_tables(out), _tables(trained / "whole.npz")):
+        assert np.array_equal(a, b)
