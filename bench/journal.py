@@ -69,6 +69,10 @@ def schema_problem(value: Any, part: str) -> str | None:
     return f"{where.lstrip('.') or 'the line'}: {error.message[:160]}"
 
 
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number a journal holds")
+
+
 def _canonical(value: dict[str, Any]) -> bytes:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode()
 
@@ -187,7 +191,7 @@ class Journal:
         dropped = False
         for number, line in enumerate(lines, start=1):
             try:
-                value = json.loads(line.decode("utf-8"))
+                value = json.loads(line.decode("utf-8"), parse_constant=_no_constant)
                 if not isinstance(value, dict):
                     raise ValueError("not a table")
             except (ValueError, UnicodeDecodeError, RecursionError):
@@ -236,19 +240,23 @@ class Journal:
 # --- what a run is: its package and its bots, and its records checked against its deals ------
 
 
+PACKAGES = ("solver", "bots", "bench")  # the folders of the package's source, beside each other
+_SOURCE = Path(__file__).resolve().parents[1]
+
+
 def _git(*args: str) -> str | None:
     import subprocess
 
     try:
-        done = subprocess.run(["git", *args], cwd=Path(__file__).resolve().parent, capture_output=True, timeout=10)
+        done = subprocess.run(["git", *args], cwd=_SOURCE, capture_output=True, timeout=10)
     except (OSError, subprocess.SubprocessError):
         return None
     return done.stdout.decode("utf-8", "replace") if done.returncode == 0 else None
 
 
 def package_identity() -> dict[str, Any]:
-    """The package's name and version, and (in a git checkout) its commit and whether the
-    working tree has changes, with a digest of them (``changes``)."""
+    """The package's name and version, and (when its source is a git checkout) its commit and
+    whether its source folders have uncommitted changes, with a digest of them (``changes``)."""
     from importlib import metadata
 
     try:
@@ -256,13 +264,14 @@ def package_identity() -> dict[str, Any]:
     except metadata.PackageNotFoundError:
         version = None
     found: dict[str, Any] = {"name": "chinese-poker-solver", "version": version, "commit": None, "dirty": None}
+    top = _git("rev-parse", "--show-toplevel")
     commit = _git("rev-parse", "HEAD")
-    if commit and commit.strip():
+    if top and Path(top.strip()).resolve() == _SOURCE and commit and commit.strip():
         found["commit"] = commit.strip()
-        status = _git("status", "--porcelain", "--untracked-files=no")
+        status = _git("status", "--porcelain", "--untracked-files=no", "--", *PACKAGES)
         found["dirty"] = bool(status and status.strip()) if status is not None else None
         if found["dirty"]:
-            diff = _git("diff", "HEAD", "--no-color", "--no-ext-diff")
+            diff = _git("diff", "HEAD", "--no-color", "--no-ext-diff", "--", *PACKAGES)
             if diff is not None:
                 found["changes"] = hashlib.sha256(diff.encode("utf-8")).hexdigest()
     return found
@@ -339,12 +348,11 @@ def identity_change(stored: dict[str, Any], current: dict[str, Any]) -> str | No
         if was.get(key) != now.get(key):
             return f"the package's {what} was {_short(was.get(key))}, is now {_short(now.get(key))}"
     if was.get("dirty") != now.get("dirty") or was.get("changes") != now.get("changes"):
-        return "the package's uncommitted changes differ from those the run started with"
-    old_bots = {b["spec"]: b for b in stored["bots"]}
-    for bot in current["bots"]:
-        old = old_bots.get(bot["spec"])
-        if old is None:
-            return f"bot {bot['spec']!r} is not one of the run's bots"
+        return "the package's uncommitted changes (git diff HEAD) changed"
+    if [b["spec"] for b in stored["bots"]] != [b["spec"] for b in current["bots"]]:
+        return (f"the journal names the bots {', '.join(b['spec'] for b in stored['bots'])}, but the run plays "
+                f"{', '.join(b['spec'] for b in current['bots'])}")
+    for old, bot in zip(stored["bots"], current["bots"]):
         for path in sorted(set(old["files"]) | set(bot["files"])):
             before, after = old["files"].get(path), bot["files"].get(path)
             if before != after:

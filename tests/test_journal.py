@@ -239,7 +239,8 @@ def test_a_doctored_header_fails_its_check(finished, tmp_path, capsys):
 @pytest.mark.parametrize("cut", [0.3, 0.6, 0.95, 1.0])
 def test_a_journal_cut_anywhere_resumes_to_the_same_result(finished, tmp_path, capsys, cut):
     """A journal cut at any byte after its header (a crash, a copy cut short) loses only the deals
-    of its last line, which are played again."""
+    of its last line, which are played again, in the same run: same id, sequence numbers that
+    go on, every deal once."""
     out = tmp_path / "run"
     out.mkdir()
     data = (finished / JOURNAL).read_bytes()
@@ -248,6 +249,40 @@ def test_a_journal_cut_anywhere_resumes_to_the_same_result(finished, tmp_path, c
     status, err = _resume(out, capsys=capsys)
     assert status == 0, err
     assert _records(out) == _records(finished)
+    contents = Journal.read(out / JOURNAL)
+    assert contents.run == Journal.read(finished / JOURNAL).run and not contents.dropped
+    assert [e["seq"] for e in contents.entries] == list(range(1, len(contents.entries) + 1))
+    assert sorted(r["deal"] for r in contents.records) == list(range(DEALS))
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda text: text.replace('"decision_timeout":60.0', '"decision_timeout":NaN', 1), "line 1 is not a JSON table"),
+    (lambda text: text.replace('"seconds":', '"seconds":Infinity,"s":', 1), "line 2 is not a JSON table"),
+    (lambda text: text.replace("\n", "\n\n", 1), "line 2 is not a JSON table"),
+], ids=["nan", "infinity", "blank-line"])
+def test_a_journal_that_is_not_json_lines_is_one_line(finished, tmp_path, capsys, edit, message):
+    out = _copy(finished, tmp_path)
+    (out / JOURNAL).write_text(edit((out / JOURNAL).read_text()))
+    assert message in _refused(out, capsys)
+
+
+def test_a_header_asking_for_endless_sessions_is_refused(finished, tmp_path, capsys):
+    out = _copy(finished, tmp_path, keep_lines=1)
+    lines = _lines(out)
+    lines[0]["settings"]["sessions"] = 10**12
+    _write(out, lines, rechain=True)
+    assert "settings.sessions: 1000000000000 is greater than the maximum of 1000000" in _refused(out, capsys)
+    assert bench_main(["tournament", "--bots", "greedy", "--sessions", str(10**12)]) == 2
+    assert "--sessions is at most 1,000,000 (8,000,000 deals) in one run" in capsys.readouterr().err
+
+
+def test_a_header_naming_other_bots_in_its_identity_is_refused(finished, tmp_path, capsys):
+    out = _copy(finished, tmp_path, keep_lines=3)
+    lines = _lines(out)
+    bots = lines[0]["identity"]["bots"]
+    bots.append(dict(bots[0], spec="random"))
+    _write(out, lines, rechain=True)
+    assert "the journal names the bots greedy, table, random, but the run plays greedy, table" in _refused(out, capsys)
 
 
 def test_a_journal_of_the_old_kind_is_refused(tmp_path, capsys):
@@ -625,13 +660,6 @@ def test_a_doctored_checkpoint_is_one_line(trained, tmp_path, capsys, changes, m
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("bench train: error: --resume") and message in err[0], err
     assert not (tmp_path / "t.npz").exists()
-
-
-def test_a_checkpoint_resumes_to_the_uninterrupted_tables(trained, tmp_path, capsys):
-    shutil.copy(trained / "part.checkpoint.npz", tmp_path / "t.checkpoint.npz")
-    assert bench_main(["train", "--resume", str(tmp_path / "t.npz")]) == 0
-    for a, b in zip(_tables(tmp_path / "t.npz"), _tables(trained / "whole.npz")):
-        assert np.array_equal(a, b)
 
 
 def test_disk_full_during_training_leaves_the_last_checkpoint_and_no_temporary_file(trained, tmp_path, capsys,

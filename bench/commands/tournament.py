@@ -13,6 +13,7 @@ from bench.parsing import Stopped, positive, seed, stoppable, writable_folder
 
 BACKENDS = ("loky", "threading", "sequential", "dask")
 DEFAULT_DECISION_TIMEOUT = 60.0
+MOST_SESSIONS = 1_000_000  # the journal's schema holds the same ceiling
 
 
 def add_parser(sub) -> None:
@@ -95,6 +96,9 @@ def _settings(args: argparse.Namespace) -> dict:
     players = args.players if args.players is not None else min(4, max(2, len(specs)))
     if not 2 <= players <= 4:
         raise UsageError(f"--players must be 2, 3 or 4, got {players}")
+    if args.sessions is not None and args.sessions > MOST_SESSIONS:
+        raise UsageError(f"--sessions is at most {MOST_SESSIONS:,} ({MOST_SESSIONS * 8:,} deals) in one run, "
+                         f"got {args.sessions:,}")
     timeout = args.decision_timeout if args.decision_timeout is not None else DEFAULT_DECISION_TIMEOUT
     if not 0 < timeout < float("inf"):
         raise UsageError(f"--decision-timeout must be a number of seconds > 0, got {args.decision_timeout}")
