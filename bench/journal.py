@@ -1,113 +1,474 @@
-"""The journal of a long run: a JSON-lines file that survives interruptions and crashes.
+"""The journal of a long run: a JSON-lines file bound to its run, that survives interruptions.
 
-The first line holds the run's settings; every later line one finished unit of work (a
-chunk of deals' records), each written whole, flushed and synced before the next. Reading
-it back drops a last line that a crash cut short, so that its work is simply done again;
-the final results are a pure function of the journal.
+The first line (the header) holds the run's id, its resolved settings and the identity of
+everything that plays (docs/journal.md); every later line (an entry) one finished chunk of
+deals: its deal numbers and their records. Every line carries the run id, its sequence
+number (0 for the header) and a sha256 check chained to the line before it, and is written
+whole, synced, before the next. Reading it back checks every line against the schema
+(``bench/data/journal.schema.json``), the run id, the sequence, the check and the deals (no
+deal twice), and refuses a journal that fails any of it; only a last line cut short by a
+crash (not JSON) is dropped, so that its deals are played again.
 
 >>> import tempfile, pathlib
 >>> path = pathlib.Path(tempfile.mkdtemp()) / "journal.jsonl"
->>> journal = Journal.create(path, {"seed": 1})
->>> journal.append({"records": [1, 2]})
+>>> journal = Journal.create(path, EXAMPLE_SETTINGS, EXAMPLE_IDENTITY)
+>>> journal.append([0], [EXAMPLE_RECORD])
 >>> journal.close()
->>> Journal.read(path).settings, Journal.read(path).entries
-({'seed': 1}, [{'records': [1, 2]}])
+>>> contents = Journal.read(path)
+>>> contents.settings["seed"], [r["deal"] for r in contents.records], contents.run == journal.run
+(1, [0], True)
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import json
 import os
+import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bench import files
+
 JOURNAL = "journal.jsonl"
 KIND = "chinese-poker-journal"
-VERSION = 1
+VERSION = 2
 
 
 class JournalError(ValueError):
-    """A file that is not a journal of this kind, or that cannot be written."""
+    """A file that is not a journal of this kind, that fails its checks, or that cannot be written."""
+
+
+@functools.lru_cache(maxsize=1)
+def schema() -> dict[str, Any]:
+    """The JSON schema of a journal line (docs/journal.schema.json holds the same)."""
+    from importlib import resources
+
+    return json.loads(resources.files("bench.data").joinpath("journal.schema.json").read_text(encoding="utf-8"))
+
+
+@functools.lru_cache(maxsize=2)
+def _validator(part: str):
+    import jsonschema
+
+    whole = schema()
+    strict = jsonschema.Draft202012Validator.TYPE_CHECKER.redefine(  # 1.0 is not a deal number
+        "integer", lambda checker, value: isinstance(value, int) and not isinstance(value, bool))
+    kind = jsonschema.validators.extend(jsonschema.Draft202012Validator, type_checker=strict)
+    return kind({"$ref": f"#/$defs/{part}", "$defs": whole["$defs"]})
+
+
+def schema_problem(value: Any, part: str) -> str | None:
+    """What keeps ``value`` from being a ``header`` or an ``entry`` of the schema, or None."""
+    error = next(iter(sorted(_validator(part).iter_errors(value), key=lambda e: list(e.absolute_path))), None)
+    if error is None:
+        return None
+    where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
+    return f"{where.lstrip('.') or 'the line'}: {error.message[:160]}"
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number a journal holds")
+
+
+def _canonical(value: dict[str, Any]) -> bytes:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode()
+
+
+def line_check(value: dict[str, Any], previous: str) -> str:
+    """The check of a line: sha256 of the previous line's check and the line's canonical JSON
+    (keys sorted, no spaces) without its own ``check``."""
+    body = {k: v for k, v in value.items() if k != "check"}
+    return hashlib.sha256(previous.encode("ascii") + b"\n" + _canonical(body)).hexdigest()
 
 
 @dataclass
 class Contents:
-    """What a journal holds: the settings, the entries, and whether a damaged last line was dropped."""
+    """What a journal holds: its run id, header, entries (in order), and whether a damaged last
+    line was dropped."""
 
-    settings: dict[str, Any]
+    run: str
+    header: dict[str, Any]
     entries: list[dict[str, Any]] = field(default_factory=list)
     dropped: bool = False
 
+    @property
+    def settings(self) -> dict[str, Any]:
+        return self.header["settings"]
+
+    @property
+    def identity(self) -> dict[str, Any]:
+        return self.header["identity"]
+
+    @property
+    def records(self) -> list[dict[str, Any]]:
+        return [record for entry in self.entries for record in entry["records"]]
+
 
 class Journal:
-    """An append-only JSON-lines file; each line is flushed and synced as it is written."""
+    """An append-only JSON-lines file; each line is written whole and synced, or not at all."""
 
-    def __init__(self, path: Path, handle):
+    def __init__(self, path: Path, fd: int, run: str, seq: int, check: str):
         self.path = path
-        self._handle = handle
+        self.run = run
+        self._fd = fd
+        self._seq = seq
+        self._check = check
 
     @classmethod
-    def create(cls, path: Path, settings: dict[str, Any]) -> Journal:
-        """A new journal whose first line is ``settings`` (an existing file is replaced)."""
+    def create(cls, path: Path, settings: dict[str, Any], identity: dict[str, Any]) -> Journal:
+        """A new journal of a new run (a fresh run id) whose header holds ``settings`` and
+        ``identity``; the file appears whole, replacing any file of that name."""
+        run = secrets.token_hex(16)
+        header: dict[str, Any] = {"kind": KIND, "version": VERSION, "run": run, "seq": 0, "settings": settings,
+                                  "identity": identity}
+        header["check"] = line_check(header, "")
+        problem = schema_problem(header, "header")
+        if problem:
+            raise JournalError(f"the settings of this run do not fit a journal: {problem}")
         try:
-            handle = open(path, "w", encoding="utf-8")
+            files.write_atomic(path, _canonical(header) + b"\n")
         except OSError as error:
-            raise JournalError(f"cannot write {path}: {error.strerror}") from None
-        journal = cls(path, handle)
-        journal._write({"kind": KIND, "version": VERSION, "settings": settings})
-        return journal
+            raise JournalError(f"cannot write {path}: {files.describe(error)}") from None
+        return cls._open(path, run, 0, header["check"])
 
     @classmethod
     def reopen(cls, path: Path, contents: Contents) -> Journal:
-        """Continue a journal: rewritten without a damaged last line, then open for appending."""
+        """Continue a journal read by :meth:`read`: rewritten (whole) without a damaged last line,
+        then open for appending."""
+        lines = [contents.header, *contents.entries]
         if contents.dropped:
-            journal = cls.create(path.with_suffix(".tmp"), contents.settings)
-            for entry in contents.entries:
-                journal.append(entry)
-            journal.close()
-            os.replace(path.with_suffix(".tmp"), path)
+            try:
+                files.write_atomic(path, b"".join(_canonical(line) + b"\n" for line in lines))
+            except OSError as error:
+                raise JournalError(f"cannot write {path}: {files.describe(error)}") from None
+        return cls._open(path, contents.run, lines[-1]["seq"], lines[-1]["check"])
+
+    @classmethod
+    def _open(cls, path: Path, run: str, seq: int, check: str) -> Journal:
         try:
-            return cls(path, open(path, "a", encoding="utf-8"))
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
         except OSError as error:
-            raise JournalError(f"cannot write {path}: {error.strerror}") from None
+            raise JournalError(f"cannot write {path}: {files.describe(error)}") from None
+        return cls(path, fd, run, seq, check)
 
-    def append(self, entry: dict[str, Any]) -> None:
-        self._write(entry)
-
-    def _write(self, value: dict[str, Any]) -> None:
-        self._handle.write(json.dumps(value, separators=(",", ":")) + "\n")
-        self._handle.flush()
-        os.fsync(self._handle.fileno())
+    def append(self, deals: list[int], records: list[dict[str, Any]]) -> None:
+        """One entry: the records of ``deals``. A write that fails (a full disk) is undone, so
+        the journal never holds part of a line; it then raises :class:`JournalError`."""
+        entry: dict[str, Any] = {"run": self.run, "seq": self._seq + 1, "deals": sorted(deals), "records": records}
+        entry["check"] = line_check(entry, self._check)
+        size = os.fstat(self._fd).st_size
+        try:
+            files.write_all(self._fd, _canonical(entry) + b"\n")
+            os.fsync(self._fd)
+        except OSError as error:
+            try:
+                os.ftruncate(self._fd, size)
+            except OSError:
+                pass
+            raise JournalError(f"cannot write {self.path}: {files.describe(error)}") from None
+        self._seq, self._check = entry["seq"], entry["check"]
 
     def close(self) -> None:
-        self._handle.close()
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
 
     @staticmethod
     def read(path: Path) -> Contents:
-        """The settings and entries of a journal; a damaged last line is dropped (``dropped``)."""
+        """The header and entries of a journal, every line checked; a last line cut short by a
+        crash is dropped (``dropped``), anything else that fails a check is a
+        :class:`JournalError` naming the line and what is wrong with it."""
         try:
             lines = path.read_bytes().split(b"\n")
         except OSError as error:
-            raise JournalError(f"cannot read {path}: {error.strerror}") from None
+            raise JournalError(f"cannot read {path}: {files.describe(error)}") from None
         if lines and lines[-1] == b"":
             lines.pop()
         parsed: list[dict[str, Any]] = []
         dropped = False
         for number, line in enumerate(lines, start=1):
             try:
-                value = json.loads(line.decode("utf-8"))
+                value = json.loads(line.decode("utf-8"), parse_constant=_no_constant)
                 if not isinstance(value, dict):
                     raise ValueError("not a table")
-            except (ValueError, UnicodeDecodeError):
+            except (ValueError, UnicodeDecodeError, RecursionError):
                 if number == len(lines) and number > 1:  # a line cut short by a crash: its work is done again
                     dropped = True
                     break
-                raise JournalError(f"{path} line {number} is damaged; it is not a journal this program can "
-                                   "continue") from None
+                raise JournalError(f"{path} line {number} is not a JSON table; it is not a journal this program "
+                                   "can continue") from None
             parsed.append(value)
-        if not parsed or parsed[0].get("kind") != KIND or not isinstance(parsed[0].get("settings"), dict):
+        if not parsed or parsed[0].get("kind") != KIND:
             raise JournalError(f"{path} is not a journal of a bench run")
         if parsed[0].get("version") != VERSION:
-            raise JournalError(f"{path} is a journal of version {parsed[0].get('version')}, not {VERSION}")
-        return Contents(parsed[0]["settings"], parsed[1:], dropped)
+            raise JournalError(f"{path} is a journal of version {parsed[0].get('version')!r}, not {VERSION}; "
+                               "it cannot be continued by this version (start the run again)")
+        header = parsed[0]
+        problem = schema_problem(header, "header")
+        if problem:
+            raise JournalError(f"{path} line 1 (the header) is damaged: {problem}")
+        if header["check"] != line_check(header, ""):
+            raise JournalError(f"{path} line 1 (the header) fails its check: it was changed after it was written")
+        run, previous, seen = header["run"], header["check"], {}
+        for number, entry in enumerate(parsed[1:], start=2):
+            where = f"{path} line {number}"
+            problem = schema_problem(entry, "entry")
+            if problem:
+                raise JournalError(f"{where} is damaged: {problem}")
+            if entry["run"] != run:
+                raise JournalError(f"{where} belongs to another run ({entry['run']}), not this journal's ({run})")
+            if entry["seq"] != number - 1:
+                raise JournalError(f"{where} has sequence number {entry['seq']}, not {number - 1}: lines were "
+                                   "repeated, removed or reordered")
+            if entry["check"] != line_check(entry, previous):
+                raise JournalError(f"{where} fails its check: it was changed after it was written, or comes "
+                                   "from elsewhere")
+            previous = entry["check"]
+            dealt = [r["deal"] for r in entry["records"]]
+            if sorted(dealt) != entry["deals"]:
+                raise JournalError(f"{where} holds records of deals other than those it lists")
+            for deal in dealt:
+                if deal in seen:
+                    raise JournalError(f"{where} holds deal {deal} again (line {seen[deal]} has it)")
+                seen[deal] = number
+        return Contents(run, header, parsed[1:], dropped)
+
+
+# --- what a run is: its package and its bots, and its records checked against its deals ------
+
+
+PACKAGES = ("solver", "bots", "bench")  # the folders of the package's source, beside each other
+_SOURCE = Path(__file__).resolve().parents[1]
+
+
+def _git(*args: str) -> str | None:
+    import subprocess
+
+    try:
+        done = subprocess.run(["git", *args], cwd=_SOURCE, capture_output=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout.decode("utf-8", "replace") if done.returncode == 0 else None
+
+
+def package_identity() -> dict[str, Any]:
+    """The package's name and version, and (when its source is a git checkout) its commit and
+    whether its source folders have uncommitted changes, with a digest of them (``changes``)."""
+    from importlib import metadata
+
+    try:
+        version: str | None = metadata.version("chinese-poker-solver")
+    except metadata.PackageNotFoundError:
+        version = None
+    found: dict[str, Any] = {"name": "chinese-poker-solver", "version": version, "commit": None, "dirty": None}
+    top = _git("rev-parse", "--show-toplevel")
+    commit = _git("rev-parse", "HEAD")
+    if top and Path(top.strip()).resolve() == _SOURCE and commit and commit.strip():
+        found["commit"] = commit.strip()
+        status = _git("status", "--porcelain", "--untracked-files=no", "--", *PACKAGES)
+        found["dirty"] = bool(status and status.strip()) if status is not None else None
+        if found["dirty"]:
+            diff = _git("diff", "HEAD", "--no-color", "--no-ext-diff", "--", *PACKAGES)
+            if diff is not None:
+                found["changes"] = hashlib.sha256(diff.encode("utf-8")).hexdigest()
+    return found
+
+
+def file_digest(path: str | Path) -> str | None:
+    """The sha256 of a file's bytes, or None when it cannot be read."""
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def _bot_files(bot: Any) -> dict[str, str]:
+    """The files a bot is made from, by path, with their sha256: a protocol bot's TOML file and
+    the files its command names; a Python bot's module source."""
+    import inspect
+
+    from bots.protocol import ProtocolBot
+
+    paths: list[Path] = []
+    if isinstance(bot, ProtocolBot):
+        spec = bot.spec
+        source = str(spec.source)
+        paths.append(Path(source[4:]) if source.startswith("cmd:") else Path(source))
+        base = Path(spec.cwd) if spec.cwd else Path.cwd()
+        for word in spec.command:
+            candidate = base / word
+            if candidate.is_file():
+                paths.append(candidate)
+    else:
+        try:
+            source_file = inspect.getsourcefile(type(bot))
+        except TypeError:
+            source_file = None
+        if source_file:
+            paths.append(Path(source_file))
+    found = {}
+    for path in paths:
+        digest = file_digest(path)
+        if digest is not None:
+            found[str(path.resolve())] = digest
+    return found
+
+
+def bot_identity(spec: str, bot: Any) -> dict[str, Any]:
+    """What identifies a bot of a run: its spec, name, class, parameters and package version
+    (``bots.bot_spec``), a protocol bot's own identity (``bot.identity``), and the files it is
+    made from with their digests."""
+    from bots import bot_spec
+
+    described = bot_spec(bot)
+    own = getattr(bot, "identity", None)
+    found = {"spec": spec, "name": str(described.get("name", spec)), "class": described.get("class"),
+             "params": described.get("params", {}), "version": described.get("version"),
+             "identity": own if isinstance(own, dict) else None, "files": _bot_files(bot)}
+    return json.loads(json.dumps(found, default=str))  # as the journal holds it
+
+
+def run_identity(specs: list[str], made: dict[str, Any]) -> dict[str, Any]:
+    """The identity of a run: the package, and each distinct bot spec's bot."""
+    return {"package": package_identity(), "bots": [bot_identity(spec, made[spec]) for spec in dict.fromkeys(specs)]}
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, sort_keys=True) if not isinstance(value, str) else value
+    return text if len(text) <= 24 else text[:12] + "…"
+
+
+def identity_change(stored: dict[str, Any], current: dict[str, Any]) -> str | None:
+    """What differs between the identity a journal holds and the current one, in a few words, or None."""
+    was, now = stored["package"], current["package"]
+    for key, what in (("version", "version"), ("commit", "git commit")):
+        if was.get(key) != now.get(key):
+            return f"the package's {what} was {_short(was.get(key))}, is now {_short(now.get(key))}"
+    if was.get("dirty") != now.get("dirty") or was.get("changes") != now.get("changes"):
+        return "the package's uncommitted changes (git diff HEAD) changed"
+    if [b["spec"] for b in stored["bots"]] != [b["spec"] for b in current["bots"]]:
+        return (f"the journal names the bots {', '.join(b['spec'] for b in stored['bots'])}, but the run plays "
+                f"{', '.join(b['spec'] for b in current['bots'])}")
+    for old, bot in zip(stored["bots"], current["bots"]):
+        for path in sorted(set(old["files"]) | set(bot["files"])):
+            before, after = old["files"].get(path), bot["files"].get(path)
+            if before != after:
+                if after is None:
+                    return f"bot {bot['spec']!r}: its file {path} is gone"
+                if before is None:
+                    return f"bot {bot['spec']!r} is now made from another file, {path}"
+                return f"bot {bot['spec']!r}: its file {path} changed (sha256 {before[:12]}… is now {after[:12]}…)"
+        for key in ("identity", "class", "name", "version", "params"):
+            if old.get(key) != bot.get(key):
+                return f"bot {bot['spec']!r}: its {key} was {_short(old.get(key))}, is now {_short(bot.get(key))}"
+    return None
+
+
+def records_problem(records: list[dict[str, Any]], settings: dict[str, Any]) -> str | None:
+    """What keeps journal records (already of the schema's shape) from being records of the run
+    ``settings`` describe, or None: every deal in range with its dealer and the very hands the
+    seed deals, one row of plays per bot and a play per seat, each play an arrangement of that
+    seat's hand with the row values and foul that arrangement has (or a fault, under the foul
+    policy)."""
+    import numpy as np
+
+    from bench.tournament import FAULT_VALUES, HANDS_PER_SESSION, deal_table, dealer_of
+    from solver import format_cards
+    from solver.scoring import fouls
+    from solver.solution import row_values
+
+    players, n_bots, seed = settings["players"], len(settings["bots"]), settings["seed"]
+    n_deals = settings["sessions"] * HANDS_PER_SESSION
+    names = {format_cards([c]): c for c in range(52)}
+    rows: list[list[int]] = []
+    stored: list[tuple[int, list[int], bool]] = []
+    for record in records:
+        deal = record["deal"]
+        where = f"deal {deal}"
+        if deal >= n_deals:
+            return f"{where} is beyond the run's {n_deals} deals"
+        if record["dealer"] != dealer_of(deal, players):
+            return f"{where} names dealer {record['dealer']}, not {dealer_of(deal, players)}"
+        hands = [format_cards(h) for h in deal_table(seed, deal, players).tolist()]
+        if record["hands"] != hands:
+            return f"{where} holds other hands than the run's seed deals"
+        if len(record["plays"]) != n_bots or any(len(row) != players for row in record["plays"]):
+            return f"{where} does not hold one play per bot ({n_bots}) and seat ({players})"
+        for b, row in enumerate(record["plays"]):
+            for seat, play in enumerate(row):
+                if "fault" in play:
+                    if settings["on_fault"] != "foul" or play["arrangement"] != "fault" or \
+                            play["values"] != FAULT_VALUES or play["foul"] is not True:
+                        return f"{where}, bot {b + 1}, seat {seat}: a fault that this run cannot have recorded"
+                    continue
+                parts = play["arrangement"].split(" / ")
+                cards = [[names.get(token, -1) for token in part.split(" ")] for part in parts]
+                if [len(part) for part in cards] != [3, 5, 5] or \
+                        sorted(sum(cards, [])) != sorted(names[t] for t in hands[seat].split(" ")):
+                    return f"{where}, bot {b + 1}, seat {seat}: {play['arrangement']!r} is not an arrangement of " \
+                           "the seat's hand"
+                rows.append(sum(cards, []))
+                stored.append((deal, play["values"], play["foul"]))
+    if rows:
+        values = np.stack(row_values(np.array(rows, np.uint8)), axis=1)
+        foul = fouls(values)
+        for i, (deal, kept, fouled) in enumerate(stored):
+            if kept != values[i].tolist() or fouled != bool(foul[i]):
+                return f"deal {deal}: a play's row values or foul are not those of its arrangement"
+    return None
+
+
+REPLAYED_LINES = 16  # a resume plays again one deal of this many journal lines (of every line, when fewer)
+
+
+def replay_problem(contents: Contents, match: Any) -> str | None:
+    """Play again one deal (at random) of up to ``REPLAYED_LINES`` lines (at random) of a journal
+    with the run's bots, and say where a recorded play differs from the bots' play, or None.
+    Bots set a hand from its cards and their seeded rng alone, so a record that these bots
+    would not have made (another run's plays, edited plays) shows here. Decisions that fail
+    (in the journal or now) are not compared."""
+    import dataclasses
+    import random
+
+    from bench.tournament import play_deals
+
+    pick = random.SystemRandom()
+    entries = contents.entries
+    if len(entries) > REPLAYED_LINES:
+        entries = pick.sample(entries, REPLAYED_LINES)
+    recorded = {record["deal"]: record for record in (pick.choice(entry["records"]) for entry in entries)}
+    if not recorded:
+        return None
+    replay = dataclasses.replace(match, on_fault="foul")
+    again = play_deals(match.specs, match.players, match.entropy, sorted(recorded), match=replay)
+    for record in again:
+        kept = recorded[record["deal"]]
+        for b, (row, kept_row) in enumerate(zip(record["plays"], kept["plays"])):
+            for seat, (play, kept_play) in enumerate(zip(row, kept_row)):
+                if "fault" in play or "fault" in kept_play:
+                    continue
+                if (play["arrangement"], play.get("natural")) != (kept_play["arrangement"], kept_play.get("natural")):
+                    return (f"deal {record['deal']}, bot {match.specs[b]!r} in seat {seat}: the journal records "
+                            f"{kept_play['arrangement']!r}, the bot plays {play['arrangement']!r}; the journal holds "
+                            "plays these bots do not make")
+    return None
+
+
+EXAMPLE_SETTINGS: dict[str, Any] = {
+    "bots": ["greedy", "greedy"], "players": 2, "sessions": 1, "seed": 1,
+    "rules": {"name": "basic", "scoring": "basic", "royalties": [], "royalty_needs_win": False, "naturals": False,
+              "natural_payouts": {}},
+    "decision_timeout": 60.0, "on_fault": "stop", "command": "bench tournament --bots greedy,greedy",
+}
+EXAMPLE_IDENTITY: dict[str, Any] = {
+    "package": {"name": "chinese-poker-solver", "version": "0.1.0", "commit": None, "dirty": None},
+    "bots": [{"spec": "greedy", "name": "greedy", "class": "bots.greedy:GreedyBot", "params": {}, "version": "0.1.0",
+              "identity": None, "files": {}}],
+}
+EXAMPLE_RECORD: dict[str, Any] = {
+    "deal": 0, "dealer": 0, "hands": ["2c 3c 4c 5c 6c 7c 8c 9c Tc Jc Qc Kc Ac", "2d 3d 4d 5d 6d 7d 8d 9d Td Jd Qd Kd Ad"],
+    "plays": [[{"arrangement": "x", "values": [1, 2, 3], "foul": False, "seconds": 0.0}] * 2],
+}

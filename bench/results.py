@@ -15,6 +15,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from bench.files import write_atomic
 from bench.tournament import session_totals, summarise, timing_summary
 from solver.documents import json_ready
 from solver.statistics import Z95
@@ -84,9 +85,13 @@ def build_document(
     backend: str,
     jobs: int,
     rules: Any = None,
+    names: list[str] | None = None,
+    deals_played: int | None = None,
 ) -> dict[str, Any]:
-    """The results.json document of a tournament."""
-    names = unique_names(specs)
+    """The results.json document of a tournament. ``names`` are the bots' names in the tables
+    (their specs by default), ``deals_played`` the deals played in the ``wall_seconds`` timed
+    (all of them by default; fewer in a resumed run, whose other deals came from its journal)."""
+    names = unique_names(names if names is not None else specs)
     records = sorted(records, key=lambda r: r["deal"])
     seconds = [[[p["seconds"] for p in row] for row in r["plays"]] for r in records]
     clean = [r | {"plays": [[{k: v for k, v in p.items() if k != "seconds"} for p in row] for row in r["plays"]]}
@@ -96,6 +101,7 @@ def build_document(
     rules = as_rules(rules)
     summary = summarise(clean, names, players, rules)
     deals = len(records)
+    timed = deals if deals_played is None else deals_played
     return {
         "schema_version": SCHEMA_VERSION,
         "command": command,
@@ -122,9 +128,11 @@ def build_document(
             "backend": backend,
             "jobs": jobs,
             "wall_seconds": wall_seconds,
-            "deals_per_second": deals / wall_seconds if wall_seconds > 0 else None,
-            "hands_per_second": deals * players / wall_seconds if wall_seconds > 0 else None,
-            "hands_played_per_second": summary["hands_played"] / wall_seconds if wall_seconds > 0 else None,
+            "deals_timed": timed,
+            "deals_per_second": timed / wall_seconds if wall_seconds > 0 else None,
+            "hands_per_second": timed * players / wall_seconds if wall_seconds > 0 else None,
+            "hands_played_per_second": (summary["hands_played"] * timed / deals / wall_seconds
+                                        if wall_seconds > 0 and deals else None),
             "decisions": timing_summary(records, names),
             "seconds": seconds,
         },
@@ -291,7 +299,13 @@ def variance_lines(doc: dict[str, Any]) -> list[str]:
 
 def speed_line(doc: dict[str, Any]) -> str:
     t = doc["timing"]
-    return (f"{doc['results']['deals']:,} deals in {t['wall_seconds']:.1f} s on {t['backend']} with {t['jobs']} "
+    deals = doc["results"]["deals"]
+    timed = t.get("deals_timed", deals)
+    if t.get("deals_per_second") is None:
+        return f"{timed:,} deals played in {t['wall_seconds']:.1f} s on {t['backend']} with {t['jobs']} job(s)"
+    what = f"{deals:,} deals" if timed == deals else \
+        f"{timed:,} deals played in this part of a resumed run ({deals:,} in all)"
+    return (f"{what} in {t['wall_seconds']:.1f} s on {t['backend']} with {t['jobs']} "
             f"job(s): {t['deals_per_second']:.1f} deals/s, {t['hands_per_second']:.0f} hands dealt and set/s, "
             f"{t['hands_played_per_second']:.0f} hands played/s over all seatings")
 
@@ -338,11 +352,17 @@ def render_markdown(doc: dict[str, Any], plots: bool) -> str:
 
 
 def _save(fig, path: Path) -> Path:
+    import io
+
     import matplotlib.pyplot as plt
 
+    from bench.files import write_atomic
+
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    image = io.BytesIO()
+    fig.savefig(image, dpi=110, format="png")
     plt.close(fig)
+    write_atomic(path, image.getvalue())
     return path
 
 
@@ -445,9 +465,10 @@ def write_report(doc: dict[str, Any], out: Path) -> tuple[Path, bool]:
         print("bench: matplotlib is not installed, so the report has no plots "
               "(from the project's folder: pip install '.[plots]')", file=sys.stderr)
     path = out / "report.md"
-    path.write_text(render_markdown(doc, plots), encoding="utf-8")
+    write_atomic(path, render_markdown(doc, plots))
     return path, plots
 
 
 def write_json(doc: dict[str, Any], path: Path) -> None:
-    path.write_text(json.dumps(json_ready(doc, digits=6), indent=1, allow_nan=False) + "\n", encoding="utf-8")
+    """results.json, written whole or not at all (``OSError`` when it cannot be)."""
+    write_atomic(path, json.dumps(json_ready(doc, digits=6), indent=1, allow_nan=False) + "\n")

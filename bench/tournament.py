@@ -644,28 +644,67 @@ def session_totals(records: Sequence[dict[str, Any]], names: Sequence[str], play
 # --- running ---------------------------------------------------------------------------------
 
 
-def plan_chunks(deals: Sequence[int], seconds_per_deal: float, target: float = 0.2) -> list[list[int]]:
-    """The deals in consecutive chunks worth at least ``target`` seconds each."""
-    size = max(1, math.ceil(target / max(seconds_per_deal, 1e-9)))
+MOST_DEALS_PER_CHUNK = 1024  # a chunk is one journal line: the journal grows at least this often
+
+
+def plan_chunks(deals: Sequence[int], seconds_per_deal: float, target: float = 0.2,
+                most: int = MOST_DEALS_PER_CHUNK) -> list[list[int]]:
+    """The deals in consecutive chunks worth about ``target`` seconds each, and at most ``most``
+    deals; a time per deal that was not measured (0 or less, or not finite) gives chunks of one deal.
+
+    >>> plan_chunks(range(5), 0.1)
+    [[0, 1], [2, 3], [4]]
+    >>> plan_chunks(range(3), 0.0), len(plan_chunks(range(10**5), 1e-9)[0])
+    ([[0], [1], [2]], 1024)
+    """
+    if not (0 < seconds_per_deal < math.inf):
+        size = 1
+    else:
+        size = max(1, min(most, math.ceil(target / seconds_per_deal)))
     deals = list(deals)
     return [deals[start:start + size] for start in range(0, len(deals), size)]
 
 
+def _deal_seconds(record: dict[str, Any]) -> float:
+    """A deal's time as its typical decision's time (the median) times its decisions: a pilot
+    in a fresh worker pays each bot's first-use costs once, which the rest of the run does not."""
+    seconds = [p["seconds"] for row in record["plays"] for p in row]
+    return float(np.median(seconds)) * len(seconds) if seconds else 0.0
+
+
+def _one_worker(jobs: int, backend: str) -> bool:
+    """Whether ``bench.runner`` plays every chunk in this process, one after another."""
+    return backend == "sequential" or (jobs == 1 and backend in ("loky", "threading"))
+
+
 def play_sized(match: Match, deals: Sequence[int], on_done: Callable[[list[dict[str, Any]]], None], *,
                jobs: int = 1, backend: str = "loky", scheduler: str | None = None) -> None:
-    """Play ``deals`` on the chosen backend (``bench.runner``): two pilot deals first, on the
-    workers, then the rest in chunks sized from the quicker pilot to about 0.2 s each."""
+    """Play ``deals`` on the chosen backend (``bench.runner``): pilot deals first, one a chunk,
+    two for each worker, then the rest in chunks sized from the quickest pilot (``_deal_seconds``)
+    to about 0.2 s each (at most ``MOST_DEALS_PER_CHUNK``). With one worker, two pilots are played
+    and timed (their wall time, which includes what the decisions' own clocks leave out) before
+    the rest is sized."""
     from bench.runner import run_chunks
 
     deals = list(deals)
     pilots: list[float] = []
+    first = deals[: 2 * max(1, jobs)]  # two pilots a worker: each worker's second one is warm
 
     def done(part: list[dict[str, Any]]) -> None:
-        pilots.extend(sum(p["seconds"] for row in r["plays"] for p in row) for r in part if r["deal"] in deals[:2])
+        pilots.extend(_deal_seconds(r) for r in part if r["deal"] in first)
         on_done(part)
 
-    run_chunks(match, [[d] for d in deals[:2]], done, jobs=jobs, backend=backend, scheduler=scheduler,
-               then=lambda: plan_chunks(deals[2:], min(pilots, default=0.0)))
+    if _one_worker(jobs, backend):
+        walls = []
+        for deal in deals[:2]:
+            started = time.perf_counter()
+            run_chunks(match, [[deal]], on_done, jobs=jobs, backend=backend, scheduler=scheduler)
+            walls.append(time.perf_counter() - started)
+        run_chunks(match, plan_chunks(deals[2:], min(walls, default=0.0)), on_done, jobs=jobs, backend=backend,
+                   scheduler=scheduler)
+        return
+    run_chunks(match, [[d] for d in first], done, jobs=jobs, backend=backend, scheduler=scheduler,
+               then=lambda: plan_chunks(deals[len(first):], min(pilots, default=0.0)))
 
 
 def run_deals(
@@ -682,7 +721,7 @@ def run_deals(
     match: Match | None = None,
 ) -> list[dict[str, Any]]:
     """Records of deals ``0..n_deals-1``, computed in chunks on the chosen backend
-    (``bench.runner``), sorted by deal. ``chunk_size`` fixes the chunks; by default two pilot
+    (``bench.runner``), sorted by deal. ``chunk_size`` fixes the chunks; by default pilot
     deals, played on the workers, size them to about 0.2 s of work each."""
     from bench.runner import run_chunks
 

@@ -14,8 +14,12 @@ fixed number of chunks, so the tables do not depend on the number of workers.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import io
 import json
 import os
+import tempfile
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -72,32 +76,120 @@ class TrainingState:
     reports: list[RoundReport]
 
     def save(self, path: str | Path) -> None:
-        """Write the state to ``path`` (an .npz file), replacing it whole or not at all."""
+        """Write the state to ``path`` (an .npz file), replacing it whole or not at all: a
+        temporary file beside it, synced and renamed; ``OSError`` (a full disk) leaves the
+        previous file as it was and no temporary file."""
         path = Path(path)
-        temporary = path.with_name(path.name + ".tmp.npz")
-        np.savez(temporary, front=self.field.front, middle=self.field.middle, back=self.field.back,
-                 previous=self.previous,
-                 previous_middle=self.previous_middle if self.previous_middle is not None else np.zeros(0),
-                 meta=np.array(json.dumps({"settings": self.settings, "round": self.round,
-                                           "has_previous_middle": self.previous_middle is not None,
-                                           "reports": [asdict(r) for r in self.reports]})))
-        os.replace(temporary, path)
+        arrays = {"front": self.field.front, "middle": self.field.middle, "back": self.field.back,
+                  "previous": self.previous,
+                  "previous_middle": self.previous_middle if self.previous_middle is not None else np.zeros(0)}
+        meta = {"settings": self.settings, "round": self.round, "has_previous_middle": self.previous_middle is not None,
+                "reports": [asdict(r) for r in self.reports]}
+        meta["digest"] = _digest(arrays, meta)
+        data = io.BytesIO()
+        np.savez(data, **arrays, meta=np.array(json.dumps(meta)))
+        fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        try:
+            _write_all(fd, data.getvalue())
+            os.fsync(fd)
+            os.close(fd)
+            fd = -1
+            os.replace(temporary, path)
+        except BaseException:
+            if fd >= 0:
+                os.close(fd)
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+            raise
 
     @classmethod
     def load(cls, path: str | Path) -> TrainingState:
-        """A state written by :meth:`save`; ``ValueError`` when the file is not one."""
+        """A state written by :meth:`save`, every array and setting checked (shapes, types, ranges
+        and the digest of the whole); ``ValueError`` naming what is wrong when the file is not one."""
         try:
             with np.load(path, allow_pickle=False) as data:
                 meta = json.loads(str(data["meta"]))
-                field = FieldTables(data["front"].copy(), data["middle"].copy(), data["back"].copy())
-                previous = data["previous"].copy()
-                previous_middle = data["previous_middle"].copy() if meta["has_previous_middle"] else None
-            reports = [RoundReport(**r) for r in meta["reports"]]
-            return cls(meta["settings"], int(meta["round"]), field, previous, previous_middle, reports)
+                arrays = {name: data[name].copy() for name in ("front", "middle", "back", "previous",
+                                                                "previous_middle")}
         except OSError as error:
             raise ValueError(f"cannot read training checkpoint {str(path)!r}: {error.strerror or error}") from None
         except Exception as error:  # zipfile, numpy and json each have their errors
             raise ValueError(f"{str(path)!r} is not a training checkpoint ({type(error).__name__}: {error})") from None
+        problem = _checkpoint_problem(arrays, meta)
+        if problem:
+            raise ValueError(f"{str(path)!r} is not a training checkpoint this program wrote: {problem}")
+        field = FieldTables(arrays["front"], arrays["middle"], arrays["back"])
+        previous_middle = arrays["previous_middle"] if meta["has_previous_middle"] else None
+        reports = [RoundReport(**r) for r in meta["reports"]]
+        return cls(meta["settings"], int(meta["round"]), field, arrays["previous"], previous_middle, reports)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _digest(arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> str:
+    """sha256 of the arrays (name, dtype, shape, bytes) and the settings, round and reports."""
+    digest = hashlib.sha256()
+    for name in sorted(arrays):
+        array = np.ascontiguousarray(arrays[name])
+        digest.update(f"{name}:{array.dtype.str}:{array.shape}:".encode())
+        digest.update(array.tobytes())
+    digest.update(json.dumps({k: v for k, v in meta.items() if k != "digest"}, sort_keys=True).encode())
+    return digest.hexdigest()
+
+
+def _is_int(value: Any, low: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= low
+
+
+def _checkpoint_problem(arrays: dict[str, np.ndarray], meta: Any) -> str | None:
+    """What keeps a checkpoint's arrays and meta from being a state :meth:`TrainingState.save`
+    wrote, or None."""
+    from solver.rules import Rules, RulesError
+
+    if not isinstance(meta, dict) or set(meta) != {"settings", "round", "has_previous_middle", "reports", "digest"}:
+        return "its meta is not the one a checkpoint holds"
+    settings = meta["settings"]
+    if not isinstance(settings, dict) or set(settings) != {"hands", "rounds", "seed", "check_hands", "rules"}:
+        return "its settings are not hands, rounds, seed, check_hands and rules"
+    for key, low in (("hands", 1), ("rounds", 1), ("seed", 0), ("check_hands", 1)):
+        if not _is_int(settings[key], low):
+            return f"its setting {key} is {settings[key]!r}, not a whole number >= {low}"
+    try:
+        rules = Rules.parse(str(settings["rules"]))
+    except RulesError as error:
+        return f"its rules: {error}"
+    if rules.royalties or rules.naturals or not isinstance(settings["rules"], str):
+        return f"its rules {settings['rules']!r} are not a scoring method tables are trained for"
+    if not _is_int(meta["round"], 1) or meta["round"] > settings["rounds"]:
+        return f"its round is {meta['round']!r}, not 1 to {settings['rounds']}"
+    reports = meta["reports"]
+    if not isinstance(reports, list) or len(reports) != meta["round"] or any(
+            not isinstance(r, dict) or set(r) != {"round", "changed", "points_change"} or r["round"] != i + 1
+            for i, r in enumerate(reports)):
+        return "its reports are not one per round done"
+    if not isinstance(meta["has_previous_middle"], bool):
+        return "its meta is not the one a checkpoint holds"
+    from solver.classes import row_classes
+
+    classes = (len(row_classes()),)
+    for name in ("front", "middle", "back") + (("previous_middle",) if meta["has_previous_middle"] else ()):
+        array = arrays[name]
+        if array.dtype != np.float64 or array.shape != classes:
+            return f"its {name} table has shape {array.shape} of {array.dtype}, not {classes} of float64"
+    for name in ("front", "middle", "back"):
+        if not np.isfinite(arrays[name]).all() or (arrays[name] < 0).any():
+            return f"its {name} table holds shares that are not finite numbers >= 0"
+    previous = arrays["previous"]
+    if previous.dtype != np.uint8 or previous.shape != (settings["check_hands"], 13) or (previous > 51).any():
+        return (f"its check hands have shape {previous.shape} of {previous.dtype}, not "
+                f"({settings['check_hands']}, 13) cards")
+    if meta["digest"] != _digest(arrays, meta):
+        return "its contents do not match its digest (it was changed after it was written)"
+    return None
 
 
 def train(

@@ -14,6 +14,7 @@ from bench.parsing import Stopped, positive, seconds, seed, stoppable, writable_
 BACKENDS = ("loky", "threading", "sequential", "dask")
 DEFAULT_DECISION_TIMEOUT = 60.0
 DEFAULT_STARTUP_TIMEOUT = 60.0
+MOST_SESSIONS = 1_000_000  # the journal's schema holds the same ceiling
 
 
 def add_parser(sub) -> None:
@@ -27,47 +28,70 @@ def add_parser(sub) -> None:
     )
     parser.add_argument("--bots", help="comma-separated bot specs, e.g. greedy,table,exhaustive")
     parser.add_argument("--players", type=int, default=None, help="seats at the table, 2-4 (default: one per bot, at most 4)")
-    parser.add_argument("--sessions", type=positive, default=100, help="sessions of 8 hands (default %(default)s)")
+    parser.add_argument("--sessions", type=positive, default=None, help="sessions of 8 hands (default 100)")
     parser.add_argument("--seed", type=seed, default=None, help="seed entropy (default: fresh, printed and stored)")
     parser.add_argument("--jobs", type=int, default=-1, help="parallel workers (default: all cores)")
     parser.add_argument("--backend", choices=BACKENDS, default="loky", help="where the work runs (default loky)")
     parser.add_argument("--scheduler", metavar="ADDRESS", help="dask scheduler, e.g. tcp://host:8786")
-    parser.add_argument("--rules", default="basic",
+    parser.add_argument("--rules", default=None,
                         help="rule set: basic (default), 1-6, 2-4, royalties, royalties-win, naturals, joined with +, "
                         "or a .toml/.json file")
-    parser.add_argument("--decision-timeout", type=seconds, default=DEFAULT_DECISION_TIMEOUT, metavar="SECONDS",
-                        help="time limit of one decision (default %(default)g s); in threads (threading, a local "
-                        "dask cluster) a decision is not interrupted but judged late when it returns")
+    parser.add_argument("--decision-timeout", type=seconds, default=None, metavar="SECONDS",
+                        help=f"time limit of one decision (default {DEFAULT_DECISION_TIMEOUT:g} s); in threads (threading, "
+                        "a local dask cluster) a decision is not interrupted but judged late when it returns")
     parser.add_argument("--startup-timeout", type=seconds, default=DEFAULT_STARTUP_TIMEOUT, metavar="SECONDS",
                         help="time limit of a bot's start-up in each worker, before the decision clock starts: "
                         "making it and one warm-up decision on a fixed hand (default %(default)g s)")
-    parser.add_argument("--on-fault", choices=("stop", "foul"), default="stop",
+    parser.add_argument("--on-fault", choices=("stop", "foul"), default=None,
                         help="a bot that raises, answers badly or runs out of time: stop the run (default), or "
                         "score that hand as a foul, record the fault and go on")
-    parser.add_argument("--out", metavar="DIR", help="write the journal, results.json, report.md and plots to DIR")
+    parser.add_argument("--out", metavar="DIR", help="write the journal, results.json, report.md and plots to DIR "
+                        "(a folder that holds another run is refused, unless --force)")
+    parser.add_argument("--force", action="store_true", help="with --out: discard the run DIR holds (its journal, "
+                        "results and report) and start anew")
     parser.add_argument("--resume", metavar="DIR", help="continue the run recorded in DIR (its bots, rules, seed, "
-                        "players and sessions); only the missing deals are played")
+                        "players and sessions, as its journal holds them); only the missing deals are played")
     parser.add_argument("--json", action="store_true", help="print the results document instead of tables")
 
 
-def _settings(args: argparse.Namespace) -> dict:
-    """The run's settings, from the command line or from the journal of --resume."""
-    from bench.journal import JOURNAL, Journal, JournalError
+RUN_FILES = ("journal.jsonl", "results.json", "report.md", "crosstable.png", "means.png", "cumulative.png",
+             "sessions.png")
+
+
+def _rules(text: str):
+    from bench.parsing import UsageError
+    from solver.rules import Rules, RulesError
+
+    try:
+        return Rules.parse(text)
+    except RulesError as error:
+        raise UsageError(str(error)) from None
+
+
+def _conflicts(args: argparse.Namespace, settings: dict) -> None:
+    """Refuse flags given with --resume that say otherwise than the journal."""
     from bench.parsing import UsageError
 
-    if args.resume:
-        if args.bots or args.out:
-            raise UsageError("--resume DIR takes the bots and the folder from DIR; give no --bots or --out")
-        try:
-            contents = Journal.read(Path(args.resume) / JOURNAL)
-        except JournalError as error:
-            raise UsageError(f"--resume {args.resume}: {error}") from None
-        settings = contents.settings
-        needed = ("bots", "players", "sessions", "seed", "rules", "decision_timeout", "on_fault")
-        missing = [k for k in needed if k not in settings]
-        if missing:
-            raise UsageError(f"--resume {args.resume}: the journal's settings have no {missing[0]!r}")
-        return settings | {"contents": contents}
+    given = {
+        "--bots": (args.bots, lambda v: [x.strip() for x in v.split(",") if x.strip()], settings["bots"]),
+        "--players": (args.players, lambda v: v, settings["players"]),
+        "--sessions": (args.sessions, lambda v: v, settings["sessions"]),
+        "--seed": (args.seed, lambda v: v, settings["seed"]),
+        "--rules": (args.rules, lambda v: _rules(v).to_dict(), settings["rules"]),
+        "--decision-timeout": (args.decision_timeout, lambda v: v, settings["decision_timeout"]),
+        "--on-fault": (args.on_fault, lambda v: v, settings["on_fault"]),
+    }
+    for flag, (value, resolve, stored) in given.items():
+        if value is not None and resolve(value) != stored:
+            shown = ",".join(stored) if flag == "--bots" else stored["name"] if flag == "--rules" else stored
+            raise UsageError(f"--resume {args.resume}: the run was started with {flag} {shown}, not {value}; "
+                             f"give no {flag} to continue it as it was started")
+
+
+def _settings(args: argparse.Namespace) -> dict:
+    """The run's settings from the command line (rules resolved in full)."""
+    from bench.parsing import UsageError
+
     if not args.bots:
         raise UsageError("--bots is needed (or --resume DIR)")
     specs = [x.strip() for x in args.bots.split(",") if x.strip()]
@@ -76,39 +100,142 @@ def _settings(args: argparse.Namespace) -> dict:
     players = args.players if args.players is not None else min(4, max(2, len(specs)))
     if not 2 <= players <= 4:
         raise UsageError(f"--players must be 2, 3 or 4, got {players}")
-    if not args.decision_timeout > 0:
+    if args.sessions is not None and args.sessions > MOST_SESSIONS:
+        raise UsageError(f"--sessions is at most {MOST_SESSIONS:,} ({MOST_SESSIONS * 8:,} deals) in one run, "
+                         f"got {args.sessions:,}")
+    timeout = args.decision_timeout if args.decision_timeout is not None else DEFAULT_DECISION_TIMEOUT
+    if not 0 < timeout < float("inf"):
         raise UsageError(f"--decision-timeout must be a number of seconds > 0, got {args.decision_timeout}")
     entropy = args.seed if args.seed is not None else secrets.randbits(32)
-    return {"bots": specs, "players": players, "sessions": args.sessions, "seed": entropy, "rules": args.rules,
-            "decision_timeout": args.decision_timeout, "on_fault": args.on_fault}
+    return {"bots": specs, "players": players, "sessions": args.sessions or 100, "seed": entropy,
+            "rules": _rules(args.rules or "basic").to_dict(), "decision_timeout": timeout,
+            "on_fault": args.on_fault or "stop"}
+
+
+def _resumed(args: argparse.Namespace, lock_folder):
+    """The journal of the run in --resume DIR (checked line by line), with DIR locked."""
+    from bench.journal import JOURNAL, Journal, JournalError
+    from bench.parsing import UsageError
+
+    if args.out or args.force:
+        raise UsageError("--resume DIR continues the run in DIR; give no --out or --force")
+    folder = Path(args.resume)
+    if not (folder / JOURNAL).is_file():
+        raise UsageError(f"--resume {folder}: there is no run there (no {JOURNAL})")
+    lock = lock_folder(folder)
+    try:
+        contents = Journal.read(folder / JOURNAL)
+    except JournalError as error:
+        lock.release()
+        raise UsageError(f"--resume {folder}: {error}") from None
+    return folder, lock, contents
+
+
+def _fresh_folder(args: argparse.Namespace, lock_folder):
+    """The --out folder, made if need be and locked; a folder that holds another run is
+    refused, or with --force its run is discarded (saying what)."""
+    from bench.journal import JOURNAL, Journal, JournalError
+    from bench.parsing import UsageError
+    from bench.progress import note
+
+    folder = writable_folder(Path(args.out))
+    lock = lock_folder(folder)
+    held = [name for name in RUN_FILES if (folder / name).exists()]
+    if not held:
+        return folder, lock
+    what = ", ".join(held)
+    if (folder / JOURNAL).exists():
+        try:
+            contents = Journal.read(folder / JOURNAL)
+            what = f"a run of {len(contents.records):,} of {contents.settings['sessions'] * 8:,} deals ({what})"
+        except JournalError:
+            what = f"a run whose journal cannot be read ({what})"
+    if not args.force:
+        lock.release()
+        raise UsageError(f"--out {folder} holds {what}; continue it with --resume {folder}, or give --force to "
+                         "discard it")
+    for name in held:
+        try:
+            (folder / name).unlink()
+        except OSError as error:
+            lock.release()
+            raise UsageError(f"--force: cannot remove {folder / name}: {error.strerror}") from None
+    note(f"--force: discarded {what} from {folder}")
+    return folder, lock
+
+
+def _locker():
+    from bench.files import FolderBusy, FolderLock
+    from bench.parsing import UsageError
+
+    def lock_folder(folder: Path):
+        try:
+            return FolderLock(folder)
+        except FolderBusy as error:
+            raise UsageError(str(error)) from None
+        except OSError as error:
+            raise UsageError(f"cannot lock {folder}: {error.strerror}") from None
+
+    return lock_folder
 
 
 def run(args: argparse.Namespace) -> int:
-    from bench.cli import available_cores
-    from bench.journal import JOURNAL, Journal
     from bench.parsing import UsageError
-    from bench.progress import note
-    from bench.tournament import HANDS_PER_SESSION, Match, TournamentError, make_bots
-    from bots import BotError, bot_spec
-    from solver.rules import Rules, RulesError
 
     if args.scheduler and args.backend != "dask":
         raise UsageError("--scheduler goes with --backend dask")
-    settings = _settings(args)
-    contents = settings.pop("contents", None)
+    if args.force and not args.out:
+        raise UsageError("--force goes with --out DIR")
+    lock = None
     try:
-        rules = Rules.parse(settings["rules"]) if isinstance(settings["rules"], str) else \
-            Rules.from_dict(settings["rules"])
+        if args.resume:
+            out, lock, contents = _resumed(args, _locker())
+            _conflicts(args, contents.settings)
+            return _run(args, contents.settings, out, contents)
+        settings = _settings(args)
+        out = None
+        if args.out:
+            out, lock = _fresh_folder(args, _locker())
+        return _run(args, settings, out, None)
+    finally:
+        if lock is not None:
+            lock.release()
+
+
+def _run(args: argparse.Namespace, settings: dict, out: Path | None, contents) -> int:
+    from bench.cli import available_cores
+    from bench.files import describe
+    from bench.journal import (JOURNAL, Journal, JournalError, identity_change, records_problem, replay_problem,
+                               run_identity)
+    from bench.parsing import UsageError
+    from bench.progress import note
+    from bench.tournament import HANDS_PER_SESSION, Match, TournamentError, make_bots
+    from bots import BotError
+    from solver.rules import Rules, RulesError
+
+    try:
+        rules = Rules.from_dict(settings["rules"], label=settings["rules"].get("name"))
     except RulesError as error:
-        raise UsageError(str(error)) from None
+        raise UsageError(f"--resume {args.resume}: the journal's rules: {error}") from None
     specs, players, entropy = settings["bots"], settings["players"], settings["seed"]
-    out = Path(args.resume) if args.resume else (writable_folder(Path(args.out)) if args.out else None)
     try:
         made = make_bots(specs, rules, str(out) if out is not None else None)
     except BotError as error:
         where = f" (the bots of the run in {args.resume} can no longer be made)" if args.resume else ""
         raise UsageError(f"{error}{where}") from None
-    bot_specs = [bot_spec(made[spec]) for spec in specs]
+    identity = run_identity(specs, made)
+    names = _display_names(specs, made)
+    resume = f"bench tournament --resume {shlex.quote(str(out))}" if out is not None else None
+    records: list[dict] = []
+    if contents is not None:
+        changed = identity_change(contents.identity, identity)
+        if changed:
+            raise UsageError(f"--resume {out}: {changed} since the run started; it cannot be continued as the "
+                             "same run")
+        problem = records_problem(contents.records, settings)
+        if problem:
+            raise UsageError(f"--resume {out}: {out / JOURNAL}: {problem}")
+        records = contents.records
     jobs = available_cores() if args.jobs < 1 else args.jobs
     n_deals = settings["sessions"] * HANDS_PER_SESSION
     try:
@@ -116,27 +243,33 @@ def run(args: argparse.Namespace) -> int:
                       str(out) if out is not None else None, args.startup_timeout)
     except TournamentError as error:
         raise UsageError(str(error)) from None
-    command = (f"bench tournament --bots {','.join(specs)} --players {players} --sessions {settings['sessions']} "
-               f"--seed {entropy} --rules {shlex.quote(settings['rules']) if isinstance(settings['rules'], str) else rules.name}"
-               f" --on-fault {match.on_fault} --decision-timeout {match.decision_timeout:g}")
+    if contents is not None:
+        problem = replay_problem(contents, match)
+        if problem:
+            raise UsageError(f"--resume {out}: {out / JOURNAL}: {problem}")
+    command = settings.get("command") or (
+        f"bench tournament --bots {','.join(specs)} --players {players} --sessions {settings['sessions']} "
+        f"--seed {entropy} --rules {shlex.quote(args.rules) if args.rules else rules.name}"
+        f" --on-fault {match.on_fault} --decision-timeout {match.decision_timeout:g}")
+    settings = settings | {"command": command}
 
-    records: list[dict] = []
     journal = None
-    if out is not None:
+    try:
         if contents is not None:
             if contents.dropped:
                 note("the journal's last line was cut short by a crash; its deals are played again")
-            for entry in contents.entries:
-                records += entry["records"]
             journal = Journal.reopen(out / JOURNAL, contents)
-        else:
-            journal = Journal.create(out / JOURNAL, settings | {"command": command})
+        elif out is not None:
+            journal = Journal.create(out / JOURNAL, settings, identity)
+    except JournalError as error:
+        raise UsageError(str(error)) from None
     done = {r["deal"] for r in records}
     missing = [d for d in range(n_deals) if d not in done]
-    if args.resume:
+    if contents is not None:
         note(f"resuming {out}: {len(done):,} of {n_deals:,} deals done, {len(missing):,} to play")
     else:
         note(f"seed entropy {entropy} (replay with --seed {entropy})")
+    before = len(records)
     started = time.perf_counter()
     stopped: Stopped | None = None
     try:
@@ -144,6 +277,9 @@ def run(args: argparse.Namespace) -> int:
             _play(match, missing, records, journal, jobs, args)
     except Stopped as error:
         stopped = error
+    except JournalError as error:
+        raise UsageError(f"{error}; the journal keeps the {len(records):,} deals played before it; once there is "
+                         f"room, continue with: {resume}") from None
     finally:
         if journal is not None:
             journal.close()
@@ -151,14 +287,45 @@ def run(args: argparse.Namespace) -> int:
     status = 0
     if stopped is not None:
         status = stopped.status
-        resume = f"bench tournament --resume {shlex.quote(str(out))}" if out is not None else \
-            "nothing was saved: run with --out DIR to be able to resume"
-        note(f"stopped by {stopped.name} after {len(records):,} of {n_deals:,} deals; to continue: {resume}")
+        hint = resume or "nothing was saved: run with --out DIR to be able to resume"
+        note(f"stopped by {stopped.name} after {len(records):,} of {n_deals:,} deals; to continue: {hint}")
         if not records:
             return status
-    _report(args, out, records, n_deals, command=command, specs=specs, bot_specs=bot_specs, players=players,
-            sessions=settings["sessions"], entropy=entropy, wall=wall, jobs=jobs, rules=rules)
+    try:
+        _report(args, out, records, n_deals, command=command, specs=specs, names=names,
+                bot_specs=_bot_specs(specs, made), players=players,
+                sessions=settings["sessions"], entropy=entropy, wall=wall, jobs=jobs, rules=rules,
+                deals_played=len(records) - before)
+    except OSError as error:
+        where = f" {error.filename}" if error.filename else ""
+        raise UsageError(f"cannot write the results{where}: {describe(error)}; the journal keeps all "
+                         f"{len(records):,} deals played; once there is room, write them with: {resume}") from None
     return status
+
+
+def _bot_specs(specs: list[str], made: dict) -> list[dict]:
+    from bots import bot_spec
+
+    return [bot_spec(made[spec]) for spec in specs]
+
+
+def _display_names(specs: list[str], made: dict) -> list[str]:
+    """The bots' names in the tables: a protocol bot by the name it gives itself (its identity,
+    or its file's name), every other bot by its spec; equal names are told apart by
+    ``bench.results.unique_names``."""
+    from bots.protocol import ProtocolBot
+
+    names = []
+    for spec in specs:
+        bot = made[spec]
+        identity = getattr(bot, "identity", None)
+        if isinstance(identity, dict) and isinstance(identity.get("name"), str) and identity["name"]:
+            names.append(identity["name"])
+        elif isinstance(bot, ProtocolBot):
+            names.append(bot.name)
+        else:
+            names.append(spec)
+    return names
 
 
 def _play(match, missing: list[int], records: list[dict], journal, jobs: int, args: argparse.Namespace) -> None:
@@ -170,9 +337,9 @@ def _play(match, missing: list[int], records: list[dict], journal, jobs: int, ar
     with progress(total=len(missing), desc="deals", unit="deal") as bar:
 
         def finished(part: list[dict]) -> None:
-            records.extend(part)
             if journal is not None:
-                journal.append({"records": part})
+                journal.append([r["deal"] for r in part], part)
+            records.extend(part)
             bar.update(len(part))
 
         try:

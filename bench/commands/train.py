@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import math
 import sys
 import time
@@ -63,6 +64,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--out {out}: tables are saved as .npz files; name it {out.name}.npz")
     writable_file(out)
 
+    from bench.files import describe, write_atomic
     from bench.progress import note, progress
     from bots.training import train
 
@@ -72,7 +74,12 @@ def run(args: argparse.Namespace) -> int:
     done = [resume.round if resume else 0]
 
     def save(state) -> None:
-        state.save(checkpoint)
+        try:
+            state.save(checkpoint)
+        except OSError as error:
+            kept = f"round {done[0]} is saved in {checkpoint}" if done[0] else "no round was saved"
+            raise UsageError(f"cannot save round {state.round} in {checkpoint}: {describe(error)}; {kept}; once "
+                             f"there is room, continue with: bench train --resume {out}") from None
         done[0] = state.round
 
     try:
@@ -89,7 +96,13 @@ def run(args: argparse.Namespace) -> int:
         kept = f"round {done[0]} is saved in {checkpoint}" if done[0] else "no round was finished"
         note(f"stopped by {stopped.name}: {kept}; to continue: bench train --resume {out}")
         return stopped.status
-    tables.save(out)
+    data = io.BytesIO()
+    tables.save(data)
+    try:
+        write_atomic(out, data.getvalue())
+    except OSError as error:
+        raise UsageError(f"cannot write {out}: {describe(error)}; every round is saved in {checkpoint}; once there "
+                         f"is room, write the tables with: bench train --resume {out}") from None
     checkpoint.unlink(missing_ok=True)
     print(f"wrote {out} ({out.stat().st_size:,} bytes) in {time.perf_counter() - started:.0f} s", file=sys.stderr)
     return 0
