@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import re
 import signal
 import sys
 import tempfile
@@ -20,8 +21,17 @@ from pathlib import Path
 DEBUG_VARIABLE = "CHINESE_POKER_DEBUG"
 
 
+NUMBER_LIST = re.compile(r"^-(\d|\.\d|inf|nan)[^,\s]*(,[^,\s]*)+$", re.IGNORECASE)  # -0.01,0.01 or -inf,0
+
+
 class Parser(argparse.ArgumentParser):
-    """``argparse`` with usage errors as one line and exit status 2."""
+    """``argparse`` with usage errors as one line and exit status 2; a list of numbers that
+    starts with a negative one (``--sprt -0.01,0.01``) is a value, not an option."""
+
+    def _parse_optional(self, arg_string):  # type: ignore[no-untyped-def]
+        if NUMBER_LIST.match(arg_string):
+            return None
+        return super()._parse_optional(arg_string)
 
     def error(self, message: str) -> None:  # type: ignore[override]
         self.exit(2, f"{self.prog}: error: {message}\n")

@@ -18,14 +18,17 @@ def add_parser(sub) -> None:
         description="Play bot A against bot B, every deal in both seats, until a sequential probability ratio "
         "test decides between H0 (A's mean advantage is the first number of --sprt, in units per deal) and H1 "
         "(the second), or until --max-deals. The test is looked at every 16 deals, in deal order, so the "
-        "decision does not depend on the number of workers.",
+        "decision does not depend on the number of workers. It is a GSPRT on the mean of the deals' duplicate "
+        "results with their variance estimated; deals that all come out the same decide nothing. "
+        "See docs/match.md.",
     )
     parser.add_argument("a", metavar="A", help="bot spec of player A")
     parser.add_argument("b", metavar="B", help="bot spec of player B")
     parser.add_argument("--sprt", default="0,0.05", metavar="H0,H1",
-                        help="A's mean advantage under H0 and H1, units per deal (default %(default)s)")
-    parser.add_argument("--alpha", type=float, default=0.05, help="false H1 rate (default %(default)s)")
-    parser.add_argument("--beta", type=float, default=0.05, help="false H0 rate (default %(default)s)")
+                        help="A's mean advantage under H0 and H1, finite, H0 below H1, units per deal, such as "
+                        "-0.01,0.01 (default %(default)s)")
+    parser.add_argument("--alpha", type=float, default=0.05, help="false H1 rate, above 0 and below 0.5 (default %(default)s)")
+    parser.add_argument("--beta", type=float, default=0.05, help="false H0 rate, above 0 and below 0.5 (default %(default)s)")
     parser.add_argument("--max-deals", type=positive, default=20_000, help="stop here undecided (default %(default)s)")
     parser.add_argument("--seed", type=seed, default=None, help="seed entropy (default: fresh, printed)")
     parser.add_argument("--rules", default="basic", help="rule set (default basic)")
@@ -112,9 +115,13 @@ def run(args: argparse.Namespace) -> int:
         except TournamentError as error:
             raise UsageError(str(error)) from None
     deals = covered[0]
-    results = duplicate_results([records[d] for d in range(deals)], rules)
+    results = duplicate_results([records[d] for d in range(deals)], rules) if deals else []
     estimate = Estimate.of(results)
-    doc = {"a": args.a, "b": args.b, "decision": decision[0] or "none", "deals": deals, "llr": llr[0],
+    reason = test.no_evidence(results)
+    final_llr = test.llr(results)
+    decided = test.decide(final_llr)
+    doc = {"a": args.a, "b": args.b, "decision": decided or "none", "verdict": test.verdict(decided) if decided else None,
+           "no_evidence": reason, "stopped": stopped.name if stopped else None, "deals": deals, "llr": final_llr,
            "bounds": [test.lower, test.upper], "h0": test.h0, "h1": test.h1, "alpha": test.alpha,
            "beta": test.beta, "mean": estimate.mean, "se": estimate.se, "ci95": [estimate.low, estimate.high],
            "seed": entropy, "rules": rules.name}
@@ -123,10 +130,30 @@ def run(args: argparse.Namespace) -> int:
 
         print(json.dumps(json_ready(doc, digits=6), indent=1, allow_nan=False))
         return stopped.status if stopped else 0
-    verdict = {"H1": f"H1: A's advantage is {test.h1:+g} or more", "H0": f"H0: A's advantage is {test.h0:+g} or less",
-               "none": "no decision (stopped)" if stopped else "no decision before --max-deals"}[doc["decision"]]
-    print(f"{args.a} vs {args.b}: {verdict} after {deals:,} deals (each in both seats)")
-    print(f"A's mean {estimate.mean:+.4f} ± {estimate.se:.4f} units per deal, 95% interval "
-          f"[{estimate.low:+.4f}, {estimate.high:+.4f}]; LLR {llr[0]:+.3f} in [{test.lower:.3f}, {test.upper:.3f}] "
-          f"(alpha {test.alpha:g}, beta {test.beta:g}), seed {entropy}")
+    print(_verdict_line(args, test, decided, stopped, deals, estimate, reason))
+    if deals:
+        spread = f" ± {estimate.se:.4f}" if deals > 1 else " (one deal: no standard error)"
+        print(f"A's mean {estimate.mean:+.4f}{spread} units per deal over {_deals(deals)}; LLR {final_llr:+.3f} in "
+              f"[{test.lower:.3f}, {test.upper:.3f}] (alpha {test.alpha:g}, beta {test.beta:g}), seed {entropy}")
     return stopped.status if stopped else 0
+
+
+def _deals(n: int) -> str:
+    return f"{n:,} deal{'' if n == 1 else 's'}"
+
+
+def _verdict_line(args, test, decided, stopped, deals, estimate, reason) -> str:
+    """What the test accepted (or why it did not decide), with A's mean and its 95% interval beside it."""
+    if not deals:
+        return (f"{args.a} vs {args.b}: no decision (stopped) after 0 deals: no look at the test was finished "
+                f"(it looks every {CHUNK} deals)")
+    if decided:
+        head = f"{test.verdict(decided)} after {_deals(deals)} (each in both seats)"
+    elif stopped:
+        head = f"no decision (stopped) after {_deals(deals)} (each in both seats)"
+    else:
+        head = f"no decision before --max-deals, after {_deals(deals)} (each in both seats)"
+    if reason and not decided:
+        head += f": {reason}"
+    interval = (f"95% interval [{estimate.low:+.4f}, {estimate.high:+.4f}]" if deals > 1 else "no interval from one deal")
+    return f"{args.a} vs {args.b}: {head}; A's mean {estimate.mean:+.4f}, {interval}"
