@@ -42,6 +42,50 @@ class SprtError(ValueError):
 
 
 @dataclass(frozen=True)
+class Moments:
+    """The count, mean and sum of squared deviations from the mean of some observations,
+    merged chunk by chunk (Chan's update) so that a long match keeps three numbers, not every
+    deal; observations that are all equal keep ``m2`` exactly 0.
+
+    >>> Moments.of([1.0, 2.0]).add([3.0, 4.0]) == Moments.of([1.0, 2.0, 3.0, 4.0])
+    True
+    >>> Moments.of([0.5] * 16).add([0.5] * 16).m2
+    0.0
+    """
+
+    n: int = 0
+    mean: float = 0.0
+    m2: float = 0.0
+
+    @classmethod
+    def of(cls, observations) -> Moments:
+        if isinstance(observations, Moments):
+            return observations
+        x = np.asarray(observations, np.float64).ravel()
+        if not np.isfinite(x).all():
+            raise SprtError("the observations must be finite numbers")
+        if not x.size:
+            return cls()
+        mean = float(np.mean(x))
+        return cls(int(x.size), mean, float(np.sum((x - mean) ** 2)))
+
+    def add(self, observations) -> Moments:
+        other = Moments.of(observations)
+        if not other.n:
+            return self
+        if not self.n:
+            return other
+        n = self.n + other.n
+        delta = other.mean - self.mean
+        return Moments(n, self.mean + delta * other.n / n, self.m2 + other.m2 + delta**2 * self.n * other.n / n)
+
+    @property
+    def variance(self) -> float:
+        """About the mean, over n (the maximum-likelihood variance)."""
+        return self.m2 / self.n if self.n else 0.0
+
+
+@dataclass(frozen=True)
 class Sprt:
     h0: float
     h1: float
@@ -73,31 +117,24 @@ class Sprt:
         """The variance at or below which observations are taken to have no spread."""
         return (TINY * (self.h1 - self.h0)) ** 2
 
-    @staticmethod
-    def _checked(observations) -> np.ndarray:
-        x = np.asarray(observations, np.float64).ravel()
-        if not np.isfinite(x).all():
-            raise SprtError("the observations must be finite numbers")
-        return x
-
     def no_evidence(self, observations) -> str | None:
-        """Why these observations cannot move the test, or None when they can."""
-        x = self._checked(observations)
-        if x.size < 2:
-            return f"{x.size} deal{'' if x.size == 1 else 's'} cannot show a variance"
-        if float(np.var(x)) <= self.min_variance:
-            return (f"every deal came out the same ({float(np.mean(x)):+g} units), so there is no variance to "
-                    "weigh the evidence by")
+        """Why these observations (or their :class:`Moments`) cannot move the test, or None
+        when they can."""
+        seen = Moments.of(observations)
+        if seen.n < 2:
+            return f"{seen.n} deal{'' if seen.n == 1 else 's'} cannot show a variance"
+        if seen.variance <= self.min_variance:
+            return f"every deal came out the same ({seen.mean:+g} units), so there is no variance to weigh the evidence by"
         return None
 
     def llr(self, observations) -> float:
-        """The log-likelihood ratio of H1 against H0 for these observations (0 when they
-        show no spread)."""
-        x = self._checked(observations)
-        if self.no_evidence(x):
+        """The log-likelihood ratio of H1 against H0 for these observations (or their
+        :class:`Moments`); 0 when they show no spread."""
+        seen = Moments.of(observations)
+        if self.no_evidence(seen):
             return 0.0
-        m, v = float(np.mean(x)), float(np.var(x))
-        return x.size / 2 * math.log((v + (m - self.h0) ** 2) / (v + (m - self.h1) ** 2))
+        m, v = seen.mean, seen.variance
+        return seen.n / 2 * math.log((v + (m - self.h0) ** 2) / (v + (m - self.h1) ** 2))
 
     def decide(self, llr: float) -> str | None:
         """"H1" above the upper bound, "H0" below the lower one, else None (go on)."""

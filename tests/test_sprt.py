@@ -14,8 +14,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from bench.cli import main as bench_main
 from bench.parsing import NUMBER_LIST
-from bench.sprt import Sprt, SprtError
+from bench.sprt import Moments, Sprt, SprtError
+from solver import solution
 
 ROOT = Path(__file__).resolve().parents[1]
 ENV = os.environ | {"PYTHONPATH": str(ROOT)}
@@ -104,6 +106,33 @@ def test_hypotheses_and_rates_that_make_no_test_are_refused():
 def test_non_finite_observations_are_refused():
     with pytest.raises(SprtError, match="finite"):
         Sprt(0.0, 0.1).llr([0.0, math.nan, 1.0])
+
+
+def test_moments_merged_look_by_look_give_the_ratio_of_all_the_deals():
+    """A match keeps the count, mean and squared deviations of the deals, merged every 16
+    deals: the ratio and the no-spread rule come out as from every observation at once."""
+    x = np.random.default_rng(7).normal(0.03, 1.3, 16 * 40 + 5)
+    merged = Moments()
+    for start in range(0, x.size, 16):
+        merged = merged.add(x[start:start + 16])
+    test = Sprt(0.0, 0.05)
+    assert merged.n == x.size and merged.mean == pytest.approx(x.mean(), rel=1e-12)
+    assert merged.variance == pytest.approx(x.var(), rel=1e-12)
+    assert test.llr(merged) == pytest.approx(test.llr(x), rel=1e-9)
+    flat = Moments()
+    for _ in range(100):
+        flat = flat.add([-0.5] * 16)
+    assert flat.m2 == 0.0 and test.llr(flat) == 0.0 and test.no_evidence(flat)
+
+
+def test_a_match_too_long_to_plan_is_refused_before_any_work(monkeypatch, capsys):
+    """--max-deals whose plan of deals would not fit in the memory left: one line naming the
+    estimate and the limit, exit 2, no deal played."""
+    monkeypatch.setattr(solution, "available_memory", lambda: 2**30)
+    status = bench_main(["match", "greedy", "table", "--max-deals", "10000000", "--seed", "1", "--jobs", "1"])
+    out = capsys.readouterr()
+    assert status == 2 and out.out == "", out
+    assert "--max-deals 10,000,000 would need about 1.9 GiB of memory" in out.err and "1.0 GiB available" in out.err
 
 
 def test_verdicts_name_what_was_accepted():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import secrets
 
 from bench.parsing import positive, seed
@@ -37,6 +38,21 @@ def add_parser(sub) -> None:
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
 
 
+BYTES_PER_DEAL = 200  # the plan of deals held while a match runs (the chunks, and their tasks on the workers)
+
+
+def _check_plan(max_deals: int) -> None:
+    """Refuse, before any work, a --max-deals whose plan would not fit in the memory left."""
+    from bench.parsing import UsageError
+    from solver.solution import available_memory
+
+    need, have = max_deals * BYTES_PER_DEAL, available_memory()
+    if have is not None and need > have:
+        raise UsageError(f"--max-deals {max_deals:,} would need about {need / 2**30:,.1f} GiB of memory for its plan "
+                         f"of deals, more than the {have / 2**30:,.1f} GiB available; ask for at most "
+                         f"{have // BYTES_PER_DEAL:,}")
+
+
 class _Decided(Exception):
     """The test decided: the remaining work is cancelled."""
 
@@ -64,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     from bench.parsing import Stopped, UsageError, stoppable
     from bench.progress import note, progress
     from bench.runner import run_chunks
-    from bench.sprt import Sprt, SprtError
+    from bench.sprt import Moments, Sprt, SprtError
     from bench.tournament import Match, TournamentError, make_bots
     from solver.rules import Rules
     from solver.statistics import Estimate
@@ -82,11 +98,10 @@ def run(args: argparse.Namespace) -> int:
     note(f"seed entropy {entropy} (replay with --seed {entropy})")
     match = Match(specs, 2, entropy, rules)
     jobs = available_cores() if args.jobs < 1 else args.jobs
+    _check_plan(args.max_deals)
     chunks = [list(range(start, min(start + CHUNK, args.max_deals))) for start in range(0, args.max_deals, CHUNK)]
-    records: dict[int, dict] = {}
-    covered = [0]  # deals covered by the last look
-    llr = [0.0]  # the ratio at the last look
-    decision: list[str | None] = [None]
+    records: dict[int, dict] = {}  # finished deals not looked at yet
+    seen = [Moments()]  # the deals looked at, in deal order
 
     with progress(total=args.max_deals, desc="deals", unit="deal") as bar:
 
@@ -94,13 +109,14 @@ def run(args: argparse.Namespace) -> int:
             for record in part:
                 records[record["deal"]] = record
             bar.update(len(part))
-            while covered[0] < args.max_deals and all(d in records for d in chunks[covered[0] // CHUNK]):
-                covered[0] = min(covered[0] + CHUNK, args.max_deals)
-                prefix = [records[d] for d in range(covered[0])]
-                llr[0] = test.llr(duplicate_results(prefix, rules))
-                bar.set_postfix_str(f"LLR {llr[0]:+.2f} in [{test.lower:.2f}, {test.upper:.2f}]")
-                decision[0] = test.decide(llr[0])
-                if decision[0]:
+            while seen[0].n < args.max_deals and all(d in records for d in chunks[seen[0].n // CHUNK]):
+                look = chunks[seen[0].n // CHUNK]
+                seen[0] = seen[0].add(duplicate_results([records[d] for d in look], rules))
+                for d in look:
+                    del records[d]
+                llr = test.llr(seen[0])
+                bar.set_postfix_str(f"LLR {llr:+.2f} in [{test.lower:.2f}, {test.upper:.2f}]")
+                if test.decide(llr):
                     raise _Decided
 
         stopped = None
@@ -111,14 +127,15 @@ def run(args: argparse.Namespace) -> int:
             pass
         except Stopped as error:  # what was looked at so far is reported, undecided
             stopped = error
-            note(f"stopped by {error.name} after {covered[0]:,} deals looked at")
+            note(f"stopped by {error.name} after {seen[0].n:,} deals looked at")
         except TournamentError as error:
             raise UsageError(str(error)) from None
-    deals = covered[0]
-    results = duplicate_results([records[d] for d in range(deals)], rules) if deals else []
-    estimate = Estimate.of(results)
-    reason = test.no_evidence(results)
-    final_llr = test.llr(results)
+    moments = seen[0]
+    deals = moments.n
+    se = math.sqrt(moments.m2 / (deals - 1) / deals) if deals > 1 else math.nan
+    estimate = Estimate(moments.mean if deals else math.nan, se, deals)
+    reason = test.no_evidence(moments)
+    final_llr = test.llr(moments)
     decided = test.decide(final_llr)
     doc = {"a": args.a, "b": args.b, "decision": decided or "none", "verdict": test.verdict(decided) if decided else None,
            "no_evidence": reason, "stopped": stopped.name if stopped else None, "deals": deals, "llr": final_llr,
