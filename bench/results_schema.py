@@ -213,7 +213,7 @@ def results_problem(doc: Any) -> str | None:
     problem = DOCUMENT.problem(doc, "results")
     if problem:
         return problem
-    return _bots_problem(doc) or _records_problem(doc) or _rules_problem(doc)
+    return _bots_problem(doc) or _records_problem(doc) or _rules_problem(doc) or _plays_problem(doc)
 
 
 def _brief(value: Any) -> str:
@@ -287,4 +287,44 @@ def _rules_problem(doc: dict[str, Any]) -> str | None:
                     return f"deal {r['deal']} declares a natural, but its rules have none"
                 if natural["kind"] not in NATURALS:
                     return f"deal {r['deal']} declares {natural['kind'][:40]!r}, not a natural"
+    return None
+
+
+def _plays_problem(doc: dict[str, Any]) -> str | None:
+    """Each play's row values are those of its arrangement, whose cards are the hand dealt to
+    its seat; a faulted play carries the values of a foul and says why."""
+    from bench.tournament import FAULT_VALUES
+    from solver.arrangement import Arrangement
+    from solver.cards import parse_cards
+
+    names = [b["name"] for b in doc["bots"]]
+    known: dict[str, tuple[frozenset[int], list[int]] | None] = {}
+    for r in doc["records"]:
+        deal = r["deal"]
+        try:
+            hands = [frozenset(int(c) for c in parse_cards(h, 13)) for h in r["hands"]] if "hands" in r else None
+        except ValueError as error:
+            return f"deal {deal} holds a hand that is not 13 cards: {error}"
+        for b, row in enumerate(r["plays"]):
+            for seat, p in enumerate(row):
+                who = f"deal {deal}, {names[b]!r} in seat {seat}"
+                if p["arrangement"] == "fault":
+                    if p["values"] != list(FAULT_VALUES) or "fault" not in p:
+                        return f"{who}: a faulted play without the values of a foul or its reason"
+                    continue
+                if p["arrangement"] not in known:
+                    try:
+                        arrangement = Arrangement.parse(p["arrangement"])
+                        known[p["arrangement"]] = (frozenset(int(c) for c in arrangement.cards),
+                                                   [int(v) for v in arrangement.values()])
+                    except ValueError:
+                        known[p["arrangement"]] = None
+                seen = known[p["arrangement"]]
+                if seen is None:
+                    return f"{who}: {p['arrangement'][:60]!r} is not an arrangement of 13 cards"
+                cards, values = seen
+                if hands is not None and cards != hands[seat]:
+                    return f"{who}: the arrangement holds cards that were not dealt to that seat"
+                if p["values"] != values:
+                    return f"{who}: the row values are not those of the arrangement"
     return None

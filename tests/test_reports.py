@@ -67,7 +67,34 @@ def _natural_in_basic(doc):
     return doc
 
 
+def _swap_values(doc):
+    """Two bots' row values swapped on a hand: each still a legal play, the table changed."""
+    row = doc["records"][0]["plays"]
+    row[0][0]["values"], row[1][0]["values"] = row[1][0]["values"], row[0][0]["values"]
+    row[0][0]["foul"], row[1][0]["foul"] = row[1][0]["foul"], row[0][0]["foul"]
+    return doc
+
+
+def _swap_seats(doc):
+    """A bot's plays of two seats swapped: each play is right, but for the other seat's cards."""
+    row = doc["records"][0]["plays"][0]
+    row[0], row[1] = row[1], row[0]
+    return doc
+
+
+def _fault_without_reason(doc):
+    doc["records"][0]["plays"][0][0] |= {"arrangement": "fault", "values": [1 << 30, 0, 0], "foul": True}
+    return doc
+
+
 DOCTORED = [
+    ("values of another play", _swap_values, "the row values are not those of the arrangement"),
+    ("plays of another seat", _swap_seats, "holds cards that were not dealt to that seat"),
+    ("a fault without its reason", _fault_without_reason, "a faulted play without the values of a foul or its reason"),
+    ("an arrangement of 12 cards", _set("records.0.plays.0.0.arrangement", "AS KS / QS JS TS 9S 8S / 7S 6S 5S 4S 3S"),
+     "is not an arrangement of 13 cards"),
+    ("a hand of 12 cards", _set("records.0.hands.0", "AS KS QS JS TS 9S 8S 7S 6S 5S 4S 3S"),
+     "holds a hand that is not 13 cards"),
     ("missing median_ms", _drop("timing.decisions.greedy.median_ms"), "has no 'median_ms'"),
     ("huge row value", _set("records.0.plays.0.0.values.0", 10**400), "a number of 401 digits"),
     ("huge deal number", _set("records.0.deal", 10**30), "above 9,007,199,254,740,992"),
