@@ -7,7 +7,7 @@ import sys
 from collections.abc import Sequence
 
 from bench.commands import arrange, bots, grade, match, perf, report, serve, tournament, train
-from bench.parsing import Parser, add_debug, guarded
+from bench.parsing import Parser, add_debug, guarded, quiet_on_closed_stdout
 
 
 def available_cores() -> int:
@@ -40,6 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+@quiet_on_closed_stdout
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import re
 import signal
 import sys
 import tempfile
@@ -20,8 +21,17 @@ from pathlib import Path
 DEBUG_VARIABLE = "CHINESE_POKER_DEBUG"
 
 
+NUMBER_LIST = re.compile(r"^-(\d|\.\d|inf|nan)[^,\s]*(,[^,\s]*)+$", re.IGNORECASE)  # -0.01,0.01 or -inf,0
+
+
 class Parser(argparse.ArgumentParser):
-    """``argparse`` with usage errors as one line and exit status 2."""
+    """``argparse`` with usage errors as one line and exit status 2; a list of numbers that
+    starts with a negative one (``--sprt -0.01,0.01``) is a value, not an option."""
+
+    def _parse_optional(self, arg_string):  # type: ignore[no-untyped-def]
+        if NUMBER_LIST.match(arg_string):
+            return None
+        return super()._parse_optional(arg_string)
 
     def error(self, message: str) -> None:  # type: ignore[override]
         self.exit(2, f"{self.prog}: error: {message}\n")
@@ -182,16 +192,72 @@ def _fault_errors() -> tuple[type[BaseException], ...]:
     return (BotFault, OpponentError)
 
 
+PIPE_CLOSED = 128 + 13  # the status of a Unix tool ended by SIGPIPE
+
+
+def stdout_closed() -> bool:
+    """Whether whoever read our standard output has gone (``solve ... | head -3``)."""
+    import select
+
+    try:
+        fd = sys.stdout.fileno()
+        poll = select.poll()
+        poll.register(fd, select.POLLOUT)
+        return any(events & (select.POLLERR | select.POLLHUP) for _, events in poll.poll(0))
+    except (AttributeError, OSError, ValueError):
+        return False
+
+
+def _quiet_stdout() -> int:
+    """Nothing more goes to a closed standard output (what is left in its buffer is dropped
+    too): the command ends quietly, as a Unix tool does."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (AttributeError, OSError, ValueError):
+        pass
+    return PIPE_CLOSED
+
+
+def quiet_on_closed_stdout(main: Callable[..., int]) -> Callable[..., int]:
+    """``main(argv) -> int`` that ends quietly with status 141 when its standard output is
+    closed early, whether while it prints, in ``--help``, or when the output is flushed."""
+    import functools
+
+    @functools.wraps(main)
+    def wrapper(*args, **kwargs) -> int:
+        try:
+            try:
+                status = main(*args, **kwargs)
+            finally:
+                if sys.stdout is not None:
+                    sys.stdout.flush()
+        except BrokenPipeError:
+            if not stdout_closed():
+                raise
+            return _quiet_stdout()
+        return status
+
+    return wrapper
+
+
 def guarded(prog: str, action: Callable[[], int], debug: bool = False) -> int:
-    """Run a command; errors end as one line on stderr with the right exit status."""
+    """Run a command; errors end as one line on stderr with the right exit status, and a
+    closed standard output ends it quietly."""
     debug = debug or os.environ.get(DEBUG_VARIABLE, "") not in ("", "0")
     try:
-        return action()
+        status = action()
+        if sys.stdout is not None:
+            sys.stdout.flush()
+        return status
     except KeyboardInterrupt as error:
         stopped = error if isinstance(error, Stopped) else Stopped()
         print(f"{prog}: stopped by {stopped.name}", file=sys.stderr)
         return stopped.status
     except Exception as error:
+        if isinstance(error, BrokenPipeError) and stdout_closed():
+            return _quiet_stdout()
         if debug:
             traceback.print_exc()
         if isinstance(error, _fault_errors()):

@@ -10,7 +10,7 @@ import json
 import sys
 from collections.abc import Sequence
 
-from bench.parsing import Parser, add_debug, guarded, positive, seed
+from bench.parsing import Parser, add_debug, guarded, positive, quiet_on_closed_stdout, seed
 
 DEFAULT_OPPONENT = "table"
 DEFAULT_SAMPLES = 1000
@@ -130,6 +130,7 @@ def render(solution, symbols: bool) -> str:
     return "\n".join(lines)
 
 
+@quiet_on_closed_stdout
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import secrets
 
 from bench.parsing import positive, seed
@@ -18,20 +19,38 @@ def add_parser(sub) -> None:
         description="Play bot A against bot B, every deal in both seats, until a sequential probability ratio "
         "test decides between H0 (A's mean advantage is the first number of --sprt, in units per deal) and H1 "
         "(the second), or until --max-deals. The test is looked at every 16 deals, in deal order, so the "
-        "decision does not depend on the number of workers.",
+        "decision does not depend on the number of workers. It is a GSPRT on the mean of the deals' duplicate "
+        "results with their variance estimated; deals that all come out the same decide nothing. "
+        "See docs/match.md.",
     )
     parser.add_argument("a", metavar="A", help="bot spec of player A")
     parser.add_argument("b", metavar="B", help="bot spec of player B")
     parser.add_argument("--sprt", default="0,0.05", metavar="H0,H1",
-                        help="A's mean advantage under H0 and H1, units per deal (default %(default)s)")
-    parser.add_argument("--alpha", type=float, default=0.05, help="false H1 rate (default %(default)s)")
-    parser.add_argument("--beta", type=float, default=0.05, help="false H0 rate (default %(default)s)")
+                        help="A's mean advantage under H0 and H1, finite, H0 below H1, units per deal, such as "
+                        "-0.01,0.01 (default %(default)s)")
+    parser.add_argument("--alpha", type=float, default=0.05, help="false H1 rate, above 0 and below 0.5 (default %(default)s)")
+    parser.add_argument("--beta", type=float, default=0.05, help="false H0 rate, above 0 and below 0.5 (default %(default)s)")
     parser.add_argument("--max-deals", type=positive, default=20_000, help="stop here undecided (default %(default)s)")
     parser.add_argument("--seed", type=seed, default=None, help="seed entropy (default: fresh, printed)")
     parser.add_argument("--rules", default="basic", help="rule set (default basic)")
     parser.add_argument("--jobs", type=int, default=-1, help="parallel workers (default: all cores)")
     parser.add_argument("--backend", choices=("loky", "threading", "sequential", "dask"), default="loky")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
+
+
+BYTES_PER_DEAL = 200  # the plan of deals held while a match runs (the chunks, and their tasks on the workers)
+
+
+def _check_plan(max_deals: int) -> None:
+    """Refuse, before any work, a --max-deals whose plan would not fit in the memory left."""
+    from bench.parsing import UsageError
+    from solver.solution import available_memory
+
+    need, have = max_deals * BYTES_PER_DEAL, available_memory()
+    if have is not None and need > have:
+        raise UsageError(f"--max-deals {max_deals:,} would need about {need / 2**30:,.1f} GiB of memory for its plan "
+                         f"of deals, more than the {have / 2**30:,.1f} GiB available; ask for at most "
+                         f"{have // BYTES_PER_DEAL:,}")
 
 
 class _Decided(Exception):
@@ -61,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     from bench.parsing import Stopped, UsageError, stoppable
     from bench.progress import note, progress
     from bench.runner import run_chunks
-    from bench.sprt import Sprt, SprtError
+    from bench.sprt import Moments, Sprt, SprtError
     from bench.tournament import Match, TournamentError, make_bots
     from solver.rules import Rules
     from solver.statistics import Estimate
@@ -79,11 +98,10 @@ def run(args: argparse.Namespace) -> int:
     note(f"seed entropy {entropy} (replay with --seed {entropy})")
     match = Match(specs, 2, entropy, rules)
     jobs = available_cores() if args.jobs < 1 else args.jobs
+    _check_plan(args.max_deals)
     chunks = [list(range(start, min(start + CHUNK, args.max_deals))) for start in range(0, args.max_deals, CHUNK)]
-    records: dict[int, dict] = {}
-    covered = [0]  # deals covered by the last look
-    llr = [0.0]  # the ratio at the last look
-    decision: list[str | None] = [None]
+    records: dict[int, dict] = {}  # finished deals not looked at yet
+    seen = [Moments()]  # the deals looked at, in deal order
 
     with progress(total=args.max_deals, desc="deals", unit="deal") as bar:
 
@@ -91,13 +109,14 @@ def run(args: argparse.Namespace) -> int:
             for record in part:
                 records[record["deal"]] = record
             bar.update(len(part))
-            while covered[0] < args.max_deals and all(d in records for d in chunks[covered[0] // CHUNK]):
-                covered[0] = min(covered[0] + CHUNK, args.max_deals)
-                prefix = [records[d] for d in range(covered[0])]
-                llr[0] = test.llr(duplicate_results(prefix, rules))
-                bar.set_postfix_str(f"LLR {llr[0]:+.2f} in [{test.lower:.2f}, {test.upper:.2f}]")
-                decision[0] = test.decide(llr[0])
-                if decision[0]:
+            while seen[0].n < args.max_deals and all(d in records for d in chunks[seen[0].n // CHUNK]):
+                look = chunks[seen[0].n // CHUNK]
+                seen[0] = seen[0].add(duplicate_results([records[d] for d in look], rules))
+                for d in look:
+                    del records[d]
+                llr = test.llr(seen[0])
+                bar.set_postfix_str(f"LLR {llr:+.2f} in [{test.lower:.2f}, {test.upper:.2f}]")
+                if test.decide(llr):
                     raise _Decided
 
         stopped = None
@@ -108,13 +127,18 @@ def run(args: argparse.Namespace) -> int:
             pass
         except Stopped as error:  # what was looked at so far is reported, undecided
             stopped = error
-            note(f"stopped by {error.name} after {covered[0]:,} deals looked at")
+            note(f"stopped by {error.name} after {seen[0].n:,} deals looked at")
         except TournamentError as error:
             raise UsageError(str(error)) from None
-    deals = covered[0]
-    results = duplicate_results([records[d] for d in range(deals)], rules)
-    estimate = Estimate.of(results)
-    doc = {"a": args.a, "b": args.b, "decision": decision[0] or "none", "deals": deals, "llr": llr[0],
+    moments = seen[0]
+    deals = moments.n
+    se = math.sqrt(moments.m2 / (deals - 1) / deals) if deals > 1 else math.nan
+    estimate = Estimate(moments.mean if deals else math.nan, se, deals)
+    reason = test.no_evidence(moments)
+    final_llr = test.llr(moments)
+    decided = test.decide(final_llr)
+    doc = {"a": args.a, "b": args.b, "decision": decided or "none", "verdict": test.verdict(decided) if decided else None,
+           "no_evidence": reason, "stopped": stopped.name if stopped else None, "deals": deals, "llr": final_llr,
            "bounds": [test.lower, test.upper], "h0": test.h0, "h1": test.h1, "alpha": test.alpha,
            "beta": test.beta, "mean": estimate.mean, "se": estimate.se, "ci95": [estimate.low, estimate.high],
            "seed": entropy, "rules": rules.name}
@@ -123,10 +147,30 @@ def run(args: argparse.Namespace) -> int:
 
         print(json.dumps(json_ready(doc, digits=6), indent=1, allow_nan=False))
         return stopped.status if stopped else 0
-    verdict = {"H1": f"H1: A's advantage is {test.h1:+g} or more", "H0": f"H0: A's advantage is {test.h0:+g} or less",
-               "none": "no decision (stopped)" if stopped else "no decision before --max-deals"}[doc["decision"]]
-    print(f"{args.a} vs {args.b}: {verdict} after {deals:,} deals (each in both seats)")
-    print(f"A's mean {estimate.mean:+.4f} ± {estimate.se:.4f} units per deal, 95% interval "
-          f"[{estimate.low:+.4f}, {estimate.high:+.4f}]; LLR {llr[0]:+.3f} in [{test.lower:.3f}, {test.upper:.3f}] "
-          f"(alpha {test.alpha:g}, beta {test.beta:g}), seed {entropy}")
+    print(_verdict_line(args, test, decided, stopped, deals, estimate, reason))
+    if deals:
+        spread = f" ± {estimate.se:.4f}" if deals > 1 else " (one deal: no standard error)"
+        print(f"A's mean {estimate.mean:+.4f}{spread} units per deal over {_deals(deals)}; LLR {final_llr:+.3f} in "
+              f"[{test.lower:.3f}, {test.upper:.3f}] (alpha {test.alpha:g}, beta {test.beta:g}), seed {entropy}")
     return stopped.status if stopped else 0
+
+
+def _deals(n: int) -> str:
+    return f"{n:,} deal{'' if n == 1 else 's'}"
+
+
+def _verdict_line(args, test, decided, stopped, deals, estimate, reason) -> str:
+    """What the test accepted (or why it did not decide), with A's mean and its 95% interval beside it."""
+    if not deals:
+        return (f"{args.a} vs {args.b}: no decision (stopped) after 0 deals: no look at the test was finished "
+                f"(it looks every {CHUNK} deals)")
+    if decided:
+        head = f"{test.verdict(decided)} after {_deals(deals)} (each in both seats)"
+    elif stopped:
+        head = f"no decision (stopped) after {_deals(deals)} (each in both seats)"
+    else:
+        head = f"no decision before --max-deals, after {_deals(deals)} (each in both seats)"
+    if reason and not decided:
+        head += f": {reason}"
+    interval = (f"95% interval [{estimate.low:+.4f}, {estimate.high:+.4f}]" if deals > 1 else "no interval from one deal")
+    return f"{args.a} vs {args.b}: {head}; A's mean {estimate.mean:+.4f}, {interval}"

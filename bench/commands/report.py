@@ -4,23 +4,52 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
 
 def add_parser(sub) -> None:
     parser = sub.add_parser("report", help="rebuild a tournament report from results.json",
                             description="Rebuild report.md and the plots from a tournament's results.json: the "
-                            "results are computed again from its per-deal records.")
+                            "results are computed again from its per-deal records. The file is checked first "
+                            "(every field's type and range, unique bot names, each deal once and inside the run); "
+                            "one that does not pass is refused.")
     parser.add_argument("results", help="a results.json written by bench tournament --out")
     parser.add_argument("--out", metavar="DIR", help="folder for the report (default: beside results.json)")
 
 
+def _not_a_number(name: str) -> Any:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def read_results(path: Path) -> Any:
+    """The JSON in ``path``, strictly: NaN and Infinity, and numbers too long to read, are refused
+    in one line, as a file that cannot be read or is not JSON is."""
+    import json
+
+    from bench.parsing import UsageError
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise UsageError(f"cannot read {path}: {error.strerror}") from None
+    except UnicodeDecodeError as error:
+        raise UsageError(f"{path} is not JSON: {error}") from None
+    try:
+        return json.loads(text, parse_constant=_not_a_number)
+    except RecursionError:
+        raise UsageError(f"{path} is not a results.json: it is nested too deep") from None
+    except ValueError as error:  # json.JSONDecodeError, NaN or Infinity, an integer of too many digits
+        raise UsageError(f"{path} is not JSON that bench report reads: {error}") from None
+
+
 def run(args: argparse.Namespace) -> int:
-    from bench.parsing import UsageError, read_json, writable_folder
+    from bench.parsing import UsageError, writable_folder
     from bench.results import document_problem, render_terminal, write_report
+    from bench.results_schema import results_problem
 
     path = Path(args.results)
-    doc = read_json(path)
-    problem = document_problem(doc)
+    doc = read_results(path)
+    problem = document_problem(doc) or results_problem(doc)
     if problem:
         raise UsageError(f"{path} is not a results.json that bench tournament wrote: {problem}")
     from bench.results import refresh_results

@@ -1,0 +1,174 @@
+"""``bench report`` reads only a results.json it can trust: every doctored or damaged file is
+refused with one line and exit status 2, and every file a tournament writes is read."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+
+from bench.cli import main as bench_main
+from bench.results import example_results
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _set(path: str, value):
+    """A change to the document: put ``value`` at ``path`` (keys and indices joined by dots)."""
+
+    def change(doc):
+        *head, last = path.split(".")
+        target = doc
+        for key in head:
+            target = target[int(key)] if isinstance(target, list) else target[key]
+        target[int(last) if isinstance(target, list) else last] = value
+        return doc
+
+    return change
+
+
+def _drop(path: str):
+    def change(doc):
+        *head, last = path.split(".")
+        target = doc
+        for key in head:
+            target = target[int(key)] if isinstance(target, list) else target[key]
+        del target[last]
+        return doc
+
+    return change
+
+
+def _duplicate_bot_name(doc):
+    doc["bots"][1]["name"] = doc["bots"][0]["name"]
+    return doc
+
+
+def _duplicate_deal(doc):
+    doc["records"][1]["deal"] = doc["records"][0]["deal"]
+    return doc
+
+
+def _cut_records(doc):
+    doc["records"] = doc["records"][:-1]
+    return doc
+
+
+def _flip_foul(doc):
+    play = doc["records"][0]["plays"][0][0]
+    play["foul"] = not play["foul"]
+    return doc
+
+
+def _natural_in_basic(doc):
+    doc["records"][0]["plays"][0][0]["natural"] = {"kind": "six pairs", "key": [12]}
+    return doc
+
+
+def _swap_values(doc):
+    """Two bots' row values swapped on a hand: each still a legal play, the table changed."""
+    row = doc["records"][0]["plays"]
+    row[0][0]["values"], row[1][0]["values"] = row[1][0]["values"], row[0][0]["values"]
+    row[0][0]["foul"], row[1][0]["foul"] = row[1][0]["foul"], row[0][0]["foul"]
+    return doc
+
+
+def _swap_seats(doc):
+    """A bot's plays of two seats swapped: each play is right, but for the other seat's cards."""
+    row = doc["records"][0]["plays"][0]
+    row[0], row[1] = row[1], row[0]
+    return doc
+
+
+def _fault_without_reason(doc):
+    doc["records"][0]["plays"][0][0] |= {"arrangement": "fault", "values": [1 << 30, 0, 0], "foul": True}
+    return doc
+
+
+DOCTORED = [
+    ("values of another play", _swap_values, "the row values are not those of the arrangement"),
+    ("plays of another seat", _swap_seats, "holds cards that were not dealt to that seat"),
+    ("a fault without its reason", _fault_without_reason, "a faulted play without the values of a foul or its reason"),
+    ("an arrangement of 12 cards", _set("records.0.plays.0.0.arrangement", "AS KS / QS JS TS 9S 8S / 7S 6S 5S 4S 3S"),
+     "is not an arrangement of 13 cards"),
+    ("a hand of 12 cards", _set("records.0.hands.0", "AS KS QS JS TS 9S 8S 7S 6S 5S 4S 3S"),
+     "holds a hand that is not 13 cards"),
+    ("missing median_ms", _drop("timing.decisions.greedy.median_ms"), "has no 'median_ms'"),
+    ("huge row value", _set("records.0.plays.0.0.values.0", 10**400), "a number of 401 digits"),
+    ("huge deal number", _set("records.0.deal", 10**30), "above 9,007,199,254,740,992"),
+    ("negative deal", _set("records.0.deal", -5), "records[0].deal is -5, below 0"),
+    ("negative row value", _set("records.3.plays.1.2.values.2", -1), "below 0"),
+    ("duplicate bot names", _duplicate_bot_name, "bot name 'greedy' is given to more than one bot"),
+    ("duplicate deal", _duplicate_deal, "is recorded more than once"),
+    ("deal outside the run", _set("records.0.deal", 80), "outside the 80 deals of 10 sessions"),
+    ("records cut short", _cut_records, "the records hold 79 of the 80 deals"),
+    ("negative median", _set("timing.decisions.random.median_ms", -1.0), "below 0"),
+    ("speed as text", _set("timing.deals_per_second", "fast"), "timing.deals_per_second is text, not a number"),
+    ("p95 as null", _set("timing.decisions.table.p95_ms", None), "p95_ms is null, not a number"),
+    ("decisions as a number", _set("timing.decisions.random.decisions", 3.5), "is a number, not a whole number"),
+    ("cpus as text", _set("machine.cpus", "two"), "machine.cpus is text"),
+    ("a version as a number", _set("versions.numpy", 2), "versions.numpy is a whole number, not null"),
+    ("hands per session", _set("hands_per_session", 7), "hands_per_session is 7, below 8"),
+    ("hands as a number", _set("records.0.hands", 4), "records[0].hands is a whole number, not a list"),
+    ("natural as a list", _set("records.0.plays.0.0.natural", ["six pairs"]), "is a list, not null"),
+    ("foul that the rows deny", _flip_foul, "whose rows say otherwise"),
+    ("natural under rules without", _natural_in_basic, "declares a natural, but its rules have none"),
+    ("partial that does not add up", _set("partial", {"deals_played": 3, "deals_planned": 80}),
+     "partial says 3 of 80 deals, but the records hold 80 of 80"),
+]
+
+
+@pytest.fixture(scope="module")
+def example() -> dict:
+    return example_results()
+
+
+def _report(tmp_path: Path, text: str, capsys) -> tuple[int, str]:
+    path = tmp_path / "results.json"
+    path.write_text(text)
+    status = bench_main(["report", str(path), "--out", str(tmp_path / "report")])
+    return status, capsys.readouterr().err
+
+
+@pytest.mark.parametrize("change, message", [c[1:] for c in DOCTORED], ids=[c[0] for c in DOCTORED])
+def test_a_doctored_results_json_is_refused_in_one_line(tmp_path, capsys, example, change, message):
+    status, err = _report(tmp_path, json.dumps(change(copy.deepcopy(example))), capsys)
+    assert status == 2, err
+    assert len(err.strip().splitlines()) == 1 and "internal error" not in err and message in err, err
+    assert not (tmp_path / "report" / "report.md").exists()
+
+
+@pytest.mark.parametrize("text, message", [
+    ('{"schema_version": NaN}', "NaN is not a number JSON allows"),
+    ('{"schema_version": 2, "players": Infinity}', "Infinity is not a number JSON allows"),
+    ('{"schema_version": -Infinity}', "-Infinity is not a number JSON allows"),
+    ('{"schema_version": ' + "9" * 5000 + "}", "not JSON that bench report reads"),
+    ("[" * 100_000 + "]" * 100_000, "not"),
+])  # fmt: skip
+def test_json_that_is_no_results_is_refused_in_one_line(tmp_path, capsys, text, message):
+    status, err = _report(tmp_path, text, capsys)
+    assert status == 2 and len(err.strip().splitlines()) == 1 and message in err, err
+    assert "internal error" not in err
+
+
+def test_nan_in_the_records_is_refused(tmp_path, capsys, example):
+    text = json.dumps(example).replace('"wall_seconds": ', '"wall_seconds": NaN, "was": ', 1)
+    status, err = _report(tmp_path, text, capsys)
+    assert status == 2 and "NaN is not a number JSON allows" in err, err
+
+
+@pytest.mark.parametrize("run", [
+    ["--bots", "greedy,random,heuristic", "--players", "3", "--sessions", "1", "--rules", "2-4+royalties+naturals"],
+    ["--bots", "greedy,random", "--players", "4", "--sessions", "1"],
+])  # fmt: skip
+def test_what_a_tournament_writes_is_read(tmp_path, capsys, run):
+    """Files written by bench tournament (naturals declared, fewer bots than seats) pass the
+    checks, and so do the results shipped with the package and the docs."""
+    out = tmp_path / "run"
+    assert bench_main(["tournament", *run, "--seed", "3", "--jobs", "1", "--out", str(out)]) == 0
+    capsys.readouterr()
+    assert bench_main(["report", str(out / "results.json"), "--out", str(tmp_path / "again")]) == 0, capsys.readouterr()
+    for shipped in (ROOT / "bench" / "data" / "example_results.json", ROOT / "docs" / "tournament" / "results.json"):
+        assert bench_main(["report", str(shipped), "--out", str(tmp_path / "shipped")]) == 0, capsys.readouterr()
