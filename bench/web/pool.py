@@ -66,6 +66,7 @@ def _worker_main(reading: int, writing: int, warm_up: bool) -> None:
     from multiprocessing.connection import Connection
 
     _die_with_parent()
+    os.nice(10)  # the server's event loop (the page, the queue) comes first on a busy machine
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the server, which ends its workers
     jobs_in, answers = Connection(reading, writable=False), Connection(writing, readable=False)
     from bench.web import jobs
