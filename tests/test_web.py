@@ -6,12 +6,8 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
-import socket
-import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import pytest
 
@@ -22,7 +18,6 @@ from bench.web.app import STATIC, Settings, create_app  # noqa: E402
 
 HAND = "AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C"
 BEST = "9H 9D 2C / 8C 7C 6D 5H 4S / AS KS QS JS TS"
-DOCS = Path(__file__).resolve().parents[1] / "docs" / "web"
 
 
 SETTINGS = Settings(allowed_hosts=("testserver",), workers=1)
@@ -255,96 +250,3 @@ def _alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     return True
-
-
-# --- in a real browser -------------------------------------------------------------------------
-
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-
-
-@pytest.fixture(scope="module")
-def server():
-    import uvicorn
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    config = uvicorn.Config(create_app(), host="127.0.0.1", port=port, log_level="warning")
-    instance = uvicorn.Server(config)
-    thread = threading.Thread(target=instance.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not instance.started and time.monotonic() < deadline:
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    instance.should_exit = True
-    thread.join(timeout=10)
-
-
-@pytest.fixture(scope="module")
-def page(server):
-    if CHROMIUM is None:
-        pytest.skip("no system Chromium (apt-get install chromium): the browser test cannot run")
-    playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
-    with playwright_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-            "--disable-sync", "--no-first-run"])
-        page = browser.new_page(viewport={"width": 1200, "height": 900})
-        page.errors = []
-        page.on("pageerror", lambda error: page.errors.append(str(error)))
-        page.on("console", lambda message: message.type == "error" and page.errors.append(message.text))
-        page.goto(server)
-        yield page
-        browser.close()
-
-
-def _shot(page, name: str) -> None:
-    """Screenshots for the README: written to docs/web when UPDATE_SCREENSHOTS=1."""
-    if os.environ.get("UPDATE_SCREENSHOTS") == "1":
-        DOCS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(DOCS / f"{name}.png"), full_page=True)
-
-
-def _place(page, board: str, cards: list[str]) -> None:
-    """Click cards into rows: the first 3 to the front, the next 5 to the middle, the rest to the back."""
-    for index, card in enumerate(cards):
-        clicks = 1 if index < 3 else (2 if index < 8 else 3)
-        for _ in range(clicks):
-            page.locator(f'[data-testid="{board}"] [data-card="{card}"]').first.click()
-
-
-def test_the_page_solves_grades_and_plays(page):
-    page.wait_for_selector('[data-testid="solve-grid"] .card')
-    for card in HAND.split():
-        page.locator(f'[data-testid="solve-grid"] [data-card="{card}"]').click()
-    page.click('[data-testid="solve-go"]')
-    page.wait_for_selector('[data-testid="best"]', timeout=60_000)
-    assert "Best:" in page.inner_text('[data-testid="best"]')
-    assert page.locator('[data-testid="solve-result"] .bar').count() == 3
-    _shot(page, "solve")
-
-    page.click('[data-testid="tab-grade"]')
-    page.fill('[data-testid="grade-text"]', HAND)
-    page.click('[data-testid="grade-load"]')
-    _place(page, "grade-board", "AS KS QS 9H 9D JS TS 8C 7C 6D 5H 4S 2C".split())  # a foul
-    page.wait_for_function("document.querySelector('[data-testid=grade-warning]').textContent.startsWith('Foul')")
-    page.click('[data-testid="grade-load"]')
-    _place(page, "grade-board", "9D 4S 2C 9H 8C 7C 6D 5H AS KS QS JS TS".split())
-    page.click('[data-testid="grade-go"]')
-    page.wait_for_selector('[data-testid="grade-summary"]', timeout=60_000)
-    assert "your play cost" in page.inner_text('[data-testid="grade-summary"]')
-    _shot(page, "grade")
-
-    page.click('[data-testid="tab-play"]')
-    page.click('[data-testid="play-start"]')
-    page.wait_for_selector('[data-testid="pool"] .card')
-    cards = page.eval_on_selector_all('[data-testid="pool"] .card', "cards => cards.map(c => c.dataset.card)")
-    _place(page, "play-board", cards[10:] + cards[5:10] + cards[:5])
-    page.click('[data-testid="play-go"]')
-    page.wait_for_selector('[data-testid="play-grade"]', timeout=60_000)
-    assert page.locator('[data-testid="seat-1"]').count() == 1
-    assert "Running totals" in page.inner_text('[data-testid="play-totals"]')
-    page.wait_for_timeout(600)
-    _shot(page, "play")
-    assert page.errors == []
