@@ -127,6 +127,8 @@ def test_a_session_hand_is_played_graded_and_counted_once(client):
     assert result["review"]["lost"] == pytest.approx(max(0.0, result["review"]["best_ev"] - result["review"]["ev"]), abs=1e-5)
     again = client.post("/api/session/play", json=body)
     assert again.status_code == 409 and "already scored" in again.json()["detail"]
+    hidden = client.post("/api/session/start", json={"bots": ["greedy"]}).json()
+    assert hidden["seed"] is None and result["seed"] is None  # the seed would show the bots' hands
     unknown = client.post("/api/session/play", json={**body, "session": "nope"})
     assert unknown.status_code == 404 and "start a new session" in unknown.json()["detail"]
 

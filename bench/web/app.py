@@ -114,7 +114,7 @@ class SessionStart(Strict):
     bots: list[str] = Field(min_length=1, max_length=3, description="1 to 3 bots: " + ", ".join(SEAT_BOTS)
                             + " (exhaustive:samples=10..2000:opponent=BOT)")
     rules: str = RULES_FIELD
-    seed: int | None = Field(None, ge=0, lt=2**63, description="deals the session; random when absent")
+    seed: int | None = Field(None, ge=0, lt=2**53, description="deals the session; random (and told at its end) when absent")
 
 
 class SessionDeal(Strict):
@@ -400,7 +400,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         specs = tuple(seat_spec(b) for b in request.bots)
         seed = request.seed if request.seed is not None else secrets.randbits(32)
         session = Session(seed=seed, bots=specs, rules=rules_text(request.rules))
-        return {"session": sessions.add(session), "seed": seed, "bots": list(specs), "rules": session.rules,
+        # The seed deals the bots' hands too: it is told when the session is over (or when it was given).
+        return {"session": sessions.add(session), "seed": request.seed, "bots": list(specs), "rules": session.rules,
                 "players": session.players, "hands_per_session": HANDS_PER_SESSION}
 
     @app.post("/api/session/deal")
@@ -437,6 +438,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         session.scored[number] = result["scores"]
         result["totals"] = session.totals()
         result["hands_scored"] = sorted(session.scored)
+        result["seed"] = session.seed if len(session.scored) == HANDS_PER_SESSION else None
         return result
 
     if swagger_assets() is not None:

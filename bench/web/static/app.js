@@ -214,10 +214,10 @@ function winBar(r) {
 }
 function rowsTable(rows) {
   return h("table", {}, h("caption", { class: "sr-only" }, "Each row against the simulated opponents"),
-    h("thead", {}, h("tr", {}, ["row", "cards", "hand", "win / tie / lose", "EV"].map((t) => h("th", { scope: "col" }, t)))),
+    h("thead", {}, h("tr", {}, ["row", "cards", "hand", "win / tie / lose", "EV"].map((t) => h("th", { scope: "col", class: t === "hand" ? "desc" : null }, t)))),
     h("tbody", {}, ROWS.map((name) => {
       const r = rows[name];
-      return h("tr", {}, h("th", { scope: "row" }, name), h("td", {}, rowCards(r.cards)), h("td", {}, r.hand),
+      return h("tr", {}, h("th", { scope: "row" }, name), h("td", {}, rowCards(r.cards)), h("td", { class: "desc" }, r.hand),
         h("td", {}, winBar(r), `${pct(r.win)} / ${pct(r.tie)} / ${pct(r.lose)}`), h("td", {}, sign(r.ev)));
     })));
 }
@@ -350,10 +350,11 @@ $("grade-deal").addEventListener("click", () => busy("grade", "Dealing…", asyn
 }));
 
 function gradeTable(g) {
-  return h("table", {}, h("thead", {}, h("tr", {}, ["row", "yours", "", "EV", "best", "", "difference"].map((t) => h("th", { scope: "col" }, t)))),
+  return h("table", {}, h("thead", {}, h("tr", {}, [["row"], ["yours"], ["hand", "desc"], ["EV"], ["best"], ["hand", "desc"], ["difference"]]
+    .map(([t, cls]) => h("th", { scope: "col", class: cls }, t)))),
     h("tbody", {}, ROWS.map((r) => { const x = g.rows[r];
-      return h("tr", {}, h("th", { scope: "row" }, r), h("td", {}, rowCards(x.cards)), h("td", {}, x.hand), h("td", {}, sign(x.ev)),
-        h("td", {}, rowCards(x.best_cards)), h("td", {}, x.best_hand), h("td", {}, sign(x.ev_diff))); })));
+      return h("tr", {}, h("th", { scope: "row" }, r), h("td", {}, rowCards(x.cards)), h("td", { class: "desc" }, x.hand), h("td", {}, sign(x.ev)),
+        h("td", {}, rowCards(x.best_cards)), h("td", { class: "desc" }, x.best_hand), h("td", {}, sign(x.ev_diff))); })));
 }
 function gradeView(g) {
   return [h("p", { class: "big", "data-testid": "grade-summary" }, `Your play: EV ${sign(g.ev)}; best ${sign(g.best.ev)}: your play cost ${g.lost.toFixed(3)} units per hand`,
@@ -461,6 +462,7 @@ function playHand(declare) {
     }
     session.results.push({ hand: session.hand, review: result.review, scores: result.scores, result });
     session.totals = result.totals;
+    if (result.seed !== null) session.seed = result.seed;
     session.phase = session.hand + 1 >= 8 ? "over" : "scored";
     saveSession();
     showScored();
@@ -491,18 +493,19 @@ function drawTotals() {
 function drawSummary() {
   const lost = session.results.reduce((s, r) => s + r.review.lost, 0);
   put("play-summary", h("h3", {}, "Your session, hand by hand"),
-    h("table", { "data-testid": "play-summary-table" }, h("thead", {}, h("tr", {}, ["hand", "your play", "the best", "EV lost", ""].map((t) => h("th", { scope: "col" }, t)))),
+    h("table", { "data-testid": "play-summary-table" }, h("thead", {}, h("tr", {}, ["hand", "yours, then the best", "EV lost"].map((t) => h("th", { scope: "col" }, t)))),
       h("tbody", {}, session.results.map((r) => h("tr", {}, h("td", {}, String(r.hand + 1)),
-        h("td", {}, r.review.yours.startsWith("declared") ? r.review.yours : arrangementLine(rowsOf(r.review.yours))),
-        h("td", {}, r.review.best.startsWith("declare") ? r.review.best : arrangementLine(rowsOf(r.review.best))),
-        h("td", {}, r.review.lost.toFixed(3)),
-        h("td", {}, h("a", { href: link("solve", { hand: r.review.hand, rules: session.rules, players: session.players, samples: 1000 }) }, `hand ${r.hand + 1} in Solve`)))))),
-    h("p", { class: "big", "data-testid": "play-lost" }, `EV lost over the session: ${lost.toFixed(3)} units (${(lost / session.results.length).toFixed(3)} a hand)`));
+        h("td", {}, h("div", {}, "yours: ", r.review.yours.startsWith("declared") ? r.review.yours : arrangementLine(rowsOf(r.review.yours))),
+          h("div", {}, "best: ", r.review.best.startsWith("declare") ? r.review.best : arrangementLine(rowsOf(r.review.best))),
+          h("a", { href: link("solve", { hand: r.review.hand, rules: session.rules, players: session.players, samples: 1000 }) }, `hand ${r.hand + 1} in Solve`)),
+        h("td", {}, r.review.lost.toFixed(3)))))),
+    h("p", { class: "big", "data-testid": "play-lost" }, `EV lost over the session: ${lost.toFixed(3)} units (${(lost / session.results.length).toFixed(3)} a hand)`),
+    session.seed !== null && session.seed !== undefined ? h("p", {}, h("a", { href: link("play", { seed: session.seed }) }, "Deal this session again")) : null);
 }
 async function restoreSession() {
   try { session = JSON.parse(localStorage.getItem(STORE) || "null"); } catch (e) { session = null; }
   if (!session || !session.session) { session = null; return; }
-  $("play-rules").value = session.rules;
+  if ([...$("play-rules").options].some((o) => o.value === session.rules)) $("play-rules").value = session.rules;
   if (session.results.length) drawTotals();
   if (session.phase === "over" || session.phase === "scored") { showScored(); return; }
   if (session.deal) showDeal();
@@ -550,9 +553,10 @@ function drawProgress() {
     h("p", { class: "big", "data-testid": "train-mean" }, `${all.length} hands; mean EV lost ${mean(all).toFixed(3)} a hand (last ${recent.length}: ${mean(recent).toFixed(3)})`),
     h("p", {}, "EV lost per hand, oldest first, by tens: ", Array.from({ length: Math.ceil(all.length / 10) }, (_, k) => mean(all.slice(10 * k, 10 * k + 10)).toFixed(3)).slice(-12).join(", ")),
     h("h3", {}, "Your costliest hands"),
-    h("table", { "data-testid": "train-costly" }, h("thead", {}, h("tr", {}, ["your play", "the best", "EV lost", ""].map((t) => h("th", { scope: "col" }, t)))),
-      h("tbody", {}, costly.map((x) => h("tr", {}, h("td", {}, arrangementLine(rowsOf(x.yours))), h("td", {}, arrangementLine(rowsOf(x.best))),
-        h("td", {}, x.lost.toFixed(3)), h("td", {}, h("a", { href: link("grade", { hand: x.hand, arrangement: x.yours, rules: x.rules, players: x.players }) }, "review")))))));
+    h("table", { "data-testid": "train-costly" }, h("thead", {}, h("tr", {}, ["yours, then the best", "EV lost"].map((t) => h("th", { scope: "col" }, t)))),
+      h("tbody", {}, costly.map((x) => h("tr", {}, h("td", {}, h("div", {}, "yours: ", arrangementLine(rowsOf(x.yours))), h("div", {}, "best: ", arrangementLine(rowsOf(x.best))),
+        h("a", { href: link("grade", { hand: x.hand, arrangement: x.yours, rules: x.rules, players: x.players }) }, "review it in Grade")),
+        h("td", {}, x.lost.toFixed(3)))))));
 }
 $("train-deal").addEventListener("click", trainDeal);
 $("train-next").addEventListener("click", trainDeal);
