@@ -8,6 +8,7 @@ import os
 import re
 import time
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 
@@ -252,3 +253,71 @@ def _alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     return True
+
+
+@pytest.mark.parametrize("options, message", [
+    (["--timeout", "nan"], "--timeout must be 0.1 to 3600 seconds, got nan"),
+    (["--timeout", "inf"], "--timeout must be 0.1 to 3600 seconds, got inf"),
+    (["--workers", "0"], "--workers must be 1 to 64, got 0"),
+    (["--queue", "-1"], "--queue must be 0 to 10000, got -1"),
+    (["--allow-host", "*"], "--allow-host takes a host name or an IPv4 address"),
+    (["--port", "70000"], "--port must be 1 to 65535, got 70000"),
+])
+def test_bench_serve_refuses_bad_options_with_one_line(options, message, capsys):
+    from bench.cli import main
+
+    assert main(["serve", *options]) == 2
+    error = capsys.readouterr().err.strip()
+    assert message in error and len(error.splitlines()) == 1
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="finds the workers through /proc (Linux)")
+def test_the_workers_die_with_a_killed_server():
+    import signal
+    import subprocess
+    import sys
+    import urllib.request
+
+    from tests.web_server import free_port
+
+    port = free_port()
+    server = subprocess.Popen([sys.executable, "-c", "import sys; from bench.cli import main; sys.exit(main())",
+                               "serve", "--port", str(port), "--workers", "2"])
+    try:
+        _wait_for(lambda: _answers(urllib.request, f"http://127.0.0.1:{port}/"))
+        workers = _wait_for(lambda: len(_children(server.pid)) == 2 and _children(server.pid))
+        server.send_signal(signal.SIGKILL)
+        server.wait()
+        _wait_for(lambda: not any(_alive(pid) and not _zombie(pid) for pid in workers), 20)
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()
+
+
+def _answers(request, url: str) -> bool:
+    try:
+        with request.urlopen(url, timeout=5):
+            return True
+    except OSError:
+        return False
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(entry))
+    return found
+
+
+def _zombie(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
