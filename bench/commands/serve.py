@@ -1,4 +1,4 @@
-"""``bench serve``: the web page, on this machine."""
+"""``bench serve``: the web page, on this machine (or on a LAN with --host)."""
 
 from __future__ import annotations
 
@@ -6,31 +6,75 @@ import argparse
 
 
 def add_parser(sub) -> None:
-    parser = sub.add_parser("serve", help="serve the web page (solve, grade, play)",
-                            description="Serve the web page on this machine: solve a hand, grade your own play, "
-                            "play 8-hand sessions against the bots. The JSON API is described at /docs.")
-    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default %(default)s: this machine only)")
+    parser = sub.add_parser("serve", help="serve the web page (solve, grade, play, train)",
+                            description="Serve the web page: solve a hand, grade your own play, play 8-hand sessions "
+                            "against the bots, train on dealt hands. The JSON API is described at /docs. By default "
+                            "only this machine can reach it; see docs/web.md before serving on a LAN.")
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="address to listen on (default %(default)s: this machine only; 0.0.0.0: every interface)")
     parser.add_argument("--port", type=int, default=8000, help="port (default %(default)s)")
+    parser.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                        help="a host name or address the page may be reached by, besides localhost and --host "
+                             "(repeatable; requests naming other hosts are refused)")
+    parser.add_argument("--workers", type=int, default=2, help="solver processes (default %(default)s)")
+    parser.add_argument("--queue", type=int, default=8,
+                        help="requests that may wait for a solver process; more are answered 429 (default %(default)s)")
+    parser.add_argument("--timeout", type=float, default=20.0,
+                        help="seconds a request may compute before it is stopped (default %(default)s)")
     parser.add_argument("--open", action="store_true", help="open the page in a browser")
 
 
+def allowed_hosts(host: str, extra: list[str]) -> tuple[str, ...]:
+    """The Host headers answered: localhost, the address listened on, and those named.
+
+    >>> allowed_hosts("0.0.0.0", ["poker.lan"])
+    ('127.0.0.1', 'localhost', 'poker.lan')
+    >>> allowed_hosts("192.168.1.20", [])
+    ('127.0.0.1', 'localhost', '192.168.1.20')
+    """
+    from bench.web.app import LOCAL_HOSTS
+
+    hosts = list(LOCAL_HOSTS)
+    for name in ([host] if host not in ("0.0.0.0", "::", "") else []) + extra:
+        if name not in hosts:
+            hosts.append(name)
+    return tuple(hosts)
+
+
 def run(args: argparse.Namespace) -> int:
+    import math
+
     from bench.parsing import UsageError
 
     try:
         import uvicorn
 
-        from bench.web.app import create_app
+        from bench.web.app import Settings, create_app
     except ImportError:
         raise UsageError("the web page needs the web extra; from the project's folder: pip install '.[web]'") from None
     if not 0 < args.port < 65536:
         raise UsageError(f"--port must be 1 to 65535, got {args.port}")
-    url = f"http://{args.host}:{args.port}/"
+    if not 1 <= args.workers <= 64:
+        raise UsageError(f"--workers must be 1 to 64, got {args.workers}")
+    if not 0 <= args.queue <= 10_000:
+        raise UsageError(f"--queue must be 0 to 10000, got {args.queue}")
+    if not (math.isfinite(args.timeout) and 0.1 <= args.timeout <= 3600):
+        raise UsageError(f"--timeout must be 0.1 to 3600 seconds, got {args.timeout}")
+    for name in args.allow_host:
+        if not name or "/" in name or ":" in name or " " in name or name == "*":
+            raise UsageError(f"--allow-host takes a host name or an IPv4 address (no port, no '*'), got {name!r}")
+    hosts = allowed_hosts(args.host, args.allow_host)
+    settings = Settings(solve_timeout=args.timeout, workers=args.workers, queue=args.queue, allowed_hosts=hosts)
+    shown = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host
+    url = f"http://{shown}:{args.port}/"
     if args.open:
         import threading
         import webbrowser
 
         threading.Timer(1.0, webbrowser.open, args=(url,)).start()
-    print(f"serving {url} (Ctrl-C stops it)")
-    uvicorn.run(create_app(), host=args.host, port=args.port, log_level="warning")
+    print(f"serving {url} to hosts named {', '.join(hosts)} (Ctrl-C stops it)")
+    if args.host in ("0.0.0.0", "::") and not args.allow_host:
+        print("listening on every interface, but answering only requests for localhost: name this machine as the "
+              "players reach it with --allow-host NAME_OR_ADDRESS", flush=True)
+    uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level="warning")
     return 0

@@ -1,144 +1,383 @@
 """The web app: thin routes over the same library calls as the command line.
 
 ``create_app(settings)`` builds a FastAPI app that serves the page (static files shipped in
-the package: no build step, no CDN) and a JSON API documented at ``/docs``. The API reads
-and writes no files: rules are presets only and bots are the registered ones; sizes and
-``samples`` are bounded, and every solve runs in a worker thread with a time limit, so one
-long request does not hold up the page.
+the package: no build step, no CDN; the API's own documentation at ``/docs`` included) and a
+JSON API. What a request may ask for is an explicit allow-list: rules are presets, bots are
+registered ones with listed parameters in bounded ranges, so no request names a file, a
+command or a plug-in. The work runs in a pool of worker processes (``bench.web.pool``): a
+request over its time limit is stopped with its worker, a full queue answers 429 at once,
+and the page itself never waits for the solver. Hosts are checked (DNS rebinding), every
+answer carries security headers, and the page builds no HTML from what a user typed.
 """
 
 from __future__ import annotations
 
-import asyncio
 import secrets
-from dataclasses import dataclass
+import time
+from collections import OrderedDict
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from fastapi import FastAPI, HTTPException, Request
-from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+
+from bench.web.pool import JobError, PoolBusy, PoolFault, PoolSettings, PoolTimeout, WorkerPool
 
 STATIC = Path(__file__).with_name("static")
 MAX_SAMPLES = 20_000
 TEXT = 200  # longest hand or arrangement text taken
+MAX_BODY = 8_192  # bytes of a request body
+HANDS_PER_SESSION = 8
+LOCAL_HOSTS = ("127.0.0.1", "localhost")
+
+# The opponent models a solve or a grade may simulate (fast bots, no parameters), and the bots
+# a session may seat, each with the parameters it may be given and their bounds.
+OPPONENTS = ("greedy", "heuristic", "random", "table")
+SEAT_BOTS: dict[str, dict[str, tuple]] = {
+    "exhaustive": {"samples": ("int", 10, 2_000), "opponent": ("choice", *OPPONENTS)},
+    "greedy": {}, "heuristic": {}, "random": {}, "table": {},
+}  # fmt: skip
+
+PAGE_POLICY = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+               "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'")
+DOCS_POLICY = PAGE_POLICY.replace("style-src 'self'", "style-src 'self' 'unsafe-inline'")  # Swagger UI styles itself
+HEADERS = {
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "no-referrer",
+    "Cross-Origin-Opener-Policy": "same-origin",
+    "Cross-Origin-Resource-Policy": "same-origin",
+    "Permissions-Policy": "camera=(), microphone=(), geolocation=(), payment=()",
+}
 
 
 @dataclass(frozen=True)
 class Settings:
-    solve_timeout: float = 20.0  # seconds one solve or grade may take
+    solve_timeout: float = 20.0  # seconds one solve, grade or hand of a session may compute
     max_samples: int = MAX_SAMPLES
+    workers: int = 2  # solver processes
+    queue: int = 8  # requests that may wait for a solver process; more are answered 429
+    allowed_hosts: tuple[str, ...] = LOCAL_HOSTS  # Host headers answered (DNS rebinding)
+    max_sessions: int = 10_000  # sessions of Play kept in memory (the oldest are forgotten)
+    warm_up: bool = True  # each solver process solves one small hand before it takes requests
+    pool: PoolSettings = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "pool", PoolSettings(workers=self.workers, queue=self.queue,
+                                                      timeout=self.solve_timeout, warm_up=self.warm_up))
 
 
-class SolveRequest(BaseModel):
-    hand: str = Field(max_length=TEXT, description="13 cards, such as 'AS KS QS ...'")
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+RULES_FIELD = Field("basic", max_length=60, description="a preset or presets joined with +: basic, 1-6, 2-4, royalties, "
+              "royalties-win, naturals (e.g. '2-4+royalties')")
+OPPONENT_FIELD = Field("table", max_length=60, description=f"the bot that sets the simulated opponents: {', '.join(OPPONENTS)}")
+
+
+class SolveRequest(Strict):
+    hand: str = Field(max_length=TEXT, description="13 cards, such as 'AS KS QS ...' (10s, A♠, lower case and commas too)")
     samples: int = Field(1000, ge=1, le=MAX_SAMPLES)
     seed: int | None = Field(None, ge=0, lt=2**63)
-    rules: str = Field("basic", max_length=60, description="a preset or presets joined with +")
-    opponent: str = Field("table", max_length=60, description="a registered bot")
+    rules: str = RULES_FIELD
+    opponent: str = OPPONENT_FIELD
     players: int = Field(2, ge=2, le=4)
     top: int = Field(3, ge=0, le=10)
 
 
-class GradeRequest(BaseModel):
+class GradeRequest(Strict):
     hand: str = Field(max_length=TEXT)
     arrangement: str = Field(max_length=TEXT, description="'FRONT / MIDDLE / BACK'")
     samples: int = Field(1000, ge=1, le=MAX_SAMPLES)
     seed: int | None = Field(None, ge=0, lt=2**63)
-    rules: str = Field("basic", max_length=60)
-    opponent: str = Field("table", max_length=60)
+    rules: str = RULES_FIELD
+    opponent: str = OPPONENT_FIELD
     players: int = Field(2, ge=2, le=4)
 
 
-class CheckRequest(BaseModel):
+class CheckRequest(Strict):
     arrangement: str = Field(max_length=TEXT)
 
 
-class DealRequest(BaseModel):
+class DealRequest(Strict):
     seed: int | None = Field(None, ge=0, lt=2**63)
 
 
-class SessionDeal(BaseModel):
-    seed: int = Field(ge=0, lt=2**63)
-    players: int = Field(2, ge=2, le=4)
-    hand_number: int = Field(ge=0, le=7, description="0 to 7: a session is 8 hands")
+class SessionStart(Strict):
+    bots: list[str] = Field(min_length=1, max_length=3, description="1 to 3 bots: " + ", ".join(SEAT_BOTS)
+                            + " (exhaustive:samples=10..2000:opponent=BOT)")
+    rules: str = RULES_FIELD
+    seed: int | None = Field(None, ge=0, lt=2**53, description="deals the session; random (and told at its end) when absent")
+
+
+class SessionDeal(Strict):
+    session: str = Field(min_length=1, max_length=64)
+    hand_number: int = Field(ge=0, lt=HANDS_PER_SESSION, description="0 to 7: a session is 8 hands")
 
 
 class SessionHand(SessionDeal):
-    bots: list[str] = Field(min_length=1, max_length=3)
-    arrangement: str = Field(max_length=TEXT)
-    rules: str = Field("basic", max_length=60)
-    samples: int = Field(500, ge=1, le=MAX_SAMPLES)
+    arrangement: str | None = Field(None, max_length=TEXT, description="'FRONT / MIDDLE / BACK'; absent to declare")
+    declare: bool = Field(False, description="declare the natural the hand holds instead of playing it out")
+    samples: int = Field(500, ge=1, le=MAX_SAMPLES, description="simulated opponents for grading the play")
 
 
-def _rules(text: str):
-    """Presets only: the web reads no files."""
-    from solver.rules import PRESETS, Rules
+def rules_text(text: str) -> str:
+    """Presets only (the web reads no files): the rules' canonical name."""
+    from solver.rules import PRESETS, Rules, RulesError
 
     parts = [p.strip().lower() for p in text.split("+")]
     unknown = [p for p in parts if p not in PRESETS]
     if unknown:
-        raise HTTPException(400, f"unknown rules {unknown[0]!r}; presets are {', '.join(PRESETS)} (join with +)")
-    return Rules.parse(text)
+        raise HTTPException(400, f"unknown rules {unknown[0][:40]!r}; presets are {', '.join(PRESETS)} (join with +)")
+    try:
+        return Rules.parse("+".join(parts)).name
+    except RulesError as error:
+        raise HTTPException(400, str(error)) from None
 
 
-def _bot(spec: str) -> str:
-    """Registered bots only (with parameters): no plug-ins or processes from the web."""
-    from bots import BOTS, parse_spec
+def opponent_spec(text: str) -> str:
+    """An opponent model from the allow-list (no parameters)."""
+    name = text.strip().lower()
+    if name == "exhaustive":
+        raise HTTPException(400, "the exhaustive bot cannot be the opponent model: it would solve every simulated "
+                                 f"opponent; choose from {', '.join(OPPONENTS)}")
+    if name not in OPPONENTS:
+        raise HTTPException(400, f"unknown opponent {text[:40]!r}; choose from {', '.join(OPPONENTS)}")
+    return name
 
-    name, _ = parse_spec(spec)
-    if name not in BOTS:
-        raise HTTPException(400, f"unknown bot {name!r}; choose from {', '.join(sorted(BOTS))}")
-    return spec
+
+def seat_spec(text: str) -> str:
+    """A bot for a seat of a session, from the allow-list, with bounded parameters: its canonical spec.
+
+    >>> seat_spec("Exhaustive:opponent=greedy:samples=300")
+    'exhaustive:samples=300:opponent=greedy'
+    """
+    name, *parts = [p.strip() for p in text.strip().split(":")]
+    name = name.lower()
+    if name not in SEAT_BOTS:
+        raise HTTPException(400, f"unknown bot {name[:40]!r}; choose from {', '.join(SEAT_BOTS)}")
+    allowed = SEAT_BOTS[name]
+    given: dict[str, str] = {}
+    for part in parts:
+        key, sep, value = part.partition("=")
+        key = key.strip().lower()
+        if not sep or key not in allowed:
+            listed = ", ".join(allowed) or "none"
+            raise HTTPException(400, f"bot {name!r} takes no parameter {key[:40]!r} here; its parameters: {listed}")
+        if key in given:
+            raise HTTPException(400, f"parameter {key!r} given twice for bot {name!r}")
+        given[key] = value.strip()
+    spec = [name]
+    for key, (kind, *bounds) in allowed.items():
+        if key not in given:
+            continue
+        value = given[key]
+        if kind == "int":
+            low, high = bounds
+            if not (value.isdigit() and low <= int(value) <= high):
+                raise HTTPException(400, f"{name} {key} must be a whole number from {low} to {high}, got {value[:20]!r}")
+            spec.append(f"{key}={int(value)}")
+        else:
+            if value.lower() not in bounds:
+                raise HTTPException(400, f"{name} {key} must be one of {', '.join(bounds)}, got {value[:20]!r}")
+            spec.append(f"{key}={value.lower()}")
+    return ":".join(spec)
+
+
+@dataclass
+class Session:
+    seed: int
+    bots: tuple[str, ...]
+    rules: str
+    scored: dict[int, list[int]] = field(default_factory=dict)  # hand number -> each seat's score
+    busy: set[int] = field(default_factory=set)  # hands being scored now
+    touched: float = field(default_factory=time.monotonic)
+
+    @property
+    def players(self) -> int:
+        return len(self.bots) + 1
+
+    def totals(self) -> list[int]:
+        return [sum(hand[i] for hand in self.scored.values()) for i in range(self.players)]
+
+
+class Sessions:
+    """Sessions of Play by their id, the least recently used forgotten past ``limit``."""
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        self._by_id: OrderedDict[str, Session] = OrderedDict()
+
+    def add(self, session: Session) -> str:
+        key = secrets.token_urlsafe(16)
+        self._by_id[key] = session
+        while len(self._by_id) > self.limit:
+            self._by_id.popitem(last=False)
+        return key
+
+    def get(self, key: str) -> Session:
+        session = self._by_id.get(key)
+        if session is None:
+            raise HTTPException(404, "this session is not on the server (it was restarted or the session is old); "
+                                     "start a new session")
+        self._by_id.move_to_end(key)
+        session.touched = time.monotonic()
+        return session
+
+
+class BodyLimit:
+    """Refuse a request body over ``limit`` bytes with 413 (declared or streamed)."""
+
+    def __init__(self, app, limit: int):
+        self.app, self.limit = app, limit
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        declared = dict(scope.get("headers") or []).get(b"content-length")
+        if declared is not None and (not declared.isdigit() or int(declared) > self.limit):
+            return await _too_large(send)
+        seen = 0
+
+        async def limited():
+            nonlocal seen
+            message = await receive()
+            seen += len(message.get("body", b""))
+            if seen > self.limit:
+                raise _BodyTooLarge
+            return message
+
+        try:
+            return await self.app(scope, limited, send)
+        except _BodyTooLarge:
+            return await _too_large(send)
+
+
+class _BodyTooLarge(Exception):
+    pass
+
+
+async def _too_large(send) -> None:
+    await send({"type": "http.response.start", "status": 413,
+                "headers": [(b"content-type", b"application/json")]})
+    await send({"type": "http.response.body", "body": b'{"detail":"the request is too large"}'})
+
+
+class SecurityHeaders:
+    """Security headers on every answer; the Content-Security-Policy allows no inline script."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        policy = DOCS_POLICY if scope["path"] == "/docs" else PAGE_POLICY
+
+        async def with_headers(message):
+            if message["type"] == "http.response.start":
+                headers = [(k, v) for k, v in message.get("headers", [])]
+                headers.append((b"content-security-policy", policy.encode()))
+                headers += [(k.lower().encode(), v.encode()) for k, v in HEADERS.items()]
+                if scope["path"].startswith("/api/"):
+                    headers.append((b"cache-control", b"no-store"))
+                message = {**message, "headers": headers}
+            await send(message)
+
+        return await self.app(scope, receive, with_headers)
+
+
+DOCS_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Chinese Poker solver: the JSON API</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="stylesheet" href="/static/swagger/swagger-ui.css"><link rel="icon" href="data:,"></head>
+<body><main id="swagger-ui"></main>
+<script src="/static/swagger/swagger-ui-bundle.js"></script><script src="/static/docs.js"></script></body></html>"""
+
+
+def swagger_assets() -> Path | None:
+    """Swagger UI's files, shipped by the fastapi-offline package (the web extra), when it is installed."""
+    try:
+        import fastapi_offline
+    except ImportError:
+        return None
+    return Path(fastapi_offline.__file__).with_name("static")
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
-    app = FastAPI(title="Chinese Poker solver", version="1",
-                  description="Solve a hand, grade your own play, and play sessions against the bots.")
+    pool = WorkerPool(settings.pool)
+    sessions = Sessions(settings.max_sessions)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI):
+        await pool.start()
+        yield
+        pool.close()
+
+    app = FastAPI(title="Chinese Poker solver", version="2", docs_url=None, redoc_url=None, lifespan=lifespan,
+                  description="Solve a hand, grade your own play, and play sessions against the bots. Requests "
+                              "over the time limit answer 503; when the solver is busy, 429 with Retry-After.")
+    app.state.pool = pool
+    app.state.sessions = sessions
 
     @app.exception_handler(ValueError)
     async def bad_input(request: Request, error: ValueError) -> JSONResponse:
         # Cards, rules, bots and solver options raise ValueError subclasses with a readable message.
         return JSONResponse(status_code=400, content={"detail": str(error)})
 
-    async def limited(function, *args, **kwargs):
+    @app.exception_handler(PoolBusy)
+    async def busy(request: Request, error: PoolBusy) -> JSONResponse:
+        return JSONResponse(status_code=429, content={"detail": str(error)},
+                            headers={"Retry-After": str(error.retry_after)})
+
+    @app.exception_handler(PoolTimeout)
+    @app.exception_handler(PoolFault)
+    async def unavailable(request: Request, error: Exception) -> JSONResponse:
+        return JSONResponse(status_code=503, content={"detail": str(error)}, headers={"Retry-After": "5"})
+
+    async def work(job: str, **arguments: Any) -> Any:
         try:
-            return await asyncio.wait_for(run_in_threadpool(function, *args, **kwargs), settings.solve_timeout)
-        except asyncio.TimeoutError:
-            raise HTTPException(503, f"the work took longer than {settings.solve_timeout:g} s; "
-                                     "ask for fewer samples") from None
+            return await pool.run(job, **arguments)
+        except JobError as error:
+            raise HTTPException(400, str(error)) from None
 
     @app.get("/", include_in_schema=False)
     async def page() -> FileResponse:
         return FileResponse(STATIC / "index.html")
 
+    @app.get("/docs", include_in_schema=False)
+    async def docs() -> HTMLResponse:
+        if swagger_assets() is None:
+            raise HTTPException(404, "the API documentation needs the web extra (fastapi-offline); "
+                                     "the schema is at /openapi.json")
+        return HTMLResponse(DOCS_PAGE)
+
     @app.get("/api/bots")
     async def bots() -> dict[str, Any]:
         from bots import BOTS, describe_bot
 
-        return {"bots": [{"name": n, "description": describe_bot(BOTS[n])} for n in sorted(BOTS)]}
+        return {"bots": [{"name": n, "description": describe_bot(BOTS[n]), "opponent": n in OPPONENTS,
+                          "parameters": {k: list(v) for k, v in SEAT_BOTS[n].items()}} for n in SEAT_BOTS]}
 
     @app.post("/api/solve")
     async def solve(request: SolveRequest) -> dict[str, Any]:
-        from bots import solve_hand
-
-        rules, opponent = _rules(request.rules), _bot(request.opponent)
-        solution = await limited(solve_hand, request.hand, opponent, samples=request.samples, seed=request.seed,
-                                 players=request.players, top=request.top, rules=rules)
-        return solution.to_dict()
+        return await work("solve", hand=request.hand, opponent=opponent_spec(request.opponent),
+                          samples=min(request.samples, settings.max_samples), seed=request.seed,
+                          players=request.players, top=request.top, rules=rules_text(request.rules))
 
     @app.post("/api/grade")
     async def grade(request: GradeRequest) -> dict[str, Any]:
-        from bots import grade_hand
-
-        rules, opponent = _rules(request.rules), _bot(request.opponent)
-        graded = await limited(grade_hand, request.hand, request.arrangement, opponent, samples=request.samples,
-                               seed=request.seed, players=request.players, rules=rules)
-        return graded.to_dict()
+        return await work("grade", hand=request.hand, arrangement=request.arrangement,
+                          opponent=opponent_spec(request.opponent), samples=min(request.samples, settings.max_samples),
+                          seed=request.seed, players=request.players, rules=rules_text(request.rules))
 
     @app.post("/api/check")
     async def check(request: CheckRequest) -> dict[str, Any]:
@@ -156,52 +395,56 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         cards = np.random.default_rng(seed).permutation(52)[:13].tolist()
         return {"hand": format_cards(sorted(cards, reverse=True)), "seed": seed}
 
+    @app.post("/api/session/start")
+    async def session_start(request: SessionStart) -> dict[str, Any]:
+        specs = tuple(seat_spec(b) for b in request.bots)
+        seed = request.seed if request.seed is not None else secrets.randbits(32)
+        session = Session(seed=seed, bots=specs, rules=rules_text(request.rules))
+        # The seed deals the bots' hands too: it is told when the session is over (or when it was given).
+        return {"session": sessions.add(session), "seed": request.seed, "bots": list(specs), "rules": session.rules,
+                "players": session.players, "hands_per_session": HANDS_PER_SESSION}
+
     @app.post("/api/session/deal")
     async def session_deal(request: SessionDeal) -> dict[str, Any]:
-        from bench.tournament import HANDS_PER_SESSION, deal_table, dealer_of
-        from solver import format_cards
+        from bench.tournament import deal_table, dealer_of
+        from solver import Rules, format_cards
+        from solver.naturals import best_natural
 
-        hands = deal_table(request.seed, request.hand_number, request.players)
-        return {"hand": format_cards(sorted(hands[0].tolist(), reverse=True)), "seat": 0,
-                "dealer": dealer_of(request.hand_number, request.players), "hands_per_session": HANDS_PER_SESSION}
+        session = sessions.get(request.session)
+        hand = deal_table(session.seed, request.hand_number, session.players)[0].tolist()
+        rules = Rules.parse(session.rules)
+        natural = best_natural(hand, rules) if rules.naturals else None
+        return {"hand": format_cards(sorted(hand, reverse=True)), "seat": 0, "hand_number": request.hand_number,
+                "dealer": dealer_of(request.hand_number, session.players), "hands_per_session": HANDS_PER_SESSION,
+                "natural": natural.kind if natural else None, "scored": request.hand_number in session.scored}
 
     @app.post("/api/session/play")
     async def session_play(request: SessionHand) -> dict[str, Any]:
-        if len(request.bots) != request.players - 1:
-            raise HTTPException(400, f"{request.players} players need {request.players - 1} bots, "
-                                     f"got {len(request.bots)}")
-        rules = _rules(request.rules)
-        specs = [_bot(b) for b in request.bots]
-        return await limited(play_hand, request, specs, rules)
+        session = sessions.get(request.session)
+        number = request.hand_number
+        if number in session.scored or number in session.busy:
+            raise HTTPException(409, f"hand {number + 1} of this session is already "
+                                     f"{'scored' if number in session.scored else 'being scored'}; it counts once")
+        if not request.declare and request.arrangement is None:
+            raise HTTPException(400, "set your 13 cards (or declare your natural) first")
+        session.busy.add(number)
+        try:
+            result = await work("play", seed=session.seed, hand_number=number, players=session.players,
+                                bots=list(session.bots), arrangement=None if request.declare else request.arrangement,
+                                declare=request.declare, rules=session.rules,
+                                samples=min(request.samples, settings.max_samples))
+        finally:
+            session.busy.discard(number)
+        session.scored[number] = result["scores"]
+        result["totals"] = session.totals()
+        result["hands_scored"] = sorted(session.scored)
+        result["seed"] = session.seed if len(session.scored) == HANDS_PER_SESSION else None
+        return result
 
+    if swagger_assets() is not None:
+        app.mount("/static/swagger", StaticFiles(directory=swagger_assets()), name="swagger")
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(settings.allowed_hosts))
+    app.add_middleware(SecurityHeaders)
+    app.add_middleware(BodyLimit, limit=MAX_BODY)
     return app
-
-
-def play_hand(request: SessionHand, specs: list[str], rules) -> dict[str, Any]:
-    """One hand of a session: the bots set their cards, the table is settled pair by pair, and
-    the player's play is graded (seat 0 is the player; bot k sits in seat k)."""
-    from bench.tournament import deal_table, spec_key
-    from bots import checked_arrangement, grade_hand, make_bot_for
-    from solver import Arrangement, Card, SolveError, describe, foul_reason, score_pair
-
-    hands = deal_table(request.seed, request.hand_number, request.players)
-    mine = Arrangement.parse(request.arrangement)
-    if sorted(int(c) for c in mine.cards) != sorted(hands[0].tolist()):
-        raise SolveError("the arrangement holds other cards than the hand dealt to you")
-    seats = [mine]
-    for seat, spec in enumerate(specs, start=1):
-        bot = make_bot_for(spec, rules)
-        seed = np.random.SeedSequence(request.seed, spawn_key=(request.hand_number, seat, spec_key(spec)))
-        seats.append(checked_arrangement(bot, tuple(Card(int(c)) for c in hands[seat]), np.random.default_rng(seed)))
-    pairs = [[score_pair(a, b, rules) if i != j else 0 for j, b in enumerate(seats)] for i, a in enumerate(seats)]
-    graded = grade_hand(hands[0].tolist(), mine, "table", samples=request.samples,
-                        seed=request.seed * 8 + request.hand_number, players=request.players, rules=rules)
-    names = ["you"] + specs
-    return {
-        "seats": [{"name": name, "arrangement": a.format(), "hands": [describe(r) for r in a.rows],
-                   "foul": foul_reason(a)} for name, a in zip(names, seats)],
-        "pairs": pairs,
-        "scores": [sum(row) for row in pairs],
-        "grade": graded.to_dict(),
-    }

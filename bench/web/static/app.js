@@ -1,233 +1,611 @@
-// The page: three views over the JSON API (no build step, no libraries).
+// The page: four views over the JSON API (no build step, no libraries). Every element is
+// built with the DOM and text nodes: nothing a user typed or the server sent becomes HTML.
 "use strict";
 
 const RANKS = "AKQJT98765432";
-const SUITS = [["S", "♠"], ["H", "♥"], ["D", "♦"], ["C", "♣"]];
-const RULES = ["basic", "1-6", "2-4", "royalties", "royalties-win", "naturals", "2-4+royalties"];
+const RANK_NAMES = { A: "ace", K: "king", Q: "queen", J: "jack", T: "ten", 9: "nine", 8: "eight", 7: "seven",
+  6: "six", 5: "five", 4: "four", 3: "three", 2: "two" };
+const SUITS = [["S", "♠", "spades"], ["H", "♥", "hearts"], ["D", "♦", "diamonds"], ["C", "♣", "clubs"]];
+const SUIT_OF = { "♠": "S", "♤": "S", "♥": "H", "♡": "H", "♦": "D", "♢": "D", "♣": "C", "♧": "C" };
+const RULES = ["basic", "1-6", "2-4", "royalties", "royalties-win", "naturals", "2-4+royalties", "1-6+naturals"];
 const ROWS = ["front", "middle", "back"];
 const SIZES = { front: 3, middle: 5, back: 5 };
+const KEYS = { f: "front", 1: "front", m: "middle", 2: "middle", b: "back", 3: "back" };
 const $ = (id) => document.getElementById(id);
 
-function cardHtml(code, extra = "") {
-  const suit = SUITS.find(([s]) => s === code[1].toUpperCase());
-  const red = suit[0] === "H" || suit[0] === "D";
-  return `<span class="card ${red ? "red" : "black"} ${extra}" data-card="${code}">${code[0]}${suit[1]}</span>`;
+// --- Building the page --------------------------------------------------------------------------
+function h(tag, attributes = {}, ...children) {
+  const element = document.createElement(tag);
+  for (const [key, value] of Object.entries(attributes)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === "class") element.className = value;
+    else if (key === "text") element.textContent = value;
+    else if (key.startsWith("on")) element.addEventListener(key.slice(2), value);
+    else element.setAttribute(key, value === true ? "" : value);
+  }
+  for (const child of children.flat(Infinity)) {
+    if (child !== null && child !== undefined && child !== false) element.append(child);
+  }
+  return element;
 }
-const rowHtml = (text) => text.split(" ").map((c) => cardHtml(c, "small")).join("");
+const put = (target, ...children) => { const root = typeof target === "string" ? $(target) : target; root.replaceChildren(...children.flat(Infinity).filter((c) => c !== null && c !== undefined && c !== false)); return root; };
 const sign = (x, d = 3) => (x >= 0 ? "+" : "") + x.toFixed(d);
 const pct = (x) => (100 * x).toFixed(1) + "%";
+const cardName = (code) => `${RANK_NAMES[code[0]]} of ${SUITS.find(([s]) => s === code[1])[2]}`;
+const cardFace = (code) => code[0] + SUITS.find(([s]) => s === code[1])[1];
+const isRed = (code) => code[1] === "H" || code[1] === "D";
 
+function cardSpan(code) {
+  return h("span", { class: `card small ${isRed(code) ? "red" : "black"}`, role: "img", "aria-label": cardName(code) }, cardFace(code));
+}
+const rowCards = (text) => h("span", { class: "cards" }, text.split(" ").filter(Boolean).map(cardSpan));
+const arrangementLine = (rows) => h("span", { class: "arrangement" },
+  ROWS.map((r, i) => [i ? h("span", { class: "slash", "aria-hidden": "true" }, " / ") : null, rowCards(rows[r])]));
+const rowsOf = (text) => { const parts = text.split(" / "); return { front: parts[0], middle: parts[1], back: parts[2] }; };
+
+// --- Reading cards as players write them -----------------------------------------------------------
+// "10s", "A♠", "as", "Q♥,J♥" and "AS KS" all read; the message names what is wrong.
+function readCards(text, count = 13) {
+  const tokens = text.trim().split(/[\s,;]+/).filter(Boolean);
+  const cards = [];
+  const problems = [];
+  for (const token of tokens) {
+    let t = token.toUpperCase().replace(/^10/, "T");
+    const last = token.slice(-1);
+    if (SUIT_OF[last]) t = t.slice(0, -1) + SUIT_OF[last];
+    if (t.length !== 2 || !RANKS.includes(t[0]) || !"SHDC".includes(t[1])) {
+      problems.push(`'${token}' is not a card (write a rank 2-9, T or 10, J, Q, K, A, then a suit S H D C or ♠ ♥ ♦ ♣)`);
+    } else if (cards.includes(t)) {
+      problems.push(`${cardFace(t)} is there twice`);
+    } else {
+      cards.push(t);
+    }
+  }
+  if (cards.length > count) problems.push(`${cards.length} cards: ${cards.slice(count).map(cardFace).join(" ")} ${cards.length - count > 1 ? "are" : "is"} more than ${count}`);
+  return { cards: cards.slice(0, count), problems };
+}
+
+// --- Talking to the server ---------------------------------------------------------------------------
 async function api(path, body) {
-  const response = await fetch(path, { method: body ? "POST" : "GET", headers: { "Content-Type": "application/json" },
-    body: body ? JSON.stringify(body) : undefined });
+  let response;
+  try {
+    response = await fetch(path, { method: body ? "POST" : "GET", headers: { "Content-Type": "application/json" },
+      body: body ? JSON.stringify(body) : undefined });
+  } catch (e) {
+    throw new Error("the server cannot be reached; is bench serve running?");
+  }
   const data = await response.json().catch(() => ({}));
   if (!response.ok) {
-    const detail = Array.isArray(data.detail) ? data.detail.map((d) => `${d.loc.slice(-1)[0]}: ${d.msg}`).join("; ")
-      : data.detail;
-    throw new Error(detail || `the server answered ${response.status}`);
+    const detail = Array.isArray(data.detail) ? data.detail.map((d) => `${d.loc.slice(-1)[0]}: ${d.msg}`).join("; ") : data.detail;
+    const error = new Error(detail || `the server answered ${response.status}`);
+    error.status = response.status;
+    throw error;
   }
   return data;
 }
 
-async function busy(indicator, error, work) {
-  $(indicator).hidden = false;
-  $(error).textContent = "";
-  try { return await work(); } catch (e) { $(error).textContent = e.message; } finally { $(indicator).hidden = true; }
-}
-
-function options(target, { opponent = true } = {}) {
-  $(target).innerHTML = `<label>Rules <select class="rules">${RULES.map((r) => `<option>${r}</option>`).join("")}</select></label>
-    <label>Opponents simulated <input class="samples" type="number" value="1000" min="1" max="20000" style="width:6em"></label>
-    ${opponent ? `<label>Set by <select class="opponent"></select></label>` : ""}
-    <label>Players <select class="players"><option>2</option><option>3</option><option>4</option></select></label>`;
-  fillBots($(target).querySelector(".opponent"), (b) => b !== "exhaustive", "table");
-}
-function read(target) {
-  const root = $(target);
-  const opponent = root.querySelector(".opponent");
-  return { rules: root.querySelector(".rules").value, samples: Number(root.querySelector(".samples").value),
-    players: Number(root.querySelector(".players").value), ...(opponent ? { opponent: opponent.value } : {}) };
+// Run one request of a view: its buttons are disabled until the answer, a new error clears the old result.
+async function busy(view, label, work, { result = `${view}-result` } = {}) {
+  const buttons = [...document.querySelectorAll(`#${view} button, #${view} select`)];
+  const was = buttons.map((b) => b.disabled);
+  buttons.forEach((b) => { b.disabled = true; });
+  $(view).setAttribute("aria-busy", "true");
+  $(`${view}-busy`).textContent = label;
+  $(`${view}-error`).textContent = "";
+  try {
+    return await work();
+  } catch (e) {
+    if ($(result)) put(result);
+    $(`${view}-error`).textContent = e.message;
+    return undefined;
+  } finally {
+    buttons.forEach((b, i) => { b.disabled = was[i]; });
+    $(view).removeAttribute("aria-busy");
+    $(`${view}-busy`).textContent = "";
+  }
 }
 
 let BOTS = [];
-function fillBots(select, keep, chosen) {
-  if (!select) return;
-  select.innerHTML = BOTS.filter((b) => keep(b.name)).map((b) =>
-    `<option ${b.name === chosen ? "selected" : ""} title="${b.description}">${b.name}</option>`).join("");
+function options(target, { opponent = true } = {}) {
+  const select = (cls, label, values, chosen) => h("label", {}, `${label} `, h("select", { class: cls },
+    values.map((v) => h("option", { value: v, selected: v === chosen }, v))));
+  put(target,
+    select("rules", "Rules", RULES, "basic"),
+    h("label", {}, "Opponents simulated ", h("input", { class: "samples", type: "number", value: "1000", min: "1", max: "20000", inputmode: "numeric" })),
+    opponent ? select("opponent", "Set by", BOTS.filter((b) => b.opponent).map((b) => b.name), "table") : null,
+    select("players", "Players", ["2", "3", "4"], "2"));
+}
+function readOptions(target) {
+  const root = $(target);
+  const samples = Number(root.querySelector(".samples").value);
+  if (!Number.isInteger(samples) || samples < 1 || samples > 20000) throw new Error("opponents simulated: a whole number from 1 to 20000");
+  return { rules: root.querySelector(".rules").value, samples, players: Number(root.querySelector(".players").value),
+    opponent: root.querySelector(".opponent").value };
+}
+function setOptions(target, params) {
+  const root = $(target);
+  for (const key of ["rules", "opponent", "players", "samples"]) {
+    const field = root.querySelector(`.${key}`);
+    if (field && params.get(key) !== null && (field.tagName !== "SELECT" || [...field.options].some((o) => o.value === params.get(key)))) field.value = params.get(key);
+  }
 }
 
-// --- Solve -----------------------------------------------------------------------------------
-const picked = new Set();
+// --- Links: the view and what it shows, in the address --------------------------------------------------
+function link(view, values) {
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(values)) if (v !== undefined && v !== null && v !== "") params.set(k, v);
+  return `#${view}?${params}`;
+}
+// A link's seed is used once, so that the link shows what was seen; later requests draw their own.
+const linkSeeds = {};
+function takeLinkSeed(view) { const seed = linkSeeds[view]; delete linkSeeds[view]; return seed; }
+function readLinkSeed(view, params) { if (/^[0-9]{1,15}$/.test(params.get("seed") || "")) linkSeeds[view] = Number(params.get("seed")); }
+function share(view, values) {
+  const href = link(view, values);
+  history.replaceState(null, "", href);
+  return h("p", { class: "hint" }, "Link to this: ", h("a", { href, "data-testid": `${view}-link` }, "open it again or share it"));
+}
+
+// --- Solve ------------------------------------------------------------------------------------------------
+const picked = [];
 function drawGrid() {
-  $("solve-grid").innerHTML = SUITS.map(([s]) => [...RANKS].map((r) =>
-    cardHtml(r + s, picked.has(r + s) ? "picked" : "")).join("")).join("");
-  $("solve-text").value = [...picked].join(" ");
+  const grid = $("solve-grid");
+  const focused = document.activeElement?.dataset?.card;
+  put(grid, SUITS.map(([s]) => [...RANKS].map((r) => {
+    const code = r + s;
+    const on = picked.includes(code);
+    return h("button", { type: "button", class: `card ${isRed(code) ? "red" : "black"} ${on ? "picked" : ""}`, "data-card": code,
+      "aria-pressed": on ? "true" : "false", "aria-label": cardName(code), tabindex: "-1" }, cardFace(code));
+  })));
+  const current = (focused && grid.querySelector(`[data-card="${focused}"]`)) || grid.firstChild;
+  current.tabIndex = 0;
+  if (focused) current.focus();
 }
 $("solve-grid").addEventListener("click", (event) => {
   const code = event.target.closest(".card")?.dataset.card;
   if (!code) return;
-  if (picked.has(code)) picked.delete(code); else if (picked.size < 13) picked.add(code);
+  const at = picked.indexOf(code);
+  if (at >= 0) picked.splice(at, 1);
+  else if (picked.length < 13) picked.push(code);
+  else { $("solve-error").textContent = `13 cards are picked already: put one back before adding ${cardFace(code)}`; return; }
+  $("solve-error").textContent = "";
+  $("solve-text").value = picked.join(" ");
   drawGrid();
 });
-$("solve-text").addEventListener("change", () => {
-  picked.clear();
-  for (const token of $("solve-text").value.trim().split(/[\s,]+/).filter(Boolean)) picked.add(token.toUpperCase());
+// Arrow keys move through the grid (one tab stop for the 52 cards).
+$("solve-grid").addEventListener("keydown", (event) => {
+  const cards = [...$("solve-grid").querySelectorAll(".card")];
+  const at = cards.indexOf(document.activeElement);
+  if (at < 0) return;
+  const step = { ArrowRight: 1, ArrowLeft: -1, ArrowDown: 13, ArrowUp: -13 }[event.key];
+  if (!step) return;
+  event.preventDefault();
+  const next = cards[(at + step + 52) % 52];
+  cards.forEach((c) => { c.tabIndex = -1; });
+  next.tabIndex = 0;
+  next.focus();
+});
+function takeSolveText() {
+  const { cards, problems } = readCards($("solve-text").value);
+  picked.splice(0, picked.length, ...cards);
   drawGrid();
-});
-$("solve-deal").addEventListener("click", async () => {
-  const { hand } = await api("/api/deal", {});
-  picked.clear(); hand.split(" ").forEach((c) => picked.add(c)); drawGrid();
-});
-$("solve-clear").addEventListener("click", () => { picked.clear(); drawGrid(); $("solve-result").innerHTML = ""; });
-
-function rowsTable(rows) {
-  return `<table><tr><th>row</th><th>cards</th><th>hand</th><th>win / tie / lose</th><th>ev</th></tr>${ROWS.map((name) => {
-    const r = rows[name];
-    return `<tr><td>${name}</td><td>${rowHtml(r.cards)}</td><td>${r.hand}</td>
-      <td><div class="bar" title="win ${pct(r.win)}, tie ${pct(r.tie)}, lose ${pct(r.lose)}"><div class="w" style="width:${100 * r.win}%"></div><div class="t" style="width:${100 * r.tie}%"></div><div class="l" style="width:${100 * r.lose}%"></div></div>
-      ${pct(r.win)} / ${pct(r.tie)} / ${pct(r.lose)}</td><td>${sign(r.ev)}</td></tr>`;
-  }).join("")}</table>`;
+  if (problems.length) { put("solve-result"); $("solve-error").textContent = problems.join("; "); return false; }
+  $("solve-error").textContent = "";
+  return true;
 }
-const arrangementHtml = (a) => ROWS.map((r) => rowHtml(a[r])).join(" &nbsp;/&nbsp; ");
-
-$("solve-go").addEventListener("click", () => busy("solve-busy", "solve-error", async () => {
-  const s = await api("/api/solve", { hand: $("solve-text").value, ...read("solve-options") });
-  const parts = Object.entries(s.ev_parts.per_opponent).map(([k, v]) => `${k} ${sign(v)}`).join(", ");
-  const declare = s.declare ? `<p class="big" data-testid="declare">Declare ${s.natural}: worth ${sign(s.natural_ev)}, more than the best play.</p>` : "";
-  const held = !s.natural && s.natural_held ? `<p class="warning">This hand holds ${s.natural_held}, a natural, but these rules have none.</p>` : "";
-  $("solve-result").innerHTML = `${declare}${held}
-    <p class="big" data-testid="best">Best: ${arrangementHtml(s.arrangement)}</p>
-    <p>EV <b>${sign(s.ev)} ± ${s.ev_se === null ? "—" : s.ev_se.toFixed(3)}</b> units per hand against ${s.players - 1}
-      opponent(s) set by ${s.opponent} (${s.samples} samples, rules ${s.rules.name}) = ${s.players - 1} × (${parts})</p>
-    ${rowsTable(s.rows)}
-    ${s.alternatives.length ? `<h3>Next best plays</h3><table><tr><th></th><th>arrangement</th><th>EV</th><th>difference</th></tr>${
-      s.alternatives.map((a, i) => `<tr><td>${i + 2}.</td><td>${arrangementHtml(a.arrangement)}</td><td>${sign(a.ev)}</td>
-        <td>${sign(a.diff)} ± ${a.diff_se === null ? "—" : a.diff_se.toFixed(3)} ${a.significant ? "(significant)" : ""}</td></tr>`).join("")}</table>` : ""}
-    ${s.natural ? `<p>Natural: ${s.natural}, worth ${sign(s.natural_ev)} if declared.</p>` : ""}
-    <p class="hint">seed ${s.seed}; ${s.legal_splits} legal splits searched in ${s.seconds.toFixed(2)} s</p>`;
+$("solve-text").addEventListener("change", takeSolveText);
+$("solve-form").addEventListener("submit", (event) => { event.preventDefault(); if (takeSolveText()) solveNow(); });
+$("solve-deal").addEventListener("click", () => busy("solve", "Dealing…", async () => {
+  const { hand } = await api("/api/deal", {});
+  $("solve-text").value = hand;
+  takeSolveText();
+  put("solve-result");
 }));
+$("solve-clear").addEventListener("click", () => { picked.length = 0; $("solve-text").value = ""; drawGrid(); put("solve-result"); $("solve-error").textContent = ""; });
 
-// --- Arranging a hand by clicks (Grade and Play) --------------------------------------------------
-function arranger(board, warning) {
-  const state = { cards: [], rows: {} };
-  function draw() {
-    const pool = state.cards.filter((c) => !state.rows[c]);
-    $(board).innerHTML = `<div class="rows">${ROWS.map((r) => {
-      const cards = state.cards.filter((c) => state.rows[c] === r);
-      return `<span class="rowlabel">${r} (${cards.length}/${SIZES[r]})</span><span data-testid="row-${r}">${cards.map((c) => cardHtml(c, "placed")).join("")}</span>`;
-    }).join("")}<span class="rowlabel">to place</span><span class="pool" data-testid="pool">${pool.map((c) => cardHtml(c)).join("")}</span></div>`;
+function winBar(r) {
+  const bar = h("div", { class: "bar", "aria-hidden": "true" });
+  for (const [cls, share_] of [["w", r.win], ["t", r.tie], ["l", r.lose]]) {
+    const part = h("div", { class: cls });
+    part.style.width = `${100 * share_}%`;
+    bar.append(part);
+  }
+  return bar;
+}
+function rowsTable(rows) {
+  return h("table", {}, h("caption", { class: "sr-only" }, "Each row against the simulated opponents"),
+    h("thead", {}, h("tr", {}, ["row", "cards", "hand", "win / tie / lose", "EV"].map((t) => h("th", { scope: "col", class: t === "hand" ? "desc" : null }, t)))),
+    h("tbody", {}, ROWS.map((name) => {
+      const r = rows[name];
+      return h("tr", {}, h("th", { scope: "row" }, name), h("td", {}, rowCards(r.cards)), h("td", { class: "desc" }, r.hand),
+        h("td", {}, winBar(r), `${pct(r.win)} / ${pct(r.tie)} / ${pct(r.lose)}`), h("td", {}, sign(r.ev)));
+    })));
+}
+
+function solveNow() {
+  return busy("solve", "Solving…", async () => {
+    if (picked.length !== 13) throw new Error(`pick 13 cards first (${picked.length} picked)`);
+    const settings = readOptions("solve-options");
+    const s = await api("/api/solve", { hand: picked.join(" "), ...settings, seed: takeLinkSeed("solve") });
+    const parts = Object.entries(s.ev_parts.per_opponent).map(([k, v]) => `${k} ${sign(v)}`).join(", ");
+    put("solve-result",
+      s.declare ? h("p", { class: "big", "data-testid": "declare" }, `Declare ${s.natural}: worth ${sign(s.natural_ev)}, more than the best play.`) : null,
+      !s.natural && s.natural_held ? h("p", { class: "warning" }, `This hand holds ${s.natural_held}, a natural, but these rules have none.`) : null,
+      h("p", { class: "big", "data-testid": "best" }, "Best: ", arrangementLine(s.arrangement)),
+      h("p", {}, "EV ", h("b", {}, `${sign(s.ev)} ± ${s.ev_se === null ? "—" : s.ev_se.toFixed(3)}`),
+        ` units per hand against ${s.players - 1} opponent(s) set by ${s.opponent} (${s.samples} samples, rules ${s.rules.name}) = ${s.players - 1} × (${parts})`),
+      rowsTable(s.rows),
+      s.alternatives.length ? [h("h3", {}, "Next best plays"), h("table", {},
+        h("thead", {}, h("tr", {}, ["", "arrangement", "EV", "difference"].map((t) => h("th", { scope: "col" }, t)))),
+        h("tbody", {}, s.alternatives.map((a, i) => h("tr", {}, h("td", {}, `${i + 2}.`), h("td", {}, arrangementLine(a.arrangement)),
+          h("td", {}, sign(a.ev)), h("td", {}, `${sign(a.diff)} ± ${a.diff_se === null ? "—" : a.diff_se.toFixed(3)} ${a.significant ? "(significant)" : ""}`)))))] : null,
+      s.natural ? h("p", {}, `Natural: ${s.natural}, worth ${sign(s.natural_ev)} if declared.`) : null,
+      h("p", { class: "hint" }, `seed ${s.seed}; ${s.legal_splits} legal splits searched in ${s.seconds.toFixed(2)} s`),
+      share("solve", { hand: picked.join(" "), ...settings, seed: s.seed }));
+  });
+}
+$("solve-go").addEventListener("click", solveNow);
+
+// --- Setting a hand by clicks or keys (Grade, Play, Trainer) --------------------------------------------------
+function arranger(board, warning, onEnter) {
+  const state = { cards: [], rows: {}, history: [], sort: "rank" };
+  const inRow = (r) => state.cards.filter((c) => state.rows[c] === r);
+  const SORTS = {
+    rank: (a, b) => RANKS.indexOf(a[0]) - RANKS.indexOf(b[0]) || "SHDC".indexOf(a[1]) - "SHDC".indexOf(b[1]),
+    suit: (a, b) => "SHDC".indexOf(a[1]) - "SHDC".indexOf(b[1]) || RANKS.indexOf(a[0]) - RANKS.indexOf(b[0]),
+    pairs: (a, b) => count(b) - count(a) || SORTS.rank(a, b),
+  };
+  const count = (c) => state.cards.filter((x) => x[0] === c[0]).length;
+  function cardButton(code, place) {
+    const where = place ? `in the ${place}` : "not placed";
+    return h("button", { type: "button", class: `card ${isRed(code) ? "red" : "black"} ${place ? "placed" : ""}`, "data-card": code,
+      "aria-label": `${cardName(code)}, ${where}` }, cardFace(code));
+  }
+  function draw(focus) {
+    const pool = state.cards.filter((c) => !state.rows[c]).sort(SORTS[state.sort]);
+    put(board, h("div", { class: "rows" },
+      ROWS.map((r) => [h("span", { class: "rowlabel", id: `${board}-${r}` }, `${r} (${inRow(r).length}/${SIZES[r]})`),
+        h("span", { class: "row", role: "group", "aria-labelledby": `${board}-${r}`, "data-testid": `row-${r}` }, inRow(r).map((c) => cardButton(c, r)))]),
+      h("span", { class: "rowlabel", id: `${board}-pool` }, "to place"),
+      h("span", { class: "pool row", role: "group", "aria-labelledby": `${board}-pool`, "data-testid": "pool" }, pool.map((c) => cardButton(c, null)))),
+    state.cards.length ? h("div", { class: "controls" },
+      h("button", { type: "button", "data-testid": `${board}-sort`, onclick: () => { state.sort = { rank: "suit", suit: "pairs", pairs: "rank" }[state.sort]; draw(); } },
+        `Group the hand by ${{ rank: "suit", suit: "pairs", pairs: "rank" }[state.sort]}`),
+      h("button", { type: "button", "data-testid": `${board}-undo`, disabled: !state.history.length, onclick: undo }, "Undo"),
+      h("button", { type: "button", "data-testid": `${board}-reset`, onclick: () => { remember(); state.rows = {}; draw(); } }, "Take all back")) : null);
+    if (focus) $(board).querySelector(`[data-card="${focus}"]`)?.focus();
     check();
   }
+  function remember() { state.history.push({ ...state.rows }); if (state.history.length > 100) state.history.shift(); }
+  function undo() { if (state.history.length) { state.rows = state.history.pop(); draw(); } }
+  function move(code, row) {
+    if (row && state.rows[code] !== row && inRow(row).length >= SIZES[row]) {
+      $(warning).textContent = `the ${row} is full (${SIZES[row]} cards): take one out first`;
+      return;
+    }
+    remember();
+    if (row) state.rows[code] = row; else delete state.rows[code];
+    draw(code);
+  }
+  let checking = 0;
   async function check() {
+    const mine = ++checking;
     $(warning).textContent = "";
     const text = state.text();
     if (!text) return;
     try {
       const result = await api("/api/check", { arrangement: text });
-      $(warning).textContent = result.foul ? `Foul: ${result.reason}` : `Rows: ${result.hands.join(" / ")}`;
-    } catch (e) { $(warning).textContent = e.message; }
+      if (mine === checking) $(warning).textContent = result.foul ? `Foul: ${result.reason}` : `Rows: ${result.hands.join(" / ")}`;
+    } catch (e) { if (mine === checking) $(warning).textContent = e.message; }
   }
   $(board).addEventListener("click", (event) => {
     const code = event.target.closest(".card")?.dataset.card;
     if (!code) return;
     const order = [undefined, ...ROWS];
     let next = order[(order.indexOf(state.rows[code]) + 1) % order.length];
-    while (next && state.cards.filter((c) => state.rows[c] === next).length >= SIZES[next]) {
-      next = order[(order.indexOf(next) + 1) % order.length];
-    }
-    if (next) state.rows[code] = next; else delete state.rows[code];
-    draw();
+    while (next && inRow(next).length >= SIZES[next]) next = order[(order.indexOf(next) + 1) % order.length];
+    move(code, next);
   });
-  state.load = (hand) => { state.cards = hand.trim().split(/[\s,]+/).map((c) => c.toUpperCase()); state.rows = {}; draw(); };
-  state.text = () => ROWS.every((r) => state.cards.filter((c) => state.rows[c] === r).length === SIZES[r])
-    ? ROWS.map((r) => state.cards.filter((c) => state.rows[c] === r).join(" ")).join(" / ") : null;
+  $(board).addEventListener("keydown", (event) => {
+    const code = event.target.closest?.(".card")?.dataset.card;
+    const key = event.key.toLowerCase();
+    if ((event.ctrlKey || event.metaKey) && key === "z") { event.preventDefault(); undo(); return; }
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    if (code && KEYS[key]) { event.preventDefault(); move(code, KEYS[key]); return; }
+    if (code && (key === "delete" || key === "backspace" || key === "0")) { event.preventDefault(); move(code, undefined); return; }
+    if (key === "enter" && state.text() && onEnter) { event.preventDefault(); onEnter(); }
+  });
+  state.load = (cards) => { state.cards = cards; state.rows = {}; state.history = []; draw(); };
+  state.set = (text) => {
+    const rows = rowsOf(text);
+    remember();
+    state.rows = {};
+    ROWS.forEach((r) => readCards(rows[r] || "", SIZES[r]).cards.forEach((c) => { if (state.cards.includes(c)) state.rows[c] = r; }));
+    draw();
+  };
+  state.text = () => (ROWS.every((r) => inRow(r).length === SIZES[r]) ? ROWS.map((r) => inRow(r).join(" ")).join(" / ") : null);
+  state.clear = () => { state.cards = []; state.rows = {}; state.history = []; put(board); $(warning).textContent = ""; };
   return state;
 }
+const PLACE_ALL = "place all 13 cards first: 3 in the front, 5 in the middle, 5 in the back";
 
-// --- Grade -----------------------------------------------------------------------------------
-const grading = arranger("grade-board", "grade-warning");
-$("grade-load").addEventListener("click", () => grading.load($("grade-text").value));
-$("grade-deal").addEventListener("click", async () => { const { hand } = await api("/api/deal", {}); $("grade-text").value = hand; grading.load(hand); });
-
-function gradeHtml(g) {
-  const rows = ROWS.map((r) => { const x = g.rows[r];
-    return `<tr><td>${r}</td><td>${rowHtml(x.cards)}</td><td>${x.hand}</td><td>${sign(x.ev)}</td><td>${rowHtml(x.best_cards)}</td><td>${x.best_hand}</td><td>${sign(x.ev_diff)}</td></tr>`; }).join("");
-  return `<p class="big" data-testid="grade-summary">Your play: EV ${sign(g.ev)}; best ${sign(g.best.ev)}: your play cost
-      ${g.lost.toFixed(3)} units per hand (paired difference ${sign(g.diff)} ± ${g.diff_se === null ? "—" : g.diff_se.toFixed(3)})</p>
-    ${g.foul ? `<p class="warning">Your arrangement fouls: ${g.foul}</p>` : ""}
-    <p>Best: ${arrangementHtml(g.best.arrangement)}</p>
-    <table><tr><th>row</th><th>yours</th><th></th><th>ev</th><th>best</th><th></th><th>difference</th></tr>${rows}</table>`;
+// --- Grade -------------------------------------------------------------------------------------------------
+const grading = arranger("grade-board", "grade-warning", () => gradeNow());
+function takeGradeText() {
+  const { cards, problems } = readCards($("grade-text").value);
+  put("grade-result");
+  if (problems.length || cards.length !== 13) {
+    $("grade-error").textContent = problems.length ? problems.join("; ") : `a hand is 13 cards; this is ${cards.length}`;
+    return false;
+  }
+  $("grade-error").textContent = "";
+  if (cards.join(" ") !== grading.cards.join(" ")) grading.load(cards);
+  return true;
 }
-$("grade-go").addEventListener("click", () => busy("grade-busy", "grade-error", async () => {
-  const arrangement = grading.text();
-  if (!arrangement) throw new Error("place all 13 cards first: 3 in front, 5 in the middle, 5 in the back");
-  const g = await api("/api/grade", { hand: grading.cards.join(" "), arrangement, ...read("grade-options") });
-  $("grade-result").innerHTML = gradeHtml(g);
+$("grade-form").addEventListener("submit", (event) => { event.preventDefault(); takeGradeText(); });
+$("grade-deal").addEventListener("click", () => busy("grade", "Dealing…", async () => {
+  const { hand } = await api("/api/deal", {});
+  $("grade-text").value = hand;
+  takeGradeText();
 }));
 
-// --- Play ------------------------------------------------------------------------------------
-const session = { seed: 0, hand: 0, totals: [], bots: [] };
-const playing = arranger("play-board", "play-warning");
+function gradeTable(g) {
+  return h("table", {}, h("thead", {}, h("tr", {}, [["row"], ["yours"], ["hand", "desc"], ["EV"], ["best"], ["hand", "desc"], ["difference"]]
+    .map(([t, cls]) => h("th", { scope: "col", class: cls }, t)))),
+    h("tbody", {}, ROWS.map((r) => { const x = g.rows[r];
+      return h("tr", {}, h("th", { scope: "row" }, r), h("td", {}, rowCards(x.cards)), h("td", { class: "desc" }, x.hand), h("td", {}, sign(x.ev)),
+        h("td", {}, rowCards(x.best_cards)), h("td", { class: "desc" }, x.best_hand), h("td", {}, sign(x.ev_diff))); })));
+}
+function gradeView(g) {
+  return [h("p", { class: "big", "data-testid": "grade-summary" }, `Your play: EV ${sign(g.ev)}; best ${sign(g.best.ev)}: your play cost ${g.lost.toFixed(3)} units per hand`,
+    ` (paired difference ${sign(g.diff)} ± ${g.diff_se === null ? "—" : g.diff_se.toFixed(3)})`),
+  g.foul ? h("p", { class: "warning" }, `Your arrangement fouls: ${g.foul}`) : null,
+  h("p", {}, "Best: ", arrangementLine(g.best.arrangement)), gradeTable(g)];
+}
+function gradeNow() {
+  return busy("grade", "Grading…", async () => {
+    const arrangement = grading.text();
+    if (!arrangement) throw new Error(PLACE_ALL);
+    const settings = readOptions("grade-options");
+    const g = await api("/api/grade", { hand: grading.cards.join(" "), arrangement, ...settings, seed: takeLinkSeed("grade") });
+    put("grade-result", gradeView(g), share("grade", { hand: grading.cards.join(" "), arrangement, ...settings, seed: g.seed }));
+  });
+}
+$("grade-go").addEventListener("click", gradeNow);
+
+// --- Play ---------------------------------------------------------------------------------------------------
+const STORE = "chinese-poker-session";
+let replaySeed; // a session's seed from the address (#play?seed=N deals that session again)
+let session = null; // { session, seed, bots, rules, players, hand, phase, deal, results: [{ hand, review, scores, result }], totals }
+const playing = arranger("play-board", "play-warning", () => playHand(false));
+const saveSession = () => { if (session) localStorage.setItem(STORE, JSON.stringify(session)); else localStorage.removeItem(STORE); };
+
 function botSelectors() {
   const n = Number($("play-count").value);
-  $("play-bots").innerHTML = Array.from({ length: n }, (_, i) => `<select class="play-bot" data-testid="play-bot-${i}"></select>`).join(" ");
-  document.querySelectorAll(".play-bot").forEach((s) => fillBots(s, () => true, "table"));
+  const current = [...document.querySelectorAll(".play-bot")].map((s) => s.value);
+  put("play-bots", Array.from({ length: n }, (_, i) => h("label", {}, `Bot ${i + 1} `,
+    h("select", { class: "play-bot", "data-testid": `play-bot-${i}` }, BOTS.map((b) =>
+      h("option", { value: b.name, selected: b.name === (current[i] || "table"), title: b.description }, b.name))))));
 }
 $("play-count").addEventListener("change", botSelectors);
-$("play-rules").innerHTML = RULES.map((r) => `<option>${r}</option>`).join("");
+put("play-rules", RULES.map((r) => h("option", { value: r }, r)));
 
+function dealerName(deal) { return deal.dealer === 0 ? "you" : session.bots[deal.dealer - 1]; }
+function showDeal() {
+  const deal = session.deal;
+  put("play-status", h("p", { class: "big" }, `Hand ${session.hand + 1} of 8 (${session.rules}); dealer: ${dealerName(deal)}`));
+  put("play-table");
+  const hand = readCards(deal.hand).cards;
+  if (playing.cards.join(" ") !== hand.join(" ")) playing.load(hand);
+  $("play-go").hidden = false;
+  $("play-next").hidden = true;
+  const natural = $("play-natural");
+  natural.hidden = !deal.natural;
+  put(natural, deal.natural ? h("div", { class: "seat", role: "group", "aria-labelledby": "natural-title" },
+    h("p", { class: "big", id: "natural-title" }, `You hold a natural: ${deal.natural}. Declare it or play the hand?`),
+    h("div", { class: "controls" },
+      h("button", { type: "button", class: "primary", "data-testid": "play-declare", onclick: () => playHand(true) }, `Declare ${deal.natural}`),
+      h("button", { type: "button", "data-testid": "play-out", onclick: () => { natural.hidden = true; $("play-board").querySelector(".card")?.focus(); } }, "Play it out"))) : []);
+}
 async function dealHand() {
-  const players = session.bots.length + 1;
-  const deal = await api("/api/session/deal", { seed: session.seed, players, hand_number: session.hand });
-  $("play-status").innerHTML = `<p class="big">Hand ${session.hand + 1} of 8 (seed ${session.seed}); dealer: ${deal.dealer === 0 ? "you" : session.bots[deal.dealer - 1]}</p>`;
-  $("play-table").innerHTML = "";
-  playing.load(deal.hand);
-  $("play-go").hidden = false; $("play-next").hidden = true;
+  session.deal = await api("/api/session/deal", { session: session.session, hand_number: session.hand });
+  session.phase = "set";
+  saveSession();
+  showDeal();
 }
-$("play-start").addEventListener("click", async () => {
-  session.bots = [...document.querySelectorAll(".play-bot")].map((s) => s.value);
-  session.seed = Math.floor(Math.random() * 2 ** 31); session.hand = 0;
-  session.totals = new Array(session.bots.length + 1).fill(0);
-  $("play-totals").innerHTML = "";
-  await busy("play-busy", "play-error", dealHand);
+function sessionInProgress() { return session && session.phase !== "over"; }
+$("play-start").addEventListener("click", () => {
+  if (sessionInProgress() && !confirm(`Start a new session? The one in progress (hand ${session.hand + 1} of 8) will be left unfinished.`)) return;
+  return busy("play", "Dealing…", async () => {
+    const bots = [...document.querySelectorAll(".play-bot")].map((s) => s.value);
+    const started = await api("/api/session/start", { bots, rules: $("play-rules").value, seed: replaySeed });
+    replaySeed = undefined;
+    history.replaceState(null, "", "#play");
+    session = { ...started, hand: 0, phase: "deal", results: [], totals: new Array(bots.length + 1).fill(0) };
+    put("play-totals"); put("play-summary");
+    await dealHand();
+  }, { result: "play-table" });
 });
-$("play-go").addEventListener("click", () => busy("play-busy", "play-error", async () => {
-  const arrangement = playing.text();
-  if (!arrangement) throw new Error("place all 13 cards first: 3 in front, 5 in the middle, 5 in the back");
-  const result = await api("/api/session/play", { seed: session.seed, players: session.bots.length + 1,
-    hand_number: session.hand, bots: session.bots, arrangement, rules: $("play-rules").value, samples: 500 });
-  result.scores.forEach((s, i) => { session.totals[i] += s; });
-  const names = result.seats.map((s) => s.name);
-  $("play-table").innerHTML = result.seats.map((seat, i) => `<div class="seat" data-testid="seat-${i}"><b>${seat.name}</b>
-      ${ROWS.map((r, k) => `<div class="reveal">${r}: ${rowHtml(seat.arrangement.split(" / ")[k])} ${seat.hands[k]}</div>`).join("")}
-      ${seat.foul ? `<div class="warning">foul: ${seat.foul}</div>` : ""}
-      <div>this hand ${sign(result.scores[i], 0)}: ${result.pairs[i].map((p, j) => (j === i ? "" : `${sign(p, 0)} against ${names[j]}`)).filter(Boolean).join(", ")}</div></div>`).join("")
-    + `<div class="seat" data-testid="play-grade">${gradeHtml(result.grade)}</div>`;
-  document.querySelectorAll("#play-table .reveal").forEach((row, k) => setTimeout(() => row.classList.add("shown"), 150 * (k % 3)));
-  drawTotals(names);
-  $("play-go").hidden = true;
-  session.hand += 1;
-  $("play-next").hidden = session.hand >= 8;
-}));
-$("play-next").addEventListener("click", () => busy("play-busy", "play-error", dealHand));
 
-function drawTotals(names) {
+function outcome(rows) {
+  return rows.map((r, k) => `${ROWS[k]} ${r > 0 ? "win" : r < 0 ? "lose" : "tie"}`).join(", ");
+}
+function playResult(result) {
+  const names = result.seats.map((s) => s.name);
+  const me = result.seats[0];
+  return [result.seats.map((seat, i) => h("div", { class: "seat", "data-testid": `seat-${i}` }, h("h3", {}, seat.name),
+    seat.natural ? h("p", {}, `declared ${seat.natural}`)
+      : ROWS.map((r, k) => h("div", {}, `${r}: `, rowCards(seat.arrangement.split(" / ")[k]), ` ${seat.hands[k]}`)),
+    seat.foul ? h("p", { class: "warning" }, `foul: ${seat.foul}`) : null,
+    h("p", {}, `this hand ${sign(result.scores[i], 0)}: ${result.pairs[i].map((p, j) => (j === i ? "" : `${sign(p, 0)} against ${names[j]}`)).filter(Boolean).join(", ")}`))),
+  h("div", { class: "seat", "data-testid": "play-rows" }, h("h3", {}, "Your rows against each opponent"),
+    h("ul", {}, result.seats.slice(1).map((seat, k) => h("li", {}, `${seat.name}: `,
+      result.rows[0][k + 1] ? outcome(result.rows[0][k + 1]) : (me.natural || seat.natural ? "settled by the natural" : ""),
+      ` (${sign(result.pairs[0][k + 1], 0)})`)))),
+  h("div", { class: "seat", "data-testid": "play-grade" }, reviewView(result.review), result.grade ? gradeTable(result.grade) : null)];
+}
+function reviewView(r) {
+  return [h("p", { class: "big" }, `Your play: EV ${sign(r.ev)}; the best choice ${sign(r.best_ev)}: it cost ${r.lost.toFixed(3)} units`),
+    r.natural ? h("p", {}, `Declaring ${r.natural} was worth ${sign(r.natural_ev)}; the best play ${sign(r.play_ev)}.`) : null,
+    h("p", {}, "Best: ", r.best.startsWith("declare") ? r.best : arrangementLine(rowsOf(r.best)))];
+}
+function playHand(declare) {
+  return busy("play", "The bots are thinking…", async () => {
+    const arrangement = declare ? null : playing.text();
+    if (!declare && !arrangement) throw new Error(PLACE_ALL);
+    let result;
+    try {
+      result = await api("/api/session/play", { session: session.session, hand_number: session.hand, arrangement, declare, samples: 500 });
+    } catch (e) {
+      if (e.status === 404) { session = null; saveSession(); }
+      throw e;
+    }
+    session.results.push({ hand: session.hand, review: result.review, scores: result.scores, result });
+    session.totals = result.totals;
+    if (result.seed !== null) session.seed = result.seed;
+    session.phase = session.hand + 1 >= 8 ? "over" : "scored";
+    saveSession();
+    showScored();
+  }, { result: "play-table" });
+}
+function showScored() {
+  const last = session.results[session.results.length - 1];
+  put("play-status", h("p", { class: "big" }, `Hand ${last.hand + 1} of 8 (${session.rules})`));
+  $("play-natural").hidden = true;
+  put("play-table", playResult(last.result));
+  $("play-go").hidden = true;
+  $("play-next").hidden = session.phase === "over";
+  drawTotals();
+  if (session.phase === "over") drawSummary();
+  ($("play-next").hidden ? $("play-start") : $("play-next")).focus();
+}
+$("play-go").addEventListener("click", () => playHand(false));
+$("play-next").addEventListener("click", () => busy("play", "Dealing…", async () => { session.hand += 1; await dealHand(); }, { result: "play-table" }));
+
+function drawTotals() {
+  const names = ["you", ...session.bots];
   const order = names.map((n, i) => [n, session.totals[i]]).sort((a, b) => b[1] - a[1]);
-  const places = order.map(([, total]) => {
-    const ahead = order.filter(([, t]) => t > total).length, tied = order.filter(([, t]) => t === total).length;
-    return tied > 1 ? `shares place ${ahead + 1}` : `place ${ahead + 1}`;
-  });
-  const done = session.hand + 1 >= 8;
-  $("play-totals").innerHTML = `<h3>${done ? "Session over: final totals" : "Running totals"}</h3><table>${order.map(([n, t], i) =>
-    `<tr><td>${n}</td><td>${sign(t, 0)}</td><td>${places[i]}</td></tr>`).join("")}</table>`;
+  const place = (total) => { const ahead = order.filter(([, t]) => t > total).length, tied = order.filter(([, t]) => t === total).length;
+    return tied > 1 ? `shares place ${ahead + 1}` : `place ${ahead + 1}`; };
+  put("play-totals", h("h3", {}, session.phase === "over" ? "Session over: final totals" : "Running totals"),
+    h("table", {}, h("tbody", {}, order.map(([n, t]) => h("tr", {}, h("th", { scope: "row" }, n), h("td", {}, sign(t, 0)), h("td", {}, place(t)))))));
+}
+function drawSummary() {
+  const lost = session.results.reduce((s, r) => s + r.review.lost, 0);
+  put("play-summary", h("h3", {}, "Your session, hand by hand"),
+    h("table", { "data-testid": "play-summary-table" }, h("thead", {}, h("tr", {}, ["hand", "yours, then the best", "EV lost"].map((t) => h("th", { scope: "col" }, t)))),
+      h("tbody", {}, session.results.map((r) => h("tr", {}, h("td", {}, String(r.hand + 1)),
+        h("td", {}, h("div", {}, "yours: ", r.review.yours.startsWith("declared") ? r.review.yours : arrangementLine(rowsOf(r.review.yours))),
+          h("div", {}, "best: ", r.review.best.startsWith("declare") ? r.review.best : arrangementLine(rowsOf(r.review.best))),
+          h("a", { href: link("solve", { hand: r.review.hand, rules: session.rules, players: session.players, samples: 1000 }) }, `hand ${r.hand + 1} in Solve`)),
+        h("td", {}, r.review.lost.toFixed(3)))))),
+    h("p", { class: "big", "data-testid": "play-lost" }, `EV lost over the session: ${lost.toFixed(3)} units (${(lost / session.results.length).toFixed(3)} a hand)`),
+    session.seed !== null && session.seed !== undefined ? h("p", {}, h("a", { href: link("play", { seed: session.seed }) }, "Deal this session again")) : null);
+}
+async function restoreSession() {
+  try { session = JSON.parse(localStorage.getItem(STORE) || "null"); } catch (e) { session = null; }
+  if (!session || !session.session) { session = null; return; }
+  if ([...$("play-rules").options].some((o) => o.value === session.rules)) $("play-rules").value = session.rules;
+  if (session.results.length) drawTotals();
+  if (session.phase === "over" || session.phase === "scored") { showScored(); return; }
+  if (session.deal) showDeal();
 }
 
-// --- Tabs and start-up -----------------------------------------------------------------------------
-document.querySelectorAll(".tab").forEach((tab) => tab.addEventListener("click", () => {
-  document.querySelectorAll(".tab, .view").forEach((el) => el.classList.remove("active"));
-  tab.classList.add("active"); $(tab.dataset.view).classList.add("active");
-}));
+// --- Trainer ------------------------------------------------------------------------------------------------------
+const TRAINER = "chinese-poker-trainer";
+const training = arranger("train-board", "train-warning", () => trainGrade());
+let trainHand = null;
+const progress = () => { try { return JSON.parse(localStorage.getItem(TRAINER) || "[]"); } catch (e) { return []; } };
+put("train-rules", RULES.map((r) => h("option", { value: r }, r)));
+function trainDeal() {
+  return busy("train", "Dealing…", async () => {
+    const { hand } = await api("/api/deal", {});
+    trainHand = hand;
+    training.load(readCards(hand).cards);
+    put("train-result");
+    $("train-go").hidden = false;
+    $("train-next").hidden = true;
+    $("train-board").querySelector(".card")?.focus();
+  });
+}
+function trainGrade() {
+  return busy("train", "Grading…", async () => {
+    const arrangement = training.text();
+    if (!arrangement) throw new Error(PLACE_ALL);
+    const rules = $("train-rules").value, players = Number($("train-players").value);
+    const g = await api("/api/grade", { hand: trainHand, arrangement, rules, players, samples: 500, opponent: "table" });
+    const all = [...progress(), { hand: trainHand, yours: arrangement, best: Object.values(g.best.arrangement).join(" / "), lost: g.lost,
+      rules, players, at: Date.now() }].slice(-1000);
+    localStorage.setItem(TRAINER, JSON.stringify(all));
+    put("train-result", gradeView(g));
+    drawProgress();
+    $("train-go").hidden = true;
+    $("train-next").hidden = false;
+  }).then(() => { if (!$("train-next").hidden) $("train-next").focus(); });
+}
+function drawProgress() {
+  const all = progress();
+  if (!all.length) { put("train-progress", h("p", { class: "hint" }, "No hand graded yet.")); return; }
+  const mean = (xs) => xs.reduce((s, x) => s + x.lost, 0) / xs.length;
+  const recent = all.slice(-10);
+  const costly = [...all].sort((a, b) => b.lost - a.lost).slice(0, 5);
+  put("train-progress", h("h3", {}, "Your progress"),
+    h("p", { class: "big", "data-testid": "train-mean" }, `${all.length} hands; mean EV lost ${mean(all).toFixed(3)} a hand (last ${recent.length}: ${mean(recent).toFixed(3)})`),
+    h("p", {}, "EV lost per hand, oldest first, by tens: ", Array.from({ length: Math.ceil(all.length / 10) }, (_, k) => mean(all.slice(10 * k, 10 * k + 10)).toFixed(3)).slice(-12).join(", ")),
+    h("h3", {}, "Your costliest hands"),
+    h("table", { "data-testid": "train-costly" }, h("thead", {}, h("tr", {}, ["yours, then the best", "EV lost"].map((t) => h("th", { scope: "col" }, t)))),
+      h("tbody", {}, costly.map((x) => h("tr", {}, h("td", {}, h("div", {}, "yours: ", arrangementLine(rowsOf(x.yours))), h("div", {}, "best: ", arrangementLine(rowsOf(x.best))),
+        h("a", { href: link("grade", { hand: x.hand, arrangement: x.yours, rules: x.rules, players: x.players }) }, "review it in Grade")),
+        h("td", {}, x.lost.toFixed(3)))))));
+}
+$("train-deal").addEventListener("click", trainDeal);
+$("train-next").addEventListener("click", trainDeal);
+$("train-go").addEventListener("click", trainGrade);
+$("train-reset").addEventListener("click", () => { if (confirm("Forget every hand graded in the trainer?")) { localStorage.removeItem(TRAINER); drawProgress(); } });
+
+// --- Views, the address and start-up ----------------------------------------------------------------------------------
+function route() {
+  const [view, query] = (location.hash.slice(1) || "solve").split("?");
+  const name = ["solve", "grade", "play", "train"].includes(view) ? view : "solve";
+  document.querySelectorAll(".view").forEach((el) => { el.hidden = el.id !== name; });
+  document.querySelectorAll(".tab").forEach((tab) => {
+    if (tab.dataset.view === name) tab.setAttribute("aria-current", "page"); else tab.removeAttribute("aria-current");
+  });
+  const params = new URLSearchParams(query || "");
+  if (name === "solve" && params.get("hand")) {
+    setOptions("solve-options", params);
+    readLinkSeed("solve", params);
+    $("solve-text").value = params.get("hand");
+    if (takeSolveText()) solveNow();
+  }
+  if (name === "grade" && params.get("hand")) {
+    setOptions("grade-options", params);
+    readLinkSeed("grade", params);
+    $("grade-text").value = params.get("hand");
+    if (takeGradeText() && params.get("arrangement")) { grading.set(params.get("arrangement")); if (grading.text()) gradeNow(); }
+  }
+  if (name === "play" && /^[0-9]{1,15}$/.test(params.get("seed") || "")) {
+    replaySeed = Number(params.get("seed"));
+    put("play-status", h("p", {}, `The next session you start deals the hands of session ${replaySeed}.`));
+  }
+  if (name === "train") drawProgress();
+}
+window.addEventListener("hashchange", route);
+document.addEventListener("keydown", (event) => {
+  if ((event.ctrlKey || event.metaKey) && event.key === "Enter") {
+    const view = document.querySelector(".view:not([hidden])")?.id;
+    const go = { solve: solveNow, grade: gradeNow, play: () => playHand(false), train: trainGrade }[view];
+    if (go) { event.preventDefault(); go(); }
+  }
+});
 (async () => {
-  BOTS = (await api("/api/bots")).bots;
+  try {
+    BOTS = (await api("/api/bots")).bots;
+  } catch (e) {
+    $("solve-error").textContent = e.message;
+  }
   options("solve-options"); options("grade-options"); botSelectors(); drawGrid();
+  await restoreSession();
+  route();
+  document.body.dataset.ready = "true";
 })();

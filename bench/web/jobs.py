@@ -1,0 +1,109 @@
+"""The web page's jobs: what its worker processes compute.
+
+Each job takes plain, already validated arguments (registered bots by their canonical
+spec, rules by their preset names) and returns a JSON-ready dict. Bad cards or
+arrangements raise ``ValueError`` subclasses with a readable message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+WARM_UP_HAND = "AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C"
+
+
+def solve(hand: str, opponent: str, samples: int, seed: int | None, players: int, top: int, rules: str) -> dict[str, Any]:
+    from bots import solve_hand
+
+    return solve_hand(hand, opponent, samples=samples, seed=seed, players=players, top=top, rules=rules).to_dict()
+
+
+def grade(hand: str, arrangement: str, opponent: str, samples: int, seed: int | None, players: int,
+          rules: str) -> dict[str, Any]:
+    from bots import grade_hand
+
+    return grade_hand(hand, arrangement, opponent, samples=samples, seed=seed, players=players, rules=rules).to_dict()
+
+
+def play(seed: int, hand_number: int, players: int, bots: list[str], arrangement: str | None, declare: bool,
+         rules: str, samples: int) -> dict[str, Any]:
+    """One hand of a session: the bots set their cards (and declare what naturals they hold),
+    the table is settled pair by pair, and the player's choice is graded against the best one
+    (seat 0 is the player; bot k sits in seat k)."""
+    from bench.tournament import deal_table, spec_key
+    from bots import checked_arrangement, grade_hand, make_bot_for, solve_hand
+    from bots.base import declared_natural
+    from solver import Arrangement, Card, Rules, SolveError, describe, foul_reason, row_results, score_pair
+    from solver.naturals import best_natural
+
+    played = Rules.parse(rules)
+    hands = deal_table(seed, hand_number, players)
+    dealt = tuple(Card(int(c)) for c in hands[0])
+    natural = best_natural(dealt, played) if played.naturals else None
+    if declare and natural is None:
+        raise SolveError("there is no natural to declare: this hand holds none under these rules")
+    mine: Arrangement | None = None
+    if not declare:
+        if arrangement is None:
+            raise SolveError("set your 13 cards (or declare your natural) first")
+        mine = Arrangement.parse(arrangement)
+        if sorted(int(c) for c in mine.cards) != sorted(int(c) for c in dealt):
+            raise SolveError("the arrangement holds other cards than the hand dealt to you")
+    seats: list[dict[str, Any]] = []
+    plays: list[Any] = [natural if declare else mine]
+    for seat, spec in enumerate(bots, start=1):
+        bot = make_bot_for(spec, played)
+        cards = tuple(Card(int(c)) for c in hands[seat])
+        rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(hand_number, seat, spec_key(spec))))
+        theirs = declared_natural(bot, cards, rng, played)
+        plays.append(theirs if theirs is not None else checked_arrangement(bot, cards, rng))
+    for index, (name, chosen) in enumerate(zip(["you", *bots], plays)):
+        if isinstance(chosen, Arrangement):
+            seats.append({"name": name, "arrangement": chosen.format(), "hands": [describe(r) for r in chosen.rows],
+                          "foul": foul_reason(chosen), "natural": None})
+        else:
+            seats.append({"name": name, "arrangement": None, "hands": None, "foul": None, "natural": chosen.kind})
+        seats[-1]["seat"] = index
+    pairs = [[score_pair(a, b, played) if i != j else 0 for j, b in enumerate(plays)] for i, a in enumerate(plays)]
+    rows = [[list(row_results(a, b)) if i != j and isinstance(a, Arrangement) and isinstance(b, Arrangement) else None
+             for j, b in enumerate(plays)] for i, a in enumerate(plays)]
+    grading_seed = seed * 8 + hand_number
+    if mine is not None:
+        graded = grade_hand(dealt, mine, "table", samples=samples, seed=grading_seed, players=players, rules=played)
+        best, doc = graded.solution, graded.to_dict()
+        yours = graded.ev
+    else:
+        best = solve_hand(dealt, "table", samples=samples, seed=grading_seed, players=players, rules=played, top=0)
+        doc = None
+    best_play = best.ev
+    natural_ev = best.natural_ev if natural is not None else None
+    if declare:
+        yours = float(natural_ev)  # type: ignore[arg-type]
+    best_choice = max(best_play, natural_ev) if natural_ev is not None else best_play
+    review = {
+        "hand": " ".join(str(c) for c in sorted(dealt, reverse=True)),
+        "yours": "declared " + natural.kind if declare else mine.format(),  # type: ignore[union-attr]
+        "best": f"declare {natural.kind}" if natural is not None and natural_ev is not None and natural_ev > best_play
+        else best.arrangement.format(),
+        "best_arrangement": best.arrangement.format(),
+        "ev": round(yours, 6),
+        "best_ev": round(best_choice, 6),
+        "lost": round(max(0.0, best_choice - yours), 6),
+        "natural": natural.kind if natural else None,
+        "natural_ev": None if natural_ev is None else round(natural_ev, 6),
+        "play_ev": round(best_play, 6),
+        "samples": samples,
+    }
+    return {"seats": seats, "pairs": pairs, "rows": rows, "scores": [sum(r) for r in pairs], "grade": doc,
+            "review": review}
+
+
+def warm_up() -> None:
+    """Load the kernels a request uses, before the worker takes one."""
+    solve(WARM_UP_HAND, "table", samples=20, seed=0, players=2, top=1, rules="basic")
+
+
+JOBS: dict[str, Callable[..., dict[str, Any]]] = {"solve": solve, "grade": grade, "play": play}
