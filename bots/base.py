@@ -33,6 +33,12 @@ class BotFault(BotError):
     arrangement of its own cards. The message names the bot, the hand and the error."""
 
 
+class BotGivenUp(BotFault):
+    """A bot that failed so many decisions in a row that it is not asked again: a run stops
+    on it whatever its fault policy, since which of its later decisions would be faults
+    would depend on the order the decisions came in."""
+
+
 @runtime_checkable
 class Bot(Protocol):
     name: ClassVar[str]

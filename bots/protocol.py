@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from bots.base import BotError, BotFault
+from bots.base import BotError, BotFault, BotGivenUp
 from solver import Arrangement, Card, CardError, format_cards
 from solver.rules import Rules
 
@@ -692,7 +692,7 @@ class ProtocolBot:
         costs this request only, and counts against its kind's budget."""
         with self._lock:
             if self.given_up:
-                raise BotFault(self.given_up)
+                raise BotGivenUp(self.given_up)
             request, limit = 0, self.spec.decision_timeout * hands
             try:
                 if self._process is None:
@@ -725,7 +725,7 @@ class ProtocolBot:
             self.given_up = (f"bot '{self.name}' is given up after {self._streak[fault.kind]} "
                              f"{_PLURALS[fault.kind]} in a row (its budget, docs/protocol.md); the last: {fault}")
             self._end(0)
-            return
+            raise BotGivenUp(self.given_up) from None
         process = self._process
         if process is None:
             return
