@@ -53,6 +53,10 @@ def write_atomic(path: Path, data: bytes | str) -> None:
         os.fchmod(fd, 0o666 & ~umask)
         write_all(fd, data)
         os.fsync(fd)
+    except OSError as error:
+        os.close(fd)
+        os.unlink(temporary)
+        raise OSError(error.errno, error.strerror, str(path)) from None
     except BaseException:
         os.close(fd)
         os.unlink(temporary)

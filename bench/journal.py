@@ -212,7 +212,8 @@ class Journal:
             raise JournalError(f"{path} line 1 (the header) is damaged: {problem}")
         if header["check"] != line_check(header, ""):
             raise JournalError(f"{path} line 1 (the header) fails its check: it was changed after it was written")
-        run, previous, seen = header["run"], header["check"], {}
+        run, previous = header["run"], header["check"]
+        seen: dict[int, int] = {}  # deal -> the line that holds it
         for number, entry in enumerate(parsed[1:], start=2):
             where = f"{path} line {number}"
             problem = schema_problem(entry, "entry")

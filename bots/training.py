@@ -80,7 +80,7 @@ class TrainingState:
         temporary file beside it, synced and renamed; ``OSError`` (a full disk) leaves the
         previous file as it was and no temporary file."""
         path = Path(path)
-        arrays = {"front": self.field.front, "middle": self.field.middle, "back": self.field.back,
+        arrays: dict[str, Any] = {"front": self.field.front, "middle": self.field.middle, "back": self.field.back,
                   "previous": self.previous,
                   "previous_middle": self.previous_middle if self.previous_middle is not None else np.zeros(0)}
         meta = {"settings": self.settings, "round": self.round, "has_previous_middle": self.previous_middle is not None,

@@ -533,7 +533,7 @@ def test_disk_full_while_writing_results_leaves_no_cut_off_file(finished, tmp_pa
     _disk_full_after(monkeypatch, containing=b'"schema_version"')
     status, err = _resume(out, capsys=capsys)
     last = err.strip().splitlines()[-1]
-    assert status == 2 and last.startswith("bench tournament: error: cannot write the results")
+    assert status == 2 and last.startswith(f"bench tournament: error: cannot write {out / 'results.json'}: ")
     assert "no space left on device" in last and last.endswith(f"with: bench tournament --resume {out}")
     assert not (out / "results.json").exists()
     _no_temporary_files(out)
@@ -563,7 +563,7 @@ def test_one_worker_sizes_chunks_after_the_pilots_have_run(tmp_path):
     match = Match(("greedy", "tests.test_journal:SlowBot"), 2, 1)
     for backend, jobs in (("sequential", 2), ("loky", 1), ("threading", 1)):
         chunks: list[list[int]] = []
-        play_sized(match, list(range(16)), lambda part: chunks.append([r["deal"] for r in part]), jobs=jobs,
+        play_sized(match, list(range(16)), lambda part, chunks=chunks: chunks.append([r["deal"] for r in part]), jobs=jobs,
                    backend=backend)
         assert sorted(sum(chunks, [])) == list(range(16))
         assert chunks[:2] == [[0], [1]]

@@ -205,8 +205,15 @@ def run(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace, settings: dict, out: Path | None, contents) -> int:
     from bench.cli import available_cores
     from bench.files import describe
-    from bench.journal import (JOURNAL, Journal, JournalError, identity_change, records_problem, replay_problem,
-                               run_identity)
+    from bench.journal import (
+        JOURNAL,
+        Journal,
+        JournalError,
+        identity_change,
+        records_problem,
+        replay_problem,
+        run_identity,
+    )
     from bench.parsing import UsageError
     from bench.progress import note
     from bench.tournament import HANDS_PER_SESSION, Match, TournamentError, make_bots
@@ -227,6 +234,7 @@ def _run(args: argparse.Namespace, settings: dict, out: Path | None, contents) -
     names = _display_names(specs, made)
     resume = f"bench tournament --resume {shlex.quote(str(out))}" if out is not None else None
     records: list[dict] = []
+    journal_path = out / JOURNAL if out is not None else None
     if contents is not None:
         changed = identity_change(contents.identity, identity)
         if changed:
@@ -234,7 +242,7 @@ def _run(args: argparse.Namespace, settings: dict, out: Path | None, contents) -
                              "same run")
         problem = records_problem(contents.records, settings)
         if problem:
-            raise UsageError(f"--resume {out}: {out / JOURNAL}: {problem}")
+            raise UsageError(f"--resume {out}: {journal_path}: {problem}")
         records = contents.records
     jobs = available_cores() if args.jobs < 1 else args.jobs
     n_deals = settings["sessions"] * HANDS_PER_SESSION
@@ -246,7 +254,7 @@ def _run(args: argparse.Namespace, settings: dict, out: Path | None, contents) -
     if contents is not None:
         problem = replay_problem(contents, match)
         if problem:
-            raise UsageError(f"--resume {out}: {out / JOURNAL}: {problem}")
+            raise UsageError(f"--resume {out}: {journal_path}: {problem}")
     command = settings.get("command") or (
         f"bench tournament --bots {','.join(specs)} --players {players} --sessions {settings['sessions']} "
         f"--seed {entropy} --rules {shlex.quote(args.rules) if args.rules else rules.name}"
@@ -255,12 +263,12 @@ def _run(args: argparse.Namespace, settings: dict, out: Path | None, contents) -
 
     journal = None
     try:
-        if contents is not None:
+        if contents is not None and journal_path is not None:
             if contents.dropped:
                 note("the journal's last line was cut short by a crash; its deals are played again")
-            journal = Journal.reopen(out / JOURNAL, contents)
-        elif out is not None:
-            journal = Journal.create(out / JOURNAL, settings, identity)
+            journal = Journal.reopen(journal_path, contents)
+        elif journal_path is not None:
+            journal = Journal.create(journal_path, settings, identity)
     except JournalError as error:
         raise UsageError(str(error)) from None
     done = {r["deal"] for r in records}
@@ -297,8 +305,7 @@ def _run(args: argparse.Namespace, settings: dict, out: Path | None, contents) -
                 sessions=settings["sessions"], entropy=entropy, wall=wall, jobs=jobs, rules=rules,
                 deals_played=len(records) - before)
     except OSError as error:
-        where = f" {error.filename}" if error.filename else ""
-        raise UsageError(f"cannot write the results{where}: {describe(error)}; the journal keeps all "
+        raise UsageError(f"cannot write {error.filename or 'the results'}: {describe(error)}; the journal keeps all "
                          f"{len(records):,} deals played; once there is room, write them with: {resume}") from None
     return status
 

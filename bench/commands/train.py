@@ -97,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
         note(f"stopped by {stopped.name}: {kept}; to continue: bench train --resume {out}")
         return stopped.status
     data = io.BytesIO()
-    tables.save(data)
+    tables.save(data)  # type: ignore[arg-type]  # numpy writes to a file object as well as to a path
     try:
         write_atomic(out, data.getvalue())
     except OSError as error:
