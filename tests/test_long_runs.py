@@ -239,11 +239,19 @@ def test_sigint_stops_bench_match_with_what_it_saw(tmp_path):
     assert _gone(children)
 
 
+def _reading(process: subprocess.Popen, path: Path) -> bool:
+    """Whether the command has its input file open: it is grading (not still starting up)."""
+    try:
+        return str(path) in [f.path for f in psutil.Process(process.pid).open_files()]
+    except psutil.Error:
+        return False
+
+
 def test_sigint_stops_bench_grade_and_prints_the_hands_graded(tmp_path):
     hand = "AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C | 9H 9D 2C / 8C 7C 6D 5H 4S / AS KS QS JS TS\n"
     path = tmp_path / "plays.txt"
     path.write_text(hand * 4000)  # minutes of work: not done before the signal, however fast the machine
     process, stdout, stderr, _ = _interrupt_when(["grade", "--input", str(path), "--samples", "4000"],
-                                                 lambda p: time.sleep(4) is None)
+                                                 lambda p: _reading(p, path))
     assert process.returncode == 130 and "Traceback" not in stderr, stderr
     assert "stopped by SIGINT after" in stderr and "hands graded" in stdout
