@@ -73,6 +73,13 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a number a journal holds")
 
 
+def _finite(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise ValueError(f"{text} is not a number a journal holds")
+    return value
+
+
 def _canonical(value: dict[str, Any]) -> bytes:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode()
 
@@ -191,7 +198,7 @@ class Journal:
         dropped = False
         for number, line in enumerate(lines, start=1):
             try:
-                value = json.loads(line.decode("utf-8"), parse_constant=_no_constant)
+                value = json.loads(line.decode("utf-8"), parse_constant=_no_constant, parse_float=_finite)
                 if not isinstance(value, dict):
                     raise ValueError("not a table")
             except (ValueError, UnicodeDecodeError, RecursionError):
