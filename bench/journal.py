@@ -91,6 +91,19 @@ def line_check(value: dict[str, Any], previous: str) -> str:
     return hashlib.sha256(previous.encode("ascii") + b"\n" + _canonical(body)).hexdigest()
 
 
+def _ends_a_line(path: Path) -> bool:
+    """Whether the file ends with a newline (an empty or unreadable file does not)."""
+    try:
+        with open(path, "rb") as file:
+            file.seek(0, os.SEEK_END)
+            if file.tell() == 0:
+                return False
+            file.seek(-1, os.SEEK_END)
+            return file.read(1) == b"\n"
+    except OSError:
+        return False
+
+
 @dataclass
 class Contents:
     """What a journal holds: its run id, header, entries (in order), and whether a damaged last
@@ -144,9 +157,9 @@ class Journal:
     @classmethod
     def reopen(cls, path: Path, contents: Contents) -> Journal:
         """Continue a journal read by :meth:`read`: rewritten (whole) without a damaged last line,
-        then open for appending."""
+        or with the newline its last line was cut off before, then open for appending."""
         lines = [contents.header, *contents.entries]
-        if contents.dropped:
+        if contents.dropped or not _ends_a_line(path):
             try:
                 files.write_atomic(path, b"".join(_canonical(line) + b"\n" for line in lines))
             except OSError as error:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -255,11 +256,24 @@ def test_a_journal_cut_anywhere_resumes_to_the_same_result(finished, tmp_path, c
     assert sorted(r["deal"] for r in contents.records) == list(range(DEALS))
 
 
+def test_a_last_line_without_its_newline_is_continued_on_a_line_of_its_own(finished, tmp_path, capsys):
+    """A journal cut just before its last newline keeps that line whole; what is appended after
+    it starts a line of its own, so the journal can be read and resumed again."""
+    out = _copy(finished, tmp_path, keep_lines=3)
+    (out / JOURNAL).write_bytes((out / JOURNAL).read_bytes()[:-1])
+    status, err = _resume(out, capsys=capsys)
+    assert status == 0, err
+    assert _records(out) == _records(finished)
+    contents = Journal.read(out / JOURNAL)
+    assert not contents.dropped and sorted(r["deal"] for r in contents.records) == list(range(DEALS))
+
+
 @pytest.mark.parametrize("edit, message", [
     (lambda text: text.replace('"decision_timeout":60.0', '"decision_timeout":NaN', 1), "line 1 is not a JSON table"),
     (lambda text: text.replace('"seconds":', '"seconds":Infinity,"s":', 1), "line 2 is not a JSON table"),
+    (lambda text: re.sub(r'"seconds":[-+.e0-9]+', '"seconds":1e400', text, count=1), "line 2 is not a JSON table"),
     (lambda text: text.replace("\n", "\n\n", 1), "line 2 is not a JSON table"),
-], ids=["nan", "infinity", "blank-line"])
+], ids=["nan", "infinity", "overflow", "blank-line"])
 def test_a_journal_that_is_not_json_lines_is_one_line(finished, tmp_path, capsys, edit, message):
     out = _copy(finished, tmp_path)
     (out / JOURNAL).write_text(edit((out / JOURNAL).read_text()))
