@@ -432,6 +432,18 @@ def test_force_says_what_it_discards(finished, tmp_path, capsys):
     assert _lines(out)[0]["run"] != old_run and _records(out) == _records(finished)
 
 
+def test_a_journal_that_is_a_link_to_another_folder_is_refused(finished, tmp_path, capsys):
+    """The lock is held on the run's folder: a journal linked from elsewhere could be written by
+    two runs at once, each holding its own folder's lock."""
+    other = _copy(finished, tmp_path, keep_lines=3)
+    out = tmp_path / "linked"
+    out.mkdir()
+    (out / JOURNAL).symlink_to(other / JOURNAL)
+    before = (other / JOURNAL).read_bytes()
+    assert "is a link" in _refused(out, capsys)
+    assert (other / JOURNAL).read_bytes() == before
+
+
 def _holder(folder: Path) -> subprocess.Popen:
     """A process that holds the lock of ``folder`` until it is killed."""
     code = ("import sys; from pathlib import Path; from bench.files import FolderLock; FolderLock(Path(sys.argv[1])); "

@@ -120,6 +120,9 @@ def _resumed(args: argparse.Namespace, lock_folder):
     if args.out or args.force:
         raise UsageError("--resume DIR continues the run in DIR; give no --out or --force")
     folder = Path(args.resume)
+    if (folder / JOURNAL).is_symlink():
+        raise UsageError(f"--resume {folder}: {folder / JOURNAL} is a link; a run's journal must be a file of its "
+                         "own folder (copy it there to continue it)")
     if not (folder / JOURNAL).is_file():
         raise UsageError(f"--resume {folder}: there is no run there (no {JOURNAL})")
     lock = lock_folder(folder)
