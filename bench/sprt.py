@@ -106,11 +106,11 @@ class Sprt:
 
     @property
     def lower(self) -> float:
-        return math.log(self.beta / (1 - self.alpha))
+        return math.log(self.beta) - math.log1p(-self.alpha)
 
     @property
     def upper(self) -> float:
-        return math.log((1 - self.beta) / self.alpha)
+        return math.log1p(-self.beta) - math.log(self.alpha)
 
     @property
     def min_variance(self) -> float:

@@ -103,6 +103,17 @@ def test_hypotheses_and_rates_that_make_no_test_are_refused():
             Sprt(h0, h1, alpha, beta)
 
 
+@pytest.mark.parametrize("alpha, beta", [(1e-320, 0.05), (1e-320, 1e-320), (5e-324, 5e-324)])
+def test_the_bounds_are_finite_for_every_accepted_rate(alpha, beta):
+    """Rates too small for (1 - beta) / alpha to be a float still give bounds the ratio can
+    reach: ln(1 - beta) - ln(alpha)."""
+    test = Sprt(0.0, 0.05, alpha, beta)
+    assert math.isfinite(test.lower) and math.isfinite(test.upper)
+    assert test.upper == pytest.approx(math.log(1 - beta) - math.log(alpha))
+    assert test.lower == pytest.approx(math.log(beta) - math.log(1 - alpha))
+    assert test.decide(test.upper) == "H1" and test.decide(test.lower) == "H0"
+
+
 def test_non_finite_observations_are_refused():
     with pytest.raises(SprtError, match="finite"):
         Sprt(0.0, 0.1).llr([0.0, math.nan, 1.0])
