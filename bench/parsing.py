@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import os
 import re
 import signal
@@ -242,6 +243,9 @@ def quiet_on_closed_stdout(main: Callable[..., int]) -> Callable[..., int]:
     return wrapper
 
 
+_FULL = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)  # a write to the standard output that found no room
+
+
 def guarded(prog: str, action: Callable[[], int], debug: bool = False) -> int:
     """Run a command; errors end as one line on stderr with the right exit status, and a
     closed standard output ends it quietly."""
@@ -260,6 +264,11 @@ def guarded(prog: str, action: Callable[[], int], debug: bool = False) -> int:
             return _quiet_stdout()
         if debug:
             traceback.print_exc()
+        if isinstance(error, OSError) and error.filename is None and error.errno in _FULL:
+            from bench.files import describe
+
+            print(f"{prog}: error: cannot write the output: {describe(error)}", file=sys.stderr)
+            return 1
         if isinstance(error, _fault_errors()):
             print(f"{prog}: error: {error}", file=sys.stderr)
             return 1

@@ -113,3 +113,19 @@ def test_head_closing_the_pipe_early_is_quiet_every_time(command):
         assert done.returncode in (0, 141), done.stderr
         assert done.stderr == "", done.stderr
         assert done.stdout
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize("argv", [
+    ["bench.solve", HAND, "--seed", "1", "--samples", "200"],
+    ["bench.cli", "tournament", "--bots", "greedy,random", "--sessions", "1", "--seed", "1", "--jobs", "1"],
+], ids=["solve", "bench tournament"])
+def test_a_full_disk_on_stdout_is_one_line(argv):
+    """Output that cannot be written (a full disk) is a fault named in one line, not an internal error."""
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", *argv], cwd=ROOT, env=ENV, stdout=full, stderr=subprocess.PIPE,
+                              text=True, timeout=600)
+    last = done.stderr.strip().splitlines()[-1]
+    assert done.returncode == 1, done.stderr
+    assert last.endswith("error: cannot write the output: no space left on device"), done.stderr
+    assert "internal" not in done.stderr and "Traceback" not in done.stderr, done.stderr

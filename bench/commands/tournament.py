@@ -308,7 +308,9 @@ def _run(args: argparse.Namespace, settings: dict, out: Path | None, contents) -
                 sessions=settings["sessions"], entropy=entropy, wall=wall, jobs=jobs, rules=rules,
                 deals_played=len(records) - before)
     except OSError as error:
-        raise UsageError(f"cannot write {error.filename or 'the results'}: {describe(error)}; the journal keeps all "
+        if out is None or error.filename is None:  # the standard output, not the run's files
+            raise
+        raise UsageError(f"cannot write {error.filename}: {describe(error)}; the journal keeps all "
                          f"{len(records):,} deals played; once there is room, write them with: {resume}") from None
     return status
 
