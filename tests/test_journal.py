@@ -728,3 +728,23 @@ def test_disk_full_writing_the_tables_keeps_the_checkpoint(trained, tmp_path, ca
     assert bench_main(["train", "--resume", str(out)]) == 0
     for a, b in zip(_tables(out), _tables(trained / "whole.npz")):
         assert np.array_equal(a, b)
+
+
+@pytest.mark.parametrize("flag, value, stored", [("--hands", "500", "400"), ("--rounds", "4", "3"), ("--seed", "3", "2"),
+                                                 ("--rules", "1-6", "basic")])
+def test_training_flags_that_conflict_with_the_checkpoint_are_refused(trained, tmp_path, capsys, flag, value, stored):
+    shutil.copy(trained / "part.checkpoint.npz", tmp_path / "t.checkpoint.npz")
+    capsys.readouterr()
+    assert bench_main(["train", "--resume", str(tmp_path / "t.npz"), flag, value]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"bench train: error: --resume {tmp_path / 't.npz'}: the training was started with {flag} {stored}, "
+                   f"not {value}; give no {flag} to continue it as it was started"]
+    assert not (tmp_path / "t.npz").exists()
+
+
+def test_training_more_hands_than_memory_holds_is_refused_before_any_work(tmp_path, capsys):
+    capsys.readouterr()
+    assert bench_main(["train", "--hands", str(10**12), "--rounds", "1", "--out", str(tmp_path / "t.npz")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("bench train: error: --hands 1,000,000,000,000 would need about"), err
+    assert "ask for at most" in err[0] and not list(tmp_path.iterdir())

@@ -12,6 +12,10 @@ from pathlib import Path
 from bench.parsing import Stopped, positive, seed, stoppable, writable_file
 
 
+HANDS, ROUNDS = 200_000, 24
+BYTES_PER_HAND = 400  # peak memory a hand of a round takes in training, measured ~240
+
+
 def add_parser(sub) -> None:
     parser = sub.add_parser(
         "train",
@@ -19,12 +23,12 @@ def add_parser(sub) -> None:
         description="Train the table bot's tables by fictitious play from the heuristic bot. The defaults "
         "reproduce the tables that ship with the package.",
     )
-    parser.add_argument("--hands", type=positive, default=200_000, help="hands dealt per round (default %(default)s)")
-    parser.add_argument("--rounds", type=positive, default=24, help="rounds of self-play (default %(default)s)")
-    parser.add_argument("--seed", type=seed, default=0, help="random seed (default %(default)s)")
+    parser.add_argument("--hands", type=positive, default=None, help=f"hands dealt per round (default {HANDS})")
+    parser.add_argument("--rounds", type=positive, default=None, help=f"rounds of self-play (default {ROUNDS})")
+    parser.add_argument("--seed", type=seed, default=None, help="random seed (default 0)")
     parser.add_argument("--jobs", type=int, default=-1, help="threads (default: all cores); does not change the result")
-    parser.add_argument("--rules", default="basic", help="scoring method to train for: basic, 1-6 or 2-4 "
-                        "(default %(default)s)")
+    parser.add_argument("--rules", default=None, help="scoring method to train for: basic, 1-6 or 2-4 "
+                        "(default basic)")
     parser.add_argument("--out", default="table.npz", help="file to write (default %(default)s); after every round "
                         "the training so far is saved beside it, as FILE.checkpoint.npz")
     parser.add_argument("--resume", metavar="FILE", help="continue the training whose --out was FILE, from its "
@@ -49,14 +53,29 @@ def run(args: argparse.Namespace) -> int:
             resume = TrainingState.load(checkpoint_of(out))
         except ValueError as error:
             raise UsageError(f"--resume {out}: {error}") from None
-        rounds = int(resume.settings["rounds"])
-    else:
+        for key in ("hands", "rounds", "seed", "rules"):
+            given, stored = getattr(args, key), resume.settings[key]
+            if given is not None and given != stored:
+                raise UsageError(f"--resume {out}: the training was started with --{key} {stored}, not {given}; "
+                                 f"give no --{key} to continue it as it was started")
+        args.hands, args.rounds, args.seed = (int(resume.settings[k]) for k in ("hands", "rounds", "seed"))
         rounds = args.rounds
+    else:
+        args.hands = args.hands or HANDS
+        args.rounds = rounds = args.rounds or ROUNDS
+        args.seed = args.seed if args.seed is not None else 0
         out = Path(args.out)
     try:
-        rules = Rules.parse(resume.settings["rules"] if resume else args.rules)
+        rules = Rules.parse(resume.settings["rules"] if resume else args.rules or "basic")
     except RulesError as error:
         raise UsageError(str(error)) from None
+    from solver.solution import available_memory
+
+    have = available_memory()
+    if have is not None and args.hands * BYTES_PER_HAND > have:
+        raise UsageError(f"{'--resume ' + str(out) + ': ' if resume else ''}--hands {args.hands:,} would need about "
+                         f"{args.hands * BYTES_PER_HAND / 2**30:,.1f} GiB of memory, more than the "
+                         f"{have / 2**30:,.1f} GiB available; ask for at most {have // BYTES_PER_HAND:,}")
     if rules.royalties or rules.naturals:
         raise UsageError("tables are trained per scoring method (basic, 1-6, 2-4); royalties and naturals are "
                          "added in play, without training")
