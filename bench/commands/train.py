@@ -11,7 +11,6 @@ from pathlib import Path
 
 from bench.parsing import Stopped, positive, seed, stoppable, writable_file
 
-
 HANDS, ROUNDS = 200_000, 24
 BYTES_PER_HAND = 400  # peak memory a hand of a round takes in training, measured ~240
 
