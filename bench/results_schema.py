@@ -237,6 +237,8 @@ def _bots_problem(doc: dict[str, Any]) -> str | None:
 
 
 def _records_problem(doc: dict[str, Any]) -> str | None:
+    from bench.tournament import dealer_of
+
     n_bots, players = len(doc["bots"]), doc["players"]
     planned = doc["sessions"] * doc.get("hands_per_session", 8)
     seen: set[int] = set()
@@ -251,6 +253,8 @@ def _records_problem(doc: dict[str, Any]) -> str | None:
             return f"deal {deal} does not hold one play per bot and seat ({n_bots} bots, {players} seats)"
         if "hands" in r and len(r["hands"]) != players:
             return f"deal {deal} does not hold one hand per seat ({players} seats)"
+        if "dealer" in r and r["dealer"] != dealer_of(deal, players):
+            return f"deal {deal} names dealer {r['dealer']}, not {dealer_of(deal, players)}"
         for row in r["plays"]:
             for p in row:
                 a, b, c = p["values"]
@@ -293,7 +297,8 @@ def _rules_problem(doc: dict[str, Any]) -> str | None:
 def _plays_problem(doc: dict[str, Any]) -> str | None:
     """Each play's row values are those of its arrangement, whose cards are the hand dealt to
     its seat; a faulted play carries the values of a foul and says why."""
-    from bench.tournament import FAULT_VALUES
+    from bench.tournament import FAULT_VALUES, deal_table
+    from solver import format_cards
     from solver.arrangement import Arrangement
     from solver.cards import parse_cards
 
@@ -305,6 +310,9 @@ def _plays_problem(doc: dict[str, Any]) -> str | None:
             hands = [frozenset(int(c) for c in parse_cards(h, 13)) for h in r["hands"]] if "hands" in r else None
         except ValueError as error:
             return f"deal {deal} holds a hand that is not 13 cards: {error}"
+        if "hands" in r and r["hands"] != [format_cards(h) for h in deal_table(doc["seed_entropy"], deal,
+                                                                               doc["players"]).tolist()]:
+            return f"deal {deal} holds other hands than seed entropy {doc['seed_entropy']} deals"
         for b, row in enumerate(r["plays"]):
             for seat, p in enumerate(row):
                 who = f"deal {deal}, {names[b]!r} in seat {seat}"

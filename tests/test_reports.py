@@ -51,6 +51,11 @@ def _duplicate_deal(doc):
     return doc
 
 
+def _swap_deals(doc):
+    doc["records"][0]["deal"], doc["records"][4]["deal"] = doc["records"][4]["deal"], doc["records"][0]["deal"]
+    return doc
+
+
 def _cut_records(doc):
     doc["records"] = doc["records"][:-1]
     return doc
@@ -104,6 +109,9 @@ DOCTORED = [
     ("duplicate deal", _duplicate_deal, "is recorded more than once"),
     ("deal outside the run", _set("records.0.deal", 80), "outside the 80 deals of 10 sessions"),
     ("records cut short", _cut_records, "the records hold 79 of the 80 deals"),
+    ("another seed's deals", _set("seed_entropy", 8), "deal 0 holds other hands than seed entropy 8 deals"),
+    ("deal numbers swapped", _swap_deals, "holds other hands than seed entropy 7 deals"),
+    ("another dealer", _set("records.0.dealer", 1), "deal 0 names dealer 1, not 0"),
     ("negative median", _set("timing.decisions.random.median_ms", -1.0), "below 0"),
     ("speed as text", _set("timing.deals_per_second", "fast"), "timing.deals_per_second is text, not a number"),
     ("p95 as null", _set("timing.decisions.table.p95_ms", None), "p95_ms is null, not a number"),

@@ -11,8 +11,8 @@ def add_parser(sub) -> None:
     parser = sub.add_parser("report", help="rebuild a tournament report from results.json",
                             description="Rebuild report.md and the plots from a tournament's results.json: the "
                             "results are computed again from its per-deal records. The file is checked first "
-                            "(every field's type and range, unique bot names, each deal once and inside the run); "
-                            "one that does not pass is refused.")
+                            "(every field's type and range, unique bot names, each deal once and inside the run, "
+                            "with the dealer and hands its seed deals); one that does not pass is refused.")
     parser.add_argument("results", help="a results.json written by bench tournament --out")
     parser.add_argument("--out", metavar="DIR", help="folder for the report (default: beside results.json)")
 
