@@ -444,6 +444,17 @@ def test_a_journal_that_is_a_link_to_another_folder_is_refused(finished, tmp_pat
     assert (other / JOURNAL).read_bytes() == before
 
 
+def test_temporary_files_of_a_run_killed_while_writing_are_removed_on_resume(finished, tmp_path, capsys):
+    out = _copy(finished, tmp_path, keep_lines=3)
+    stale = [out / ".results.json.k2x9.tmp", out / ".means.png.q2eahcnx.tmp", out / ".journal.jsonl.a1b2.tmp"]
+    for path in stale:
+        path.write_bytes(b"cut sh")
+    status, err = _resume(out, capsys=capsys)
+    assert status == 0, err
+    assert not [path for path in stale if path.exists()]
+    assert _records(out) == _records(finished)
+
+
 def _holder(folder: Path) -> subprocess.Popen:
     """A process that holds the lock of ``folder`` until it is killed."""
     code = ("import sys; from pathlib import Path; from bench.files import FolderLock; FolderLock(Path(sys.argv[1])); "

@@ -173,11 +173,15 @@ def _locker():
 
     def lock_folder(folder: Path):
         try:
-            return FolderLock(folder)
+            lock = FolderLock(folder)
         except FolderBusy as error:
             raise UsageError(str(error)) from None
         except OSError as error:
             raise UsageError(f"cannot lock {folder}: {error.strerror}") from None
+        for name in RUN_FILES:  # the temporary files of a run killed while it wrote: no run holds them now
+            for stale in folder.glob(f".{name}.*.tmp"):
+                stale.unlink(missing_ok=True)
+        return lock
 
     return lock_folder
 
