@@ -277,7 +277,9 @@ def test_a_last_line_without_its_newline_is_continued_on_a_line_of_its_own(finis
 def test_a_journal_that_is_not_json_lines_is_one_line(finished, tmp_path, capsys, edit, message):
     out = _copy(finished, tmp_path)
     (out / JOURNAL).write_text(edit((out / JOURNAL).read_text()))
-    assert message in _refused(out, capsys)
+    refused = _refused(out, capsys)
+    assert message in refused and refused.endswith(f"to play the run again from the start: bench tournament --out {out} "
+                                                   "--force with its flags")
 
 
 def test_a_header_asking_for_endless_sessions_is_refused(finished, tmp_path, capsys):

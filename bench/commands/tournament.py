@@ -130,7 +130,8 @@ def _resumed(args: argparse.Namespace, lock_folder):
         contents = Journal.read(folder / JOURNAL)
     except JournalError as error:
         lock.release()
-        raise UsageError(f"--resume {folder}: {error}") from None
+        raise UsageError(f"--resume {folder}: {error}; to play the run again from the start: bench tournament "
+                         f"--out {folder} --force with its flags") from None
     return folder, lock, contents
 
 
