@@ -4,6 +4,7 @@ hand set by clicks, play a hand of a session, with no JavaScript error on the pa
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import time
@@ -196,6 +197,16 @@ def test_every_answer_carries_security_headers_and_the_page_has_no_inline_script
         html = (STATIC / name).read_text(encoding="utf-8")
         assert not re.search(r"<script(?![^>]*\bsrc=)[^>]*>", html) and not re.search(r"\son[a-z]+=", html)
     assert "<script>" not in client.get("/docs").text
+
+
+def test_another_site_cannot_make_the_server_work(client):
+    """A cross-site form or text/plain POST (no preflight) is not read as JSON, and the preflight a
+    JSON POST needs is not granted: another page cannot start solves on this server."""
+    body = json.dumps({"hand": HAND, "samples": 10})
+    for kind in ("text/plain", "application/x-www-form-urlencoded"):
+        assert client.post("/api/solve", content=body, headers={"content-type": kind}).status_code == 422
+    preflight = client.options("/api/solve", headers={"origin": "http://evil.example", "access-control-request-method": "POST"})
+    assert "access-control-allow-origin" not in preflight.headers
 
 
 def test_a_large_body_is_refused_before_it_is_read(client):
