@@ -296,10 +296,14 @@ def test_the_workers_die_with_a_killed_server():
                                "serve", "--port", str(port), "--workers", "2"])
     try:
         _wait_for(lambda: _answers(urllib.request, f"http://127.0.0.1:{port}/"))
+        solve = urllib.request.Request(f"http://127.0.0.1:{port}/api/solve", data=json.dumps({"hand": HAND}).encode(),
+                                       headers={"content-type": "application/json"})
+        with urllib.request.urlopen(solve, timeout=300) as done:  # a worker is ready and computing
+            assert done.status == 200
         workers = _wait_for(lambda: len(_children(server.pid)) == 2 and _children(server.pid))
         server.send_signal(signal.SIGKILL)
         server.wait()
-        _wait_for(lambda: not any(_alive(pid) and not _zombie(pid) for pid in workers), 20)
+        _wait_for(lambda: not any(_alive(pid) and not _zombie(pid) for pid in workers), 60)
     finally:
         if server.poll() is None:
             server.kill()
