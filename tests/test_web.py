@@ -4,6 +4,7 @@ hand set by clicks, play a hand of a session, with no JavaScript error on the pa
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import time
@@ -198,6 +199,16 @@ def test_every_answer_carries_security_headers_and_the_page_has_no_inline_script
     assert "<script>" not in client.get("/docs").text
 
 
+def test_another_site_cannot_make_the_server_work(client):
+    """A cross-site form or text/plain POST (no preflight) is not read as JSON, and the preflight a
+    JSON POST needs is not granted: another page cannot start solves on this server."""
+    body = json.dumps({"hand": HAND, "samples": 10})
+    for kind in ("text/plain", "application/x-www-form-urlencoded"):
+        assert client.post("/api/solve", content=body, headers={"content-type": kind}).status_code == 422
+    preflight = client.options("/api/solve", headers={"origin": "http://evil.example", "access-control-request-method": "POST"})
+    assert "access-control-allow-origin" not in preflight.headers
+
+
 def test_a_large_body_is_refused_before_it_is_read(client):
     done = client.post("/api/solve", content=b"{" + b" " * 100_000 + b"}", headers={"content-type": "application/json"})
     assert done.status_code == 413
@@ -285,10 +296,14 @@ def test_the_workers_die_with_a_killed_server():
                                "serve", "--port", str(port), "--workers", "2"])
     try:
         _wait_for(lambda: _answers(urllib.request, f"http://127.0.0.1:{port}/"))
+        solve = urllib.request.Request(f"http://127.0.0.1:{port}/api/solve", data=json.dumps({"hand": HAND}).encode(),
+                                       headers={"content-type": "application/json"})
+        with urllib.request.urlopen(solve, timeout=300) as done:  # a worker is ready and computing
+            assert done.status == 200
         workers = _wait_for(lambda: len(_children(server.pid)) == 2 and _children(server.pid))
         server.send_signal(signal.SIGKILL)
         server.wait()
-        _wait_for(lambda: not any(_alive(pid) and not _zombie(pid) for pid in workers), 20)
+        _wait_for(lambda: not any(_alive(pid) and not _zombie(pid) for pid in workers), 60)
     finally:
         if server.poll() is None:
             server.kill()

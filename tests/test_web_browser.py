@@ -203,6 +203,7 @@ def test_a_full_session_with_a_natural_a_double_click_a_reload_and_back(browser,
     page.select_option('[data-testid="play-rules"]', "naturals")
     page.select_option('[data-testid="play-bot-0"]', "greedy")
     page.click('[data-testid="play-start"]')
+    asked: list[str] = []
     for number in range(8):
         _until(page, f"document.querySelector('[data-testid=play-status]').textContent.includes('Hand {number + 1} of 8')")
         page.wait_for_selector('[data-testid="play-go"]:not([hidden]):not([disabled])')
@@ -238,6 +239,11 @@ def test_a_full_session_with_a_natural_a_double_click_a_reload_and_back(browser,
             page.wait_for_selector("#solve:not([hidden])")
             page.go_back()
             page.wait_for_selector("#play:not([hidden])")
+            assert "Hand 3 of 8" in page.inner_text('[data-testid="play-status"]')
+            page.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.dismiss()))
+            page.click('[data-testid="play-start"]')  # a new session mid-session asks first
+            _until(page, "!document.querySelector('[aria-busy]')")
+            assert asked and asked[0].startswith("Start a new session?")
             assert "Hand 3 of 8" in page.inner_text('[data-testid="play-status"]')
         if number < 7:
             page.click('[data-testid="play-next"]')

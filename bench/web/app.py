@@ -27,13 +27,13 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
+from bench.tournament import HANDS_PER_SESSION
 from bench.web.pool import JobError, PoolBusy, PoolFault, PoolSettings, PoolTimeout, WorkerPool
 
 STATIC = Path(__file__).with_name("static")
 MAX_SAMPLES = 20_000
 TEXT = 200  # longest hand or arrangement text taken
 MAX_BODY = 8_192  # bytes of a request body
-HANDS_PER_SESSION = 8
 LOCAL_HOSTS = ("127.0.0.1", "localhost")
 
 # The opponent models a solve or a grade may simulate (fast bots, no parameters), and the bots

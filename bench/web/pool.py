@@ -51,7 +51,7 @@ class PoolSettings:
     warm_up: bool = True  # a fresh worker solves one small hand before it takes requests
 
 
-def _die_with_parent() -> None:
+def _die_with_parent(parent: int) -> None:
     if sys.platform.startswith("linux"):
         try:
             import ctypes
@@ -59,13 +59,15 @@ def _die_with_parent() -> None:
             ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
         except OSError:
             pass
+    if os.getppid() != parent:  # the server died before the line above took effect
+        os._exit(0)
 
 
-def _worker_main(reading: int, writing: int, warm_up: bool) -> None:
+def _worker_main(reading: int, writing: int, warm_up: bool, parent: int) -> None:
     """A worker: load the jobs, warm up, say ready, then answer jobs until told to stop."""
     from multiprocessing.connection import Connection
 
-    _die_with_parent()
+    _die_with_parent(parent)
     os.nice(10)  # the server's event loop (the page, the queue) comes first on a busy machine
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the server, which ends its workers
     jobs_in, answers = Connection(reading, writable=False), Connection(writing, readable=False)
@@ -101,7 +103,7 @@ class _Worker:
         try:
             self.process = subprocess.Popen(
                 [sys.executable, "-c", f"from bench.web.pool import _worker_main; _worker_main({to_child}, "
-                                       f"{from_child}, {warm_up})"],
+                                       f"{from_child}, {warm_up}, {os.getpid()})"],
                 pass_fds=(to_child, from_child), stdin=subprocess.DEVNULL, close_fds=True)
         finally:
             os.close(to_child)
