@@ -164,6 +164,23 @@ def test_tournament_fault_policy_covers_protocol_bots(tmp_path):
     assert stopped.returncode == 1 and "not JSON" in stopped.stderr.strip().splitlines()[-1]
 
 
+def test_a_bot_given_up_stops_a_run_under_the_foul_policy(tmp_path):
+    """A bot that crashes on every hand uses up its crash budget: the run stops on it with
+    its line under ``--on-fault foul`` too, instead of scoring its later hands as fouls."""
+    script = tmp_path / "crash.py"
+    script.write_text("import json, sys\n"
+                      "for line in sys.stdin:\n"
+                      "    if json.loads(line)['type'] != 'hello':\n"
+                      "        sys.exit(7)\n"
+                      "    print(json.dumps({'type': 'hello', 'protocol': 2}), flush=True)\n")
+    path = tmp_path / "crash.toml"
+    path.write_text(f'name = "crash"\ncommand = [{json.dumps(sys.executable)}, "crash.py"]\n')
+    done = _bench("tournament", "--bots", f"greedy,{path}", "--sessions", "1", "--seed", "1", "--jobs", "1",
+                  "--backend", "sequential", "--on-fault", "foul")
+    assert done.returncode == 1, done.stdout
+    assert "given up after 5 crashes in a row" in done.stderr.strip().splitlines()[-1]
+
+
 def test_many_exchanges_stay_in_step():
     """A bot that answers at once, 500 times in a row: every answer is the one to its own
     request (the protocol's speed is measured by the benchmark suite, not asserted here)."""
