@@ -92,8 +92,8 @@ class ProtocolSpec:
             raise BotError(f"{where}: command must be a list of strings, such as [\"python3\", \"bot.py\"]")
         name = data.get("name", path.stem)
         env = data.get("env", {})
-        if not isinstance(name, str) or not name.strip():
-            raise BotError(f"{where}: name must be text that is not empty, got {name!r}")
+        if not isinstance(name, str) or not name.strip() or not _plain(name):
+            raise BotError(f"{where}: name must be text that is not empty, {PLAIN}, got {_quote(str(name))}")
         if not isinstance(env, dict) or not all(isinstance(v, str) for v in env.values()):
             raise BotError(f"{where}: env must be a table of text values, such as {{ LEVEL = \"3\" }}")
         timeouts = {key: check_seconds(data.get(key, 10.0), f"{where}: {key}")
@@ -466,6 +466,14 @@ def _end_all() -> None:
         bot.close()
 
 
+PLAIN = "one line of at most 100 printable characters without '|'"  # a name fit for tables and reports
+
+
+def _plain(text: str) -> bool:
+    """Whether ``text`` can name a bot in a table: see ``PLAIN``."""
+    return len(text) <= 100 and text.isprintable() and "|" not in text
+
+
 def _quote(data: bytes | str, limit: int = 200) -> str:
     text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
     return repr(text[:limit] + ("..." if len(text) > limit else ""))
@@ -571,8 +579,9 @@ class ProtocolBot:
         if type(protocol) is not int or protocol not in PROTOCOLS:
             refuse(f"speaks protocol {protocol!r}; this bench speaks {' and '.join(map(str, PROTOCOLS))}")
         name, version = answer.get("name", self.spec.name), answer.get("version")
-        if not isinstance(name, str) or (version is not None and not isinstance(version, str)):
-            refuse(f"answered the hello with {_quote(json.dumps(answer))}; name and version must be text")
+        if not isinstance(name, str) or (version is not None and not isinstance(version, str)) \
+                or not all(_plain(text) for text in (name, version or "")):
+            refuse(f"answered the hello with {_quote(json.dumps(answer))}; name and version must be text, {PLAIN}")
         plays = answer.get("rules")
         if plays is not None:
             if not isinstance(plays, list) or not all(isinstance(r, str) for r in plays):

@@ -291,6 +291,9 @@ def test_version_1_bots_still_play(make):
     ({"rules": "basic"}, "it must be a list of rule set names"),
     ({"batch": "yes"}, "batch '\"yes\"'; it must be true, false or a number of hands"),
     ({"version": 2}, "name and version must be text"),
+    ({"name": "evil\nbot"}, "name and version must be text, one line of at most 100 printable characters"),
+    ({"name": "a | b"}, "without '[|]'"),
+    ({"version": "x" * 101}, "at most 100 printable characters"),
 ])
 def test_a_bad_hello_is_one_line(tmp_path, hello, message):
     with pytest.raises(BotError, match=message):
@@ -309,6 +312,15 @@ def test_time_limits_in_a_bot_file_are_finite_and_sane(tmp_path, line):
         make_bot(str(path))
     done = _cli("-m", "bench.cli", "arrange", "--bot", str(path), "AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C")
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
+@pytest.mark.parametrize("name", ["two\\nlines", "a|b", "tab\\there"])
+def test_a_bot_files_name_fits_a_table(tmp_path, name):
+    """A name that would break the lines of the tables and the report's columns is refused."""
+    path = tmp_path / "bot.toml"
+    path.write_text(f'name = "{name}"\ncommand = ["python3", "bot.py"]\n')
+    with pytest.raises(BotError, match="name must be text that is not empty, one line of at most 100 printable"):
+        make_bot(str(path))
 
 
 def test_a_missing_cwd_is_named_as_such(tmp_path):
