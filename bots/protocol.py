@@ -479,6 +479,12 @@ def _quote(data: bytes | str, limit: int = 200) -> str:
     return repr(text[:limit] + ("..." if len(text) > limit else ""))
 
 
+def _answer_quote(answer: dict[str, Any]) -> str:
+    """An answer quoted without its id: ids count the requests of one process, so a fault's
+    words, which the records keep, must not depend on how many came before it."""
+    return _quote(json.dumps({key: value for key, value in answer.items() if key != "id"}))
+
+
 class ProtocolBot:
     """A bot that is a child process speaking the line protocol (docs/protocol.md)."""
 
@@ -663,8 +669,8 @@ class ProtocolBot:
                     self.stale += 1
                     continue
                 if type(number) is not int or number != request:
-                    raise _BadAnswer(f"bot '{self.name}' answered {what} with id {number!r}, not {request}: "
-                                     f"{_quote(line)}")
+                    how = "an id that is not its request's" if type(number) is int else f"id {number!r}, not a whole number"
+                    raise _BadAnswer(f"bot '{self.name}' answered {what} with {how}: {_answer_quote(answer)}")
                 if "error" in answer:
                     raise _BadAnswer(f"bot '{self.name}' reported an error for {what}: {_quote(str(answer['error']), 300)}")
                 return answer
@@ -772,12 +778,12 @@ class ProtocolBot:
         rows: list[str] = [answer.get(row) for row in ("front", "middle", "back")]  # type: ignore[misc]
         if not all(isinstance(r, str) for r in rows):
             raise _BadAnswer(f"bot '{self.name}' answered {what} without front, middle and back: "
-                             f"{_quote(json.dumps(answer))}")
+                             f"{_answer_quote(answer)}")
         try:
             return Arrangement(*rows)
         except CardError as error:
             raise _BadAnswer(f"bot '{self.name}' answered {what} with rows that are not an arrangement ({error}): "
-                             f"{_quote(json.dumps(answer))}") from None
+                             f"{_answer_quote(answer)}") from None
 
     def arrange_many(self, hands: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """Many hands, in messages of at most ``self.batch`` hands when the bot offered
@@ -798,7 +804,7 @@ class ProtocolBot:
         def check(answer: dict[str, Any]) -> np.ndarray:
             arrangements = answer.get("arrangements")
             if not isinstance(arrangements, list) or len(arrangements) != len(texts):
-                raise _BadAnswer(f"bot '{self.name}' answered {what} with {_quote(json.dumps(answer))}; "
+                raise _BadAnswer(f"bot '{self.name}' answered {what} with {_answer_quote(answer)}; "
                                  f"it needs \"arrangements\", a list of {len(texts)}")
             out = np.empty_like(hands)
             for i, (text, entry) in enumerate(zip(texts, arrangements)):

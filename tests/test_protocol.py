@@ -100,7 +100,7 @@ def test_a_command_path_and_batches():
     ("crash", r"exited \(status 7\) instead of answering hand"),
     ("hang", "gave no answer to hand"),
     ("garbage", "with a line that is not JSON: 'I think front is best'"),
-    ("wrong-id", "with id"),
+    ("wrong-id", "with an id that is not its request.s"),
     ("cheat", "set other cards than it was dealt"),
 ])
 def test_misbehaving_bots_are_faults_quoting_what_they_said(tmp_path, mode, message):

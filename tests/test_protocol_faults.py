@@ -339,8 +339,8 @@ def test_a_missing_cwd_is_named_as_such(tmp_path):
     ("huge", r"with a line longer than 1048576 bytes", True),
     ("flood-stdout", r"with a line longer than 1048576 bytes", True),
     ("no-newline", r"gave no answer .* within 1 s \(it wrote '\{\"id\": 1, .*' with no end of line\)", True),
-    ("bool-id", r"with id True, not 1", False),
-    ("wrong-id", r"with id 1001, not 1", False),
+    ("bool-id", r"with id True, not a whole number", False),
+    ("wrong-id", r"with an id that is not its request's: '\{\"front\"", False),
     ("cheat", r"other cards than it was dealt", False),
     ("close-stdout", r"closed its output instead of answering hand AS KS", True),
     ("close-stdin", r"closed its input instead of answering hand AS KS", True),
@@ -356,6 +356,22 @@ def test_adversaries_cost_one_decision(make, mode, message, restarted):
         checked_arrangement(bot, ACE, RNG)
     assert sorted(checked_arrangement(bot, PLAIN, RNG).cards) == sorted(PLAIN)
     assert bot.restarts == int(restarted)
+
+
+@pytest.mark.parametrize("mode", ["wrong-id", "bad-rows"])
+def test_a_faults_words_do_not_depend_on_the_requests_before_it(make, mode):
+    """The records keep a fault's words, and a record must not depend on how the deals were
+    shared among workers: the same bad answer to the same hand reads the same whether it is a
+    process's first request or a later one (ids count a process's requests)."""
+    first, later = make(mode), make(mode)
+    for _ in range(3):
+        later.arrange(PLAIN, RNG)
+    words = []
+    for bot in (first, later):
+        with pytest.raises(BotFault) as caught:
+            bot.arrange(ACE, RNG)
+        words.append(str(caught.value))
+    assert words[0] == words[1] and "AS KS" in words[0]
 
 
 def test_an_endless_stream_of_stale_answers_is_a_timeout(make):
