@@ -159,7 +159,7 @@ def test_tournament_fault_policy_covers_protocol_bots(tmp_path):
                   "--on-fault", "foul", "--out", str(tmp_path / "run"))
     assert done.returncode == 0, done.stderr
     doc = json.loads((tmp_path / "run" / "results.json").read_text())
-    assert doc["results"]["bots"][str(path)]["faults"]["count"] > 0
+    assert doc["results"]["bots"]["misbehaving-garbage"]["faults"]["count"] > 0  # named by its hello
     stopped = _bench("tournament", "--bots", f"greedy,{path}", "--sessions", "1", "--seed", "1", "--jobs", "2")
     assert stopped.returncode == 1 and "not JSON" in stopped.stderr.strip().splitlines()[-1]
 
