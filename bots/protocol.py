@@ -50,6 +50,7 @@ TIMEOUT_RANGE = (0.01, 86400.0)  # seconds a bot file may give decision_timeout 
 BUDGETS = {"failed start": 3, "timeout": 5, "bad answer": 10, "crash": 5}  # faults of one kind in a row
 QUIT_GRACE = 2.0  # seconds a bot has to exit after quit before its group is ended
 LOG_HEAD = LOG_TAIL = 1 << 20  # bytes of a bot process's standard error kept from its start and its end
+LOG_FILES = 10  # logs kept of one bot's processes: the first, and the last ones started
 POLL = 0.05  # seconds between looks at whether a bot process is still running while waiting on it
 
 
@@ -541,6 +542,8 @@ class ProtocolBot:
             raise BotError(f"cannot write the log of bot {self.spec.name!r} in {str(self._log_folder())!r}: "
                            f"{error.strerror}") from None
         self.logs.append(log.path)
+        if len(self.logs) > LOG_FILES:  # a bot restarted without end must not fill the disk
+            self.logs.pop(1).unlink(missing_ok=True)
         try:
             process = _Process(self.spec, log)
         except BaseException:

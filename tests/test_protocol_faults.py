@@ -216,6 +216,19 @@ def test_each_bot_process_has_its_own_log(make, tmp_path):
     assert sum("panic: runtime error" in log.read_text() for log in logs) == 1
 
 
+def test_a_bot_restarted_again_and_again_keeps_a_bounded_number_of_logs(make, tmp_path, monkeypatch):
+    """Crashes spaced by good answers never use up the budget, so the restarts go on for as
+    long as the run: the first process's log and the last ones are kept, no more."""
+    monkeypatch.setattr(protocol, "LOG_FILES", 3, raising=False)
+    bot = make("crash", log_dir=str(tmp_path / "logs"))
+    for _ in range(6):
+        with pytest.raises(BotFault, match="exited"):
+            bot.arrange(ACE, RNG)
+        bot.arrange(PLAIN, RNG)
+    kept = sorted((tmp_path / "logs").glob("*.stderr.log"))
+    assert bot.restarts == 6 and len(kept) == 3 and bot.logs[0] in kept and bot.logs[-1] in kept
+
+
 def test_without_a_log_folder_the_logs_are_temporary(make):
     bot = make("panic")
     with pytest.raises(BotFault, match="panic"):
