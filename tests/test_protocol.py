@@ -6,6 +6,7 @@ bots (crashing, hanging, garbage, wrong ids, other cards, no hello) are containe
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -179,6 +180,20 @@ def test_a_bot_given_up_stops_a_run_under_the_foul_policy(tmp_path):
                   "--backend", "sequential", "--on-fault", "foul")
     assert done.returncode == 1, done.stdout
     assert "given up after 5 crashes in a row" in done.stderr.strip().splitlines()[-1]
+
+
+def test_a_protocol_bots_identity_is_in_the_results_and_the_report(tmp_path):
+    """The hello's name and version and the bot file's digest, beside the results."""
+    path = EXAMPLES / "sorted_bot.toml"
+    done = _bench("tournament", "--bots", f"greedy,{path}", "--sessions", "1", "--seed", "1", "--jobs", "1",
+                  "--backend", "sequential", "--out", str(tmp_path / "run"))
+    assert done.returncode == 0, done.stderr
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    bots = json.loads((tmp_path / "run" / "results.json").read_text())["bots"]
+    assert bots[0]["identity"] is None
+    assert bots[1]["identity"] == {"name": "sorted", "version": "2.0", "protocol": 2, "file": str(path),
+                                   "sha256": digest}
+    assert f"version 2.0, protocol 2, file {path}, sha256 {digest}" in (tmp_path / "run" / "report.md").read_text()
 
 
 def test_many_exchanges_stay_in_step():
