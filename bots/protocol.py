@@ -596,7 +596,7 @@ class ProtocolBot:
             if not isinstance(plays, list) or not all(isinstance(r, str) for r in plays):
                 refuse(f"answered the hello with rules {_quote(json.dumps(plays))}; it must be a list of rule set names")
             if self._rules_name not in plays:
-                refuse(f"plays the rules {', '.join(plays) or '(none)'}, not {self._rules_name}")
+                refuse(f"plays the rules {_quote(', '.join(plays), 300)[1:-1] or '(none)'}, not {self._rules_name}")
         batch = answer.get("batch", False)
         if type(batch) is bool:
             size = BATCH_HANDS if batch else 0

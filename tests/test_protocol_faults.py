@@ -307,6 +307,7 @@ def test_version_1_bots_still_play(make):
     ({"name": "evil\nbot"}, "name and version must be text, one line of at most 100 printable characters"),
     ({"name": "a | b"}, "without '[|]'"),
     ({"version": "x" * 101}, "at most 100 printable characters"),
+    ({"rules": ["x" * 50_000, "1-6"]}, r"plays the rules x{300}\.\.\., not basic$"),
 ])
 def test_a_bad_hello_is_one_line(tmp_path, hello, message):
     with pytest.raises(BotError, match=message):
