@@ -769,9 +769,16 @@ class ProtocolBot:
     def arrange(self, cards: tuple[Card, ...], rng: np.random.Generator) -> Arrangement:
         hand = format_cards(cards)
         what = f"hand {hand}"
-        answer = self._request({"type": "arrange", "hand": hand}, what, lambda a: (a, self._arrangement(a, what)))
-        self._declared[tuple(sorted(int(c) for c in cards))] = answer[0].get("declare") is True
-        return answer[1]
+        def check(answer: dict[str, Any]) -> tuple[bool, Arrangement]:
+            declare = answer.get("declare", False)
+            if type(declare) is not bool:
+                raise _BadAnswer(f"bot '{self.name}' answered {what} with declare {_quote(json.dumps(declare))}; "
+                                 f"it must be true or false")
+            return declare, self._arrangement(answer, what)
+
+        declare, arrangement = self._request({"type": "arrange", "hand": hand}, what, check)
+        self._declared[tuple(sorted(int(c) for c in cards))] = declare
+        return arrangement
 
     def declare(self, cards: tuple[Card, ...], rng: np.random.Generator) -> bool:
         """What the bot said with its arrangement of these cards (``"declare": true``)."""

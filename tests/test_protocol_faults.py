@@ -356,6 +356,7 @@ def test_a_missing_cwd_is_named_as_such(tmp_path):
     ("bool-id", r"with id True, not a whole number", False),
     ("wrong-id", r"with an id that is not its request's: '\{\"front\"", False),
     ("cheat", r"other cards than it was dealt", False),
+    ("declare-text", r"with declare '\"yes\"'; it must be true or false", False),
     ("close-stdout", r"closed its output instead of answering hand AS KS", True),
     ("close-stdin", r"closed its input instead of answering hand AS KS", True),
     ("fork", r"exited \(status 0\) instead of answering hand AS KS", True),
