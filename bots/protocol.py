@@ -777,7 +777,7 @@ class ProtocolBot:
             return declare, self._arrangement(answer, what)
 
         declare, arrangement = self._request({"type": "arrange", "hand": hand}, what, check)
-        self._declared[tuple(sorted(int(c) for c in cards))] = declare
+        self._declared = {tuple(sorted(int(c) for c in cards)): declare}  # asked right after, if at all
         return arrangement
 
     def declare(self, cards: tuple[Card, ...], rng: np.random.Generator) -> bool:

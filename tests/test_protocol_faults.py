@@ -389,6 +389,17 @@ def test_a_faults_words_do_not_depend_on_the_requests_before_it(make, mode):
     assert words[0] == words[1] and "AS KS" in words[0]
 
 
+def test_what_a_bot_declared_is_kept_for_its_last_hand_only(make):
+    """Under rules without naturals nobody asks what a bot declared: a long run must not keep
+    one entry for every hand it ever set."""
+    bot = make("plain")
+    rng = np.random.default_rng(1)
+    for _ in range(20):
+        cards = tuple(sorted(rng.permutation(52)[:13].tolist()))
+        bot.arrange(tuple(parse_hand(" ".join("23456789TJQKA"[c // 4] + "CDHS"[c % 4] for c in cards))), RNG)
+    assert len(bot._declared) <= 1
+
+
 def test_an_endless_stream_of_stale_answers_is_a_timeout(make):
     """A bot that answers the previous request over and over: each line is read and
     discarded, the deadline holds, and the message says what came."""
