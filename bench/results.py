@@ -107,7 +107,7 @@ def build_document(
         "command": command,
         "rules": rules.to_dict(),
         "bots": [{"name": n, "spec": s, "bot": b["name"], "params": b["params"], "class": b.get("class"),
-                  "package": b.get("package"), "package_version": b.get("version")}
+                  "package": b.get("package"), "package_version": b.get("version"), "identity": b.get("identity")}
                  for n, s, b in zip(names, specs, bot_specs)],
         "players": players,
         "sessions": sessions,
@@ -342,6 +342,9 @@ def render_markdown(doc: dict[str, Any], plots: bool) -> str:
     if plots:
         lines += ["## Plots", ""] + [f"![{p[:-4]}]({p})" for p in PLOTS] + [""]
     lines += ["## Run", "", f"- bots: {', '.join(b['spec'] for b in doc['bots'])}",
+              *(f"- protocol bot {b['name']}: version {i.get('version') or 'none given'}, protocol {i.get('protocol')}, "
+                f"file {i.get('file')}, sha256 {i.get('sha256')}"
+                for b in doc["bots"] if isinstance(i := b.get("identity"), dict)),
               f"- versions: {', '.join(f'{k} {v}' for k, v in doc['versions'].items())}",
               f"- git commit: {doc['git_commit'] or 'unknown'}", f"- machine: {doc['machine']['platform']}, "
               f"{doc['machine']['cpus']} cpus", ""]

@@ -307,7 +307,7 @@ def _play(bot, spec: str, cards, deal: int, seat: int, match: Match, faulted: di
     bot is never stopped by the timer (its own deadline, the bot file's ``decision_timeout``,
     bounds the wait, and its process stays in step): it too is judged when it answers."""
     from bots import BotFault, checked_arrangement
-    from bots.base import declared_natural
+    from bots.base import BotGivenUp, declared_natural
 
     known = faulted.get((deal, spec, seat))
     if known is not None:
@@ -321,6 +321,8 @@ def _play(bot, spec: str, cards, deal: int, seat: int, match: Match, faulted: di
             natural = declared_natural(bot, cards, np.random.default_rng(seed), match.rules)
         if limit is not None and time.perf_counter() - started > limit:  # a thread, where no timer interrupts
             raise DecisionTimeout
+    except BotGivenUp as error:  # whatever the policy: its later faults depend on how deals were shared
+        raise DecisionFault(f"deal {deal}, seat {seat}: {error}") from None
     except (BotFault, DecisionTimeout) as error:
         if limit is not None and (time.perf_counter() - started > limit or isinstance(error, DecisionTimeout)
                                   or isinstance(error.__cause__, DecisionTimeout)):

@@ -50,6 +50,7 @@ TIMEOUT_RANGE = (0.01, 86400.0)  # seconds a bot file may give decision_timeout 
 BUDGETS = {"failed start": 3, "timeout": 5, "bad answer": 10, "crash": 5}  # faults of one kind in a row
 QUIT_GRACE = 2.0  # seconds a bot has to exit after quit before its group is ended
 LOG_HEAD = LOG_TAIL = 1 << 20  # bytes of a bot process's standard error kept from its start and its end
+LOG_FILES = 10  # logs kept of one bot's processes: the first, and the last ones started
 POLL = 0.05  # seconds between looks at whether a bot process is still running while waiting on it
 
 
@@ -92,8 +93,8 @@ class ProtocolSpec:
             raise BotError(f"{where}: command must be a list of strings, such as [\"python3\", \"bot.py\"]")
         name = data.get("name", path.stem)
         env = data.get("env", {})
-        if not isinstance(name, str) or not name.strip():
-            raise BotError(f"{where}: name must be text that is not empty, got {name!r}")
+        if not isinstance(name, str) or not name.strip() or not _plain(name):
+            raise BotError(f"{where}: name must be text that is not empty, {PLAIN}, got {_quote(str(name))}")
         if not isinstance(env, dict) or not all(isinstance(v, str) for v in env.values()):
             raise BotError(f"{where}: env must be a table of text values, such as {{ LEVEL = \"3\" }}")
         timeouts = {key: check_seconds(data.get(key, 10.0), f"{where}: {key}")
@@ -466,9 +467,23 @@ def _end_all() -> None:
         bot.close()
 
 
+PLAIN = "one line of at most 100 printable characters without '|'"  # a name fit for tables and reports
+
+
+def _plain(text: str) -> bool:
+    """Whether ``text`` can name a bot in a table: see ``PLAIN``."""
+    return len(text) <= 100 and text.isprintable() and "|" not in text
+
+
 def _quote(data: bytes | str, limit: int = 200) -> str:
     text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
     return repr(text[:limit] + ("..." if len(text) > limit else ""))
+
+
+def _answer_quote(answer: dict[str, Any]) -> str:
+    """An answer quoted without its id: ids count the requests of one process, so a fault's
+    words, which the records keep, must not depend on how many came before it."""
+    return _quote(json.dumps({key: value for key, value in answer.items() if key != "id"}))
 
 
 class ProtocolBot:
@@ -527,6 +542,8 @@ class ProtocolBot:
             raise BotError(f"cannot write the log of bot {self.spec.name!r} in {str(self._log_folder())!r}: "
                            f"{error.strerror}") from None
         self.logs.append(log.path)
+        if len(self.logs) > LOG_FILES:  # a bot restarted without end must not fill the disk
+            self.logs.pop(1).unlink(missing_ok=True)
         try:
             process = _Process(self.spec, log)
         except BaseException:
@@ -571,14 +588,15 @@ class ProtocolBot:
         if type(protocol) is not int or protocol not in PROTOCOLS:
             refuse(f"speaks protocol {protocol!r}; this bench speaks {' and '.join(map(str, PROTOCOLS))}")
         name, version = answer.get("name", self.spec.name), answer.get("version")
-        if not isinstance(name, str) or (version is not None and not isinstance(version, str)):
-            refuse(f"answered the hello with {_quote(json.dumps(answer))}; name and version must be text")
+        if not isinstance(name, str) or (version is not None and not isinstance(version, str)) \
+                or not all(_plain(text) for text in (name, version or "")):
+            refuse(f"answered the hello with {_quote(json.dumps(answer))}; name and version must be text, {PLAIN}")
         plays = answer.get("rules")
         if plays is not None:
             if not isinstance(plays, list) or not all(isinstance(r, str) for r in plays):
                 refuse(f"answered the hello with rules {_quote(json.dumps(plays))}; it must be a list of rule set names")
             if self._rules_name not in plays:
-                refuse(f"plays the rules {', '.join(plays) or '(none)'}, not {self._rules_name}")
+                refuse(f"plays the rules {_quote(', '.join(plays), 300)[1:-1] or '(none)'}, not {self._rules_name}")
         batch = answer.get("batch", False)
         if type(batch) is bool:
             size = BATCH_HANDS if batch else 0
@@ -654,8 +672,8 @@ class ProtocolBot:
                     self.stale += 1
                     continue
                 if type(number) is not int or number != request:
-                    raise _BadAnswer(f"bot '{self.name}' answered {what} with id {number!r}, not {request}: "
-                                     f"{_quote(line)}")
+                    how = "an id that is not its request's" if type(number) is int else f"id {number!r}, not a whole number"
+                    raise _BadAnswer(f"bot '{self.name}' answered {what} with {how}: {_answer_quote(answer)}")
                 if "error" in answer:
                     raise _BadAnswer(f"bot '{self.name}' reported an error for {what}: {_quote(str(answer['error']), 300)}")
                 return answer
@@ -751,9 +769,16 @@ class ProtocolBot:
     def arrange(self, cards: tuple[Card, ...], rng: np.random.Generator) -> Arrangement:
         hand = format_cards(cards)
         what = f"hand {hand}"
-        answer = self._request({"type": "arrange", "hand": hand}, what, lambda a: (a, self._arrangement(a, what)))
-        self._declared[tuple(sorted(int(c) for c in cards))] = answer[0].get("declare") is True
-        return answer[1]
+        def check(answer: dict[str, Any]) -> tuple[bool, Arrangement]:
+            declare = answer.get("declare", False)
+            if type(declare) is not bool:
+                raise _BadAnswer(f"bot '{self.name}' answered {what} with declare {_quote(json.dumps(declare))}; "
+                                 f"it must be true or false")
+            return declare, self._arrangement(answer, what)
+
+        declare, arrangement = self._request({"type": "arrange", "hand": hand}, what, check)
+        self._declared = {tuple(sorted(int(c) for c in cards)): declare}  # asked right after, if at all
+        return arrangement
 
     def declare(self, cards: tuple[Card, ...], rng: np.random.Generator) -> bool:
         """What the bot said with its arrangement of these cards (``"declare": true``)."""
@@ -763,12 +788,12 @@ class ProtocolBot:
         rows: list[str] = [answer.get(row) for row in ("front", "middle", "back")]  # type: ignore[misc]
         if not all(isinstance(r, str) for r in rows):
             raise _BadAnswer(f"bot '{self.name}' answered {what} without front, middle and back: "
-                             f"{_quote(json.dumps(answer))}")
+                             f"{_answer_quote(answer)}")
         try:
             return Arrangement(*rows)
         except CardError as error:
             raise _BadAnswer(f"bot '{self.name}' answered {what} with rows that are not an arrangement ({error}): "
-                             f"{_quote(json.dumps(answer))}") from None
+                             f"{_answer_quote(answer)}") from None
 
     def arrange_many(self, hands: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """Many hands, in messages of at most ``self.batch`` hands when the bot offered
@@ -789,7 +814,7 @@ class ProtocolBot:
         def check(answer: dict[str, Any]) -> np.ndarray:
             arrangements = answer.get("arrangements")
             if not isinstance(arrangements, list) or len(arrangements) != len(texts):
-                raise _BadAnswer(f"bot '{self.name}' answered {what} with {_quote(json.dumps(answer))}; "
+                raise _BadAnswer(f"bot '{self.name}' answered {what} with {_answer_quote(answer)}; "
                                  f"it needs \"arrangements\", a list of {len(texts)}")
             out = np.empty_like(hands)
             for i, (text, entry) in enumerate(zip(texts, arrangements)):

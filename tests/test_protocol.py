@@ -6,6 +6,7 @@ bots (crashing, hanging, garbage, wrong ids, other cards, no hello) are containe
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -100,7 +101,7 @@ def test_a_command_path_and_batches():
     ("crash", r"exited \(status 7\) instead of answering hand"),
     ("hang", "gave no answer to hand"),
     ("garbage", "with a line that is not JSON: 'I think front is best'"),
-    ("wrong-id", "with id"),
+    ("wrong-id", "with an id that is not its request.s"),
     ("cheat", "set other cards than it was dealt"),
 ])
 def test_misbehaving_bots_are_faults_quoting_what_they_said(tmp_path, mode, message):
@@ -159,9 +160,40 @@ def test_tournament_fault_policy_covers_protocol_bots(tmp_path):
                   "--on-fault", "foul", "--out", str(tmp_path / "run"))
     assert done.returncode == 0, done.stderr
     doc = json.loads((tmp_path / "run" / "results.json").read_text())
-    assert doc["results"]["bots"][str(path)]["faults"]["count"] > 0
+    assert doc["results"]["bots"]["misbehaving-garbage"]["faults"]["count"] > 0  # named by its hello
     stopped = _bench("tournament", "--bots", f"greedy,{path}", "--sessions", "1", "--seed", "1", "--jobs", "2")
     assert stopped.returncode == 1 and "not JSON" in stopped.stderr.strip().splitlines()[-1]
+
+
+def test_a_bot_given_up_stops_a_run_under_the_foul_policy(tmp_path):
+    """A bot that crashes on every hand uses up its crash budget: the run stops on it with
+    its line under ``--on-fault foul`` too, instead of scoring its later hands as fouls."""
+    script = tmp_path / "crash.py"
+    script.write_text("import json, sys\n"
+                      "for line in sys.stdin:\n"
+                      "    if json.loads(line)['type'] != 'hello':\n"
+                      "        sys.exit(7)\n"
+                      "    print(json.dumps({'type': 'hello', 'protocol': 2}), flush=True)\n")
+    path = tmp_path / "crash.toml"
+    path.write_text(f'name = "crash"\ncommand = [{json.dumps(sys.executable)}, "crash.py"]\n')
+    done = _bench("tournament", "--bots", f"greedy,{path}", "--sessions", "1", "--seed", "1", "--jobs", "1",
+                  "--backend", "sequential", "--on-fault", "foul")
+    assert done.returncode == 1, done.stdout
+    assert "given up after 5 crashes in a row" in done.stderr.strip().splitlines()[-1]
+
+
+def test_a_protocol_bots_identity_is_in_the_results_and_the_report(tmp_path):
+    """The hello's name and version and the bot file's digest, beside the results."""
+    path = EXAMPLES / "sorted_bot.toml"
+    done = _bench("tournament", "--bots", f"greedy,{path}", "--sessions", "1", "--seed", "1", "--jobs", "1",
+                  "--backend", "sequential", "--out", str(tmp_path / "run"))
+    assert done.returncode == 0, done.stderr
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    bots = json.loads((tmp_path / "run" / "results.json").read_text())["bots"]
+    assert bots[0]["identity"] is None
+    assert bots[1]["identity"] == {"name": "sorted", "version": "2.0", "protocol": 2, "file": str(path),
+                                   "sha256": digest}
+    assert f"version 2.0, protocol 2, file {path}, sha256 {digest}" in (tmp_path / "run" / "report.md").read_text()
 
 
 def test_many_exchanges_stay_in_step():

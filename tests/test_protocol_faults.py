@@ -216,6 +216,19 @@ def test_each_bot_process_has_its_own_log(make, tmp_path):
     assert sum("panic: runtime error" in log.read_text() for log in logs) == 1
 
 
+def test_a_bot_restarted_again_and_again_keeps_a_bounded_number_of_logs(make, tmp_path, monkeypatch):
+    """Crashes spaced by good answers never use up the budget, so the restarts go on for as
+    long as the run: the first process's log and the last ones are kept, no more."""
+    monkeypatch.setattr(protocol, "LOG_FILES", 3, raising=False)
+    bot = make("crash", log_dir=str(tmp_path / "logs"))
+    for _ in range(6):
+        with pytest.raises(BotFault, match="exited"):
+            bot.arrange(ACE, RNG)
+        bot.arrange(PLAIN, RNG)
+    kept = sorted((tmp_path / "logs").glob("*.stderr.log"))
+    assert bot.restarts == 6 and len(kept) == 3 and bot.logs[0] in kept and bot.logs[-1] in kept
+
+
 def test_without_a_log_folder_the_logs_are_temporary(make):
     bot = make("panic")
     with pytest.raises(BotFault, match="panic"):
@@ -291,6 +304,10 @@ def test_version_1_bots_still_play(make):
     ({"rules": "basic"}, "it must be a list of rule set names"),
     ({"batch": "yes"}, "batch '\"yes\"'; it must be true, false or a number of hands"),
     ({"version": 2}, "name and version must be text"),
+    ({"name": "evil\nbot"}, "name and version must be text, one line of at most 100 printable characters"),
+    ({"name": "a | b"}, "without '[|]'"),
+    ({"version": "x" * 101}, "at most 100 printable characters"),
+    ({"rules": ["x" * 50_000, "1-6"]}, r"plays the rules x{300}\.\.\., not basic$"),
 ])
 def test_a_bad_hello_is_one_line(tmp_path, hello, message):
     with pytest.raises(BotError, match=message):
@@ -311,6 +328,15 @@ def test_time_limits_in_a_bot_file_are_finite_and_sane(tmp_path, line):
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
 
 
+@pytest.mark.parametrize("name", ["two\\nlines", "a|b", "tab\\there"])
+def test_a_bot_files_name_fits_a_table(tmp_path, name):
+    """A name that would break the lines of the tables and the report's columns is refused."""
+    path = tmp_path / "bot.toml"
+    path.write_text(f'name = "{name}"\ncommand = ["python3", "bot.py"]\n')
+    with pytest.raises(BotError, match="name must be text that is not empty, one line of at most 100 printable"):
+        make_bot(str(path))
+
+
 def test_a_missing_cwd_is_named_as_such(tmp_path):
     path = tmp_path / "bot.toml"
     path.write_text(f'command = [{json.dumps(sys.executable)}, "bot.py"]\ncwd = "nowhere"\n')
@@ -327,9 +353,10 @@ def test_a_missing_cwd_is_named_as_such(tmp_path):
     ("huge", r"with a line longer than 1048576 bytes", True),
     ("flood-stdout", r"with a line longer than 1048576 bytes", True),
     ("no-newline", r"gave no answer .* within 1 s \(it wrote '\{\"id\": 1, .*' with no end of line\)", True),
-    ("bool-id", r"with id True, not 1", False),
-    ("wrong-id", r"with id 1001, not 1", False),
+    ("bool-id", r"with id True, not a whole number", False),
+    ("wrong-id", r"with an id that is not its request's: '\{\"front\"", False),
     ("cheat", r"other cards than it was dealt", False),
+    ("declare-text", r"with declare '\"yes\"'; it must be true or false", False),
     ("close-stdout", r"closed its output instead of answering hand AS KS", True),
     ("close-stdin", r"closed its input instead of answering hand AS KS", True),
     ("fork", r"exited \(status 0\) instead of answering hand AS KS", True),
@@ -344,6 +371,33 @@ def test_adversaries_cost_one_decision(make, mode, message, restarted):
         checked_arrangement(bot, ACE, RNG)
     assert sorted(checked_arrangement(bot, PLAIN, RNG).cards) == sorted(PLAIN)
     assert bot.restarts == int(restarted)
+
+
+@pytest.mark.parametrize("mode", ["wrong-id", "bad-rows"])
+def test_a_faults_words_do_not_depend_on_the_requests_before_it(make, mode):
+    """The records keep a fault's words, and a record must not depend on how the deals were
+    shared among workers: the same bad answer to the same hand reads the same whether it is a
+    process's first request or a later one (ids count a process's requests)."""
+    first, later = make(mode), make(mode)
+    for _ in range(3):
+        later.arrange(PLAIN, RNG)
+    words = []
+    for bot in (first, later):
+        with pytest.raises(BotFault) as caught:
+            bot.arrange(ACE, RNG)
+        words.append(str(caught.value))
+    assert words[0] == words[1] and "AS KS" in words[0]
+
+
+def test_what_a_bot_declared_is_kept_for_its_last_hand_only(make):
+    """Under rules without naturals nobody asks what a bot declared: a long run must not keep
+    one entry for every hand it ever set."""
+    bot = make("plain")
+    rng = np.random.default_rng(1)
+    for _ in range(20):
+        cards = tuple(sorted(rng.permutation(52)[:13].tolist()))
+        bot.arrange(tuple(parse_hand(" ".join("23456789TJQKA"[c // 4] + "CDHS"[c % 4] for c in cards))), RNG)
+    assert len(bot._declared) <= 1
 
 
 def test_an_endless_stream_of_stale_answers_is_a_timeout(make):

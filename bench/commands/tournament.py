@@ -323,7 +323,7 @@ def _run(args: argparse.Namespace, settings: dict, out: Path | None, contents) -
 def _bot_specs(specs: list[str], made: dict) -> list[dict]:
     from bots import bot_spec
 
-    return [bot_spec(made[spec]) for spec in specs]
+    return [bot_spec(made[spec]) | {"identity": getattr(made[spec], "identity", None)} for spec in specs]
 
 
 def _display_names(specs: list[str], made: dict) -> list[str]:

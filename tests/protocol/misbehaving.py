@@ -13,7 +13,8 @@ huge: a 3 MiB line, then the answer; flood-stdout: an endless line; stale-flood:
 the previous request, endlessly; no-newline: the answer with no end of line; wrong-id:
 another id; bool-id: ``true`` as its id; twice: every answer twice, to every hand;
 stale-first: an answer to the previous request before each answer; error: an error reply;
-cheat: other cards; close-stdout: closes its output and sleeps; close-stdin: the first
+cheat: other cards; bad-rows: a front of one card; declare-text: "yes" as its declare;
+close-stdout: closes its output and sleeps; close-stdin: the first
 process closes its input before its hello, and sleeps; fork: leaves a child that
 holds its pipes, and exits; silent: never says hello; panic-start: panics before its hello;
 flood: writes 100 MB to its standard error before its hello; deaf: stops reading after its
@@ -90,6 +91,10 @@ def misbehave(message: dict, answer: dict) -> bool:
         say({**answer, "id": True})
     elif MODE == "error":
         say({"id": message["id"], "error": "no idea what to do with the ace of spades"})
+    elif MODE == "declare-text":
+        say({**answer, "declare": "yes"})
+    elif MODE == "bad-rows":
+        say({**answer, "front": answer["front"].split()[0]})
     elif MODE == "cheat":
         say({"id": message["id"], "front": "2C 2D 2H", "middle": "3C 3D 3H 3S 4C", "back": "5C 5D 5H 5S 6C"})
     elif MODE == "close-stdout":
