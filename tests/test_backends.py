@@ -80,7 +80,7 @@ def test_the_reported_threading_run_has_no_faults_and_the_loky_mean():
         assert done.returncode == 0, done.stderr
         results[backend] = json.loads(done.stdout)
     for doc in results.values():
-        assert doc["results"]["bots"]["sorted"]["faults"]["count"] == 0  # named by its hello
+        assert doc["results"]["bots"]["sorted-py"]["faults"]["count"] == 0  # named by its bot file
     assert _strip(results["threading"]["records"]) == _strip(results["loky"]["records"])
 
 

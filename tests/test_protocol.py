@@ -160,7 +160,7 @@ def test_tournament_fault_policy_covers_protocol_bots(tmp_path):
                   "--on-fault", "foul", "--out", str(tmp_path / "run"))
     assert done.returncode == 0, done.stderr
     doc = json.loads((tmp_path / "run" / "results.json").read_text())
-    assert doc["results"]["bots"]["misbehaving-garbage"]["faults"]["count"] > 0  # named by its hello
+    assert doc["results"]["bots"]["misbehaving-garbage"]["faults"]["count"] > 0  # named by its bot file
     stopped = _bench("tournament", "--bots", f"greedy,{path}", "--sessions", "1", "--seed", "1", "--jobs", "2")
     assert stopped.returncode == 1 and "not JSON" in stopped.stderr.strip().splitlines()[-1]
 

@@ -327,22 +327,12 @@ def _bot_specs(specs: list[str], made: dict) -> list[dict]:
 
 
 def _display_names(specs: list[str], made: dict) -> list[str]:
-    """The bots' names in the tables: a protocol bot by the name it gives itself (its identity,
-    or its file's name), every other bot by its spec; equal names are told apart by
-    ``bench.results.unique_names``."""
+    """The bots' names in the tables: a protocol bot by the ``name`` of its bot file (the
+    user's word for it; the name its hello gives is in its identity), every other bot by its
+    spec; equal names are told apart by ``bench.results.unique_names``."""
     from bots.protocol import ProtocolBot
 
-    names = []
-    for spec in specs:
-        bot = made[spec]
-        identity = getattr(bot, "identity", None)
-        if isinstance(identity, dict) and isinstance(identity.get("name"), str) and identity["name"]:
-            names.append(identity["name"])
-        elif isinstance(bot, ProtocolBot):
-            names.append(bot.name)
-        else:
-            names.append(spec)
-    return names
+    return [made[spec].name if isinstance(made[spec], ProtocolBot) else spec for spec in specs]
 
 
 def _play(match, missing: list[int], records: list[dict], journal, jobs: int, args: argparse.Namespace) -> None:
