@@ -67,14 +67,51 @@ def run(args: argparse.Namespace) -> int:
     settings = Settings(solve_timeout=args.timeout, workers=args.workers, queue=args.queue, allowed_hosts=hosts)
     shown = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host
     url = f"http://{shown}:{args.port}/"
-    if args.open:
-        import threading
-        import webbrowser
-
-        threading.Timer(1.0, webbrowser.open, args=(url,)).start()
+    listener = bind(args.host, args.port)
     print(f"serving {url} to hosts named {', '.join(hosts)} (Ctrl-C stops it)")
     if args.host in ("0.0.0.0", "::") and not args.allow_host:
         print("listening on every interface, but answering only requests for localhost: name this machine as the "
               "players reach it with --allow-host NAME_OR_ADDRESS", flush=True)
-    uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level="warning")
+    server = uvicorn.Server(uvicorn.Config(create_app(settings), log_level="warning"))
+    opener = None
+    if args.open:
+        import threading
+
+        opener = threading.Timer(1.0, open_page, args=(url,))
+        opener.start()
+    try:
+        server.run(sockets=[listener])
+    finally:
+        if opener is not None:
+            opener.cancel()
+            opener.join()
+        listener.close()
     return 0
+
+
+def bind(host: str, port: int):
+    """A socket bound to ``host:port`` for the server, or one line saying why there is none."""
+    import errno
+    import socket
+
+    from bench.parsing import UsageError
+
+    listener = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn does: a closed server's port is free
+    try:
+        listener.bind((host, port))
+    except OSError as error:
+        listener.close()
+        if error.errno == errno.EADDRINUSE:
+            raise UsageError(f"port {port} is in use; pick another with --port") from None
+        raise UsageError(f"cannot listen on {host} port {port}: {error.strerror or error}") from None
+    listener.set_inheritable(True)
+    return listener
+
+
+def open_page(url: str) -> None:
+    """Open ``url`` in a browser, or say that none opened and where the page is."""
+    import webbrowser
+
+    if not webbrowser.open(url):
+        print(f"no browser opened; open {url} yourself", flush=True)
