@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
 
         from bench.web.app import Settings, create_app
     except ImportError:
-        raise UsageError("the web page needs the web extra; from the project's folder: pip install '.[web]'") from None
+        raise UsageError("the web page needs the web extra; from the project's folder: pip install -e '.[web]'") from None
     if not 0 < args.port < 65536:
         raise UsageError(f"--port must be 1 to 65535, got {args.port}")
     if not 1 <= args.workers <= 64:
