@@ -10,7 +10,7 @@ import json
 import sys
 from collections.abc import Sequence
 
-from bench.parsing import Parser, add_debug, guarded, positive, quiet_on_closed_stdout, seed
+from bench.parsing import Parser, add_debug, add_version, guarded, positive, quiet_on_closed_stdout, seed
 
 DEFAULT_OPPONENT = "table"
 DEFAULT_SAMPLES = 1000
@@ -43,6 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--grade", metavar="'FRONT / MIDDLE / BACK'",
                         help="grade this arrangement of the hand: its EV against the best play's, on the same opponents")
     add_debug(parser)
+    add_version(parser)
     return parser
 
 

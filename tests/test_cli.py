@@ -264,3 +264,13 @@ def test_bench_grade_lists_the_worst_plays_first(tmp_path, capsys):
     assert [g["line"] for g in doc["graded"]] == [4, 1]  # the foul costs most
     assert doc["graded"][0]["foul"] and doc["graded"][1]["lost"] == 0
     assert "line 3: expected 13 cards for the hand, got 2" in captured.err
+
+
+@pytest.mark.parametrize("main, program", [(solve_main, "solve"), (bench_main, "bench")])
+def test_version_is_the_installed_package_version(capsys, main, program):
+    from importlib.metadata import version
+
+    with pytest.raises(SystemExit) as done:
+        main(["--version"])
+    assert done.value.code == 0
+    assert capsys.readouterr().out == f"{program} {version('chinese-poker-solver')}\n"
