@@ -149,7 +149,7 @@ def render_grade(grade, symbols: bool) -> str:
     best = grade.solution
     lines = [
         f"hand    {format_cards(best.hand, symbols)}",
-        f"yours   {grade.arrangement.format(symbols)}" + (f"   FOUL: {grade.foul}" if grade.foul else ""),
+        f"yours   {grade.arrangement.format(symbols)}" + (f"   FOUL: {grade.foul_reason}" if grade.foul else ""),
         f"best    {best.arrangement.format(symbols)}",
         f"EV      yours {grade.ev:+.3f}, best {best.ev:+.3f}: your play cost {grade.lost:.3f} units per hand "
         f"(paired difference {grade.diff:+.3f} ± {grade.diff_se:.3f}, {best.samples:,} opponents set by "

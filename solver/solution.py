@@ -49,7 +49,7 @@ from solver.scoring import expected_rows, fouls, row_results_of, royalty_array, 
 from solver.splits import split_arrangement, split_tables, subset_values
 from solver.statistics import Z95
 
-SCHEMA_VERSION = 2  # 2: ev_parts, alternatives_distinct, natural_held, rounded numbers
+SCHEMA_VERSION = 3  # of the solve and hand-grade documents; 3: document, *_count, foul_reason, ev_parts.per_opponent.rows
 DEFAULT_SAMPLES = 1000
 
 
@@ -112,40 +112,53 @@ class Solution:
         return self.players - 1
 
     def to_dict(self) -> dict[str, Any]:
-        """The versioned JSON document of ``solve --json``: numbers rounded to 6 decimals, a
-        standard error of one sample null, cards of a row in reading order."""
+        """The versioned JSON document of ``solve --json`` (``bench/schemas/solve.schema.json``):
+        numbers rounded to 6 decimals, a standard error of one sample null, cards of a row in
+        reading order."""
         return json_ready({
             "schema_version": SCHEMA_VERSION,
+            "document": "solve",
             "hand": format_cards(self.hand),
             "arrangement": _rows_dict(self.arrangement),
             "ev": self.ev,
             "ev_se": self.ev_se,
-            "ev_parts": {"per_opponent": self.parts, "opponents": self.opponents},
-            "rows": {
-                r.row: {"cards": format_cards(r.cards), "hand": r.hand, "win": r.win, "tie": r.tie,
-                        "lose": r.lose, "ev": r.ev}
-                for r in self.rows
-            },
+            "ev_parts": {"opponent_count": self.opponents, "per_opponent": _parts_dict(self.parts)},
+            "rows": _row_results_dict(self.rows),
             "alternatives": [
                 {"arrangement": _rows_dict(a.arrangement), "ev": a.ev, "diff": a.diff, "diff_se": a.diff_se,
                  "significant": a.significant}
                 for a in self.alternatives
             ],
             "alternatives_distinct": self.distinct,
-            "samples": self.samples,
+            "sample_count": self.samples,
             "seed": self.seed,
             "opponent": self.opponent,
-            "players": self.players,
+            "player_count": self.players,
             "rules": self.rules.to_dict(),
             "natural": self.natural,
             "natural_ev": self.natural_ev,
             "declare": self.declare,
             "natural_held": self.natural_held,
-            "opponents_with_naturals": self.opponents_with_naturals,
-            "legal_splits": self.legal_splits,
+            "natural_opponent_share": self.opponents_with_naturals,
+            "legal_split_count": self.legal_splits,
             "seconds": self.seconds,
             "timings": self.timings,
         }, digits=6)  # fmt: skip
+
+
+PART_KEYS = {"bonus": "bonus", "royalties": "royalty", "naturals": "opponent_natural"}  # Solution.parts -> ev_parts
+
+
+def _parts_dict(parts: dict[str, float]) -> dict[str, Any]:
+    """``ev_parts.per_opponent``: the rows nested under ``rows``, then the bonus, the royalty and
+    the opponents' naturals where the rules have them."""
+    out: dict[str, Any] = {"rows": {name: parts[name] for name in ROWS}}
+    return out | {PART_KEYS[k]: v for k, v in parts.items() if k in PART_KEYS}
+
+
+def _row_results_dict(rows: tuple[RowResult, ...]) -> dict[str, dict[str, Any]]:
+    return {r.row: {"cards": format_cards(r.cards), "hand": r.hand, "win": r.win, "tie": r.tie, "lose": r.lose,
+                    "ev": r.ev} for r in rows}
 
 
 def _rows_dict(arrangement: Arrangement) -> dict[str, str]:
@@ -615,11 +628,15 @@ class Grade:
 
     solution: Solution  # the best play and its evidence
     arrangement: Arrangement  # the player's
-    foul: str | None  # why the player's arrangement fouls, or None
+    foul_reason: str | None  # why the player's arrangement fouls, or None
     ev: float  # the player's EV against the same opponents (units per hand, all opponents)
     diff: float  # ev - best ev (<= 0 unless the sample favours the player's)
     diff_se: float  # standard error of the paired difference
     rows: tuple[RowResult, ...]  # the player's rows against the opponents' rows
+
+    @property
+    def foul(self) -> bool:
+        return self.foul_reason is not None
 
     @property
     def lost(self) -> float:
@@ -627,26 +644,31 @@ class Grade:
         return max(0.0, -self.diff)
 
     def to_dict(self) -> dict[str, Any]:
+        """The versioned JSON document of ``solve --grade --json`` and of the web page's grade
+        (``bench/schemas/hand-grade.schema.json``)."""
         best = self.solution.to_dict()
+        rows = _row_results_dict(self.rows)
+        for name, row in rows.items():
+            theirs = best["rows"][name]
+            row |= {"best_cards": theirs["cards"], "best_hand": theirs["hand"], "ev_diff": row["ev"] - theirs["ev"]}
         return json_ready({
             "schema_version": SCHEMA_VERSION,
+            "document": "hand-grade",
             "hand": best["hand"],
             "arrangement": _rows_dict(self.arrangement),
             "foul": self.foul,
+            "foul_reason": self.foul_reason,
             "ev": self.ev,
             "best": {"arrangement": best["arrangement"], "ev": best["ev"], "ev_se": best["ev_se"],
                      "rows": best["rows"]},
             "diff": self.diff,
             "diff_se": self.diff_se,
             "lost": self.lost,
-            "rows": {r.row: {"cards": format_cards(r.cards), "hand": r.hand, "win": r.win, "tie": r.tie,
-                             "lose": r.lose, "ev": r.ev, "best_cards": best["rows"][r.row]["cards"],
-                             "best_hand": best["rows"][r.row]["hand"], "ev_diff": r.ev - best["rows"][r.row]["ev"]}
-                     for r in self.rows},
-            "samples": self.solution.samples,
+            "rows": rows,
+            "sample_count": self.solution.samples,
             "seed": self.solution.seed,
             "opponent": self.solution.opponent,
-            "players": self.solution.players,
+            "player_count": self.solution.players,
             "rules": best["rules"],
         }, digits=6)  # fmt: skip
 
@@ -678,7 +700,7 @@ def grade(hand: CardsLike, arrangement: Arrangement | str, opponent: OpponentMod
     return Grade(
         solution=solution,
         arrangement=mine,
-        foul=foul_reason(mine),
+        foul_reason=foul_reason(mine),
         ev=float(ours.mean()) * scale,
         diff=float(diff.mean()) * scale,
         diff_se=float(diff.std(ddof=1) / np.sqrt(n)) * scale if n > 1 else float("nan"),
