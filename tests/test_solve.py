@@ -94,9 +94,9 @@ def test_seven_spades_with_pairs():
 
 def test_json_document():
     doc = solve(HAND, samples=200, seed=2, top=2).to_dict()
-    assert doc["schema_version"] == 2
-    assert set(doc) >= {"hand", "arrangement", "ev", "ev_se", "rows", "alternatives", "samples", "seed",
-                        "opponent", "players", "rules", "seconds"}
+    assert doc["schema_version"] == 3
+    assert set(doc) >= {"hand", "arrangement", "ev", "ev_se", "rows", "alternatives", "sample_count", "seed",
+                        "opponent", "player_count", "rules", "seconds"}
     assert set(doc["arrangement"]) == {"front", "middle", "back"}
     Arrangement(**doc["arrangement"])
     assert set(doc["rows"]["front"]) >= {"hand", "win", "tie", "lose", "ev"}
