@@ -34,7 +34,6 @@ def add_parser(sub) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from bench.parsing import Stopped, UsageError, stoppable
-
     from solver.rules import Rules, RulesError
 
     if not 2 <= args.players <= 4:
