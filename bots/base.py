@@ -105,10 +105,12 @@ def arrange_many(bot: Bot, hands: np.ndarray, rng: np.random.Generator) -> np.nd
     return out
 
 
-def checked_arrangement(bot: Bot, cards: tuple[Card, ...], rng: np.random.Generator) -> Arrangement:
-    """``bot.arrange`` with the contract checked: an Arrangement of exactly these cards.
+def checked_arrangement(bot: Bot, cards: CardsLike, rng: np.random.Generator) -> Arrangement:
+    """``bot.arrange`` with the contract checked: an Arrangement of exactly these cards (given
+    as text or cards; bad text raises ``solver.CardError``).
 
     Raises :class:`BotFault` naming the bot, the hand and what went wrong."""
+    cards = parse_hand(cards)
     try:
         arrangement = bot.arrange(cards, rng)
     except BotFault:

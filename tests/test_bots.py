@@ -209,3 +209,9 @@ def test_bot_names_bad_card_text(text, error):
     with pytest.raises(CardError) as raised:
         make_bot("greedy").arrange(text)
     assert type(raised.value).__name__ == error
+
+
+def test_checked_arrangement_takes_cards_as_text():
+    text = "AS AH KS KH QS QH JS JH TS TH 9S 9H 2C"
+    arrangement = checked_arrangement(make_bot("greedy"), text, np.random.default_rng(0))
+    assert sorted(arrangement.cards) == sorted(Card(t) for t in text.split())
