@@ -7,7 +7,7 @@ import sys
 from collections.abc import Sequence
 
 from bench.commands import arrange, bots, grade, match, perf, report, serve, tournament, train
-from bench.parsing import Parser, add_debug, guarded, quiet_on_closed_stdout
+from bench.parsing import Parser, add_debug, add_version, guarded, quiet_on_closed_stdout
 
 
 def available_cores() -> int:
@@ -32,6 +32,7 @@ COMMANDS = {
 
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(prog="bench", description="Pit Chinese Poker bots against each other and measure them.")
+    add_version(parser)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=Parser)
     for module in COMMANDS.values():
         module.add_parser(sub)

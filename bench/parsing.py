@@ -121,6 +121,26 @@ def add_debug(parser: argparse.ArgumentParser) -> None:
                         help=f"show the traceback of an error (or set {DEBUG_VARIABLE}=1)")
 
 
+PACKAGE = "chinese-poker-solver"  # the distribution name in pyproject.toml
+
+
+def package_version() -> str:
+    """The installed version of this package (from its metadata), or "unknown" when it is
+    run from a source tree that was never installed."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(PACKAGE)
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def add_version(parser: argparse.ArgumentParser) -> None:
+    """``--version``: print the program's name and the installed package's version, and exit."""
+    parser.add_argument("--version", action="version", version=f"{parser.prog} {package_version()}",
+                        help="print the version and exit")
+
+
 def writable_folder(path: Path, option: str = "--out") -> Path:
     """``path`` as a folder that can be written, made if need be; checked before any long work."""
     if path.exists() and not path.is_dir():

@@ -10,7 +10,7 @@ import json
 import sys
 from collections.abc import Sequence
 
-from bench.parsing import Parser, add_debug, guarded, positive, quiet_on_closed_stdout, seed
+from bench.parsing import Parser, add_debug, add_version, guarded, positive, quiet_on_closed_stdout, seed
 
 DEFAULT_OPPONENT = "table"
 DEFAULT_SAMPLES = 1000
@@ -43,6 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--grade", metavar="'FRONT / MIDDLE / BACK'",
                         help="grade this arrangement of the hand: its EV against the best play's, on the same opponents")
     add_debug(parser)
+    add_version(parser)
     return parser
 
 
@@ -148,7 +149,7 @@ def render_grade(grade, symbols: bool) -> str:
     best = grade.solution
     lines = [
         f"hand    {format_cards(best.hand, symbols)}",
-        f"yours   {grade.arrangement.format(symbols)}" + (f"   FOUL: {grade.foul}" if grade.foul else ""),
+        f"yours   {grade.arrangement.format(symbols)}" + (f"   FOUL: {grade.foul_reason}" if grade.foul else ""),
         f"best    {best.arrangement.format(symbols)}",
         f"EV      yours {grade.ev:+.3f}, best {best.ev:+.3f}: your play cost {grade.lost:.3f} units per hand "
         f"(paired difference {grade.diff:+.3f} ± {grade.diff_se:.3f}, {best.samples:,} opponents set by "

@@ -15,11 +15,14 @@ one call, with the same results.
 
 from __future__ import annotations
 
-from typing import ClassVar, Protocol, runtime_checkable
+import functools
+from collections.abc import Callable
+from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 
 from solver import Arrangement, Card, format_cards
+from solver.cards import CardsLike, parse_hand
 from solver.errors import OpponentError
 from solver.opponent import check_batch
 
@@ -44,6 +47,31 @@ class Bot(Protocol):
     name: ClassVar[str]
 
     def arrange(self, cards: tuple[Card, ...], rng: np.random.Generator) -> Arrangement: ...
+
+
+Result = TypeVar("Result")
+
+
+def takes_cards(method: Callable[[Any, tuple[Card, ...], np.random.Generator], Result]
+                ) -> Callable[..., Result]:
+    """A bot method ``(cards, rng)`` that also takes the cards as text or any sequence of
+    cards, and no rng (then a generator seeded 0, so the call replays). Bad cards raise
+    ``solver.CardError``.
+
+    >>> from bots import make_bot
+    >>> print(make_bot("greedy").arrange("AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C"))
+    9D 4S 2C / 9H 8C 7C 6D 5H / AS KS QS JS TS
+    >>> make_bot("greedy").arrange("AS KS QS")
+    Traceback (most recent call last):
+    ...
+    solver.cards.CardCountError: expected 13 cards for the hand, got 3: 'AS KS QS'
+    """
+
+    @functools.wraps(method)
+    def parsed(self: Any, cards: CardsLike, rng: np.random.Generator | None = None) -> Result:
+        return method(self, parse_hand(cards), np.random.default_rng(0) if rng is None else rng)
+
+    return parsed
 
 
 def arrangement_from_row(row: np.ndarray) -> Arrangement:
@@ -77,10 +105,12 @@ def arrange_many(bot: Bot, hands: np.ndarray, rng: np.random.Generator) -> np.nd
     return out
 
 
-def checked_arrangement(bot: Bot, cards: tuple[Card, ...], rng: np.random.Generator) -> Arrangement:
-    """``bot.arrange`` with the contract checked: an Arrangement of exactly these cards.
+def checked_arrangement(bot: Bot, cards: CardsLike, rng: np.random.Generator) -> Arrangement:
+    """``bot.arrange`` with the contract checked: an Arrangement of exactly these cards (given
+    as text or cards; bad text raises ``solver.CardError``).
 
     Raises :class:`BotFault` naming the bot, the hand and what went wrong."""
+    cards = parse_hand(cards)
     try:
         arrangement = bot.arrange(cards, rng)
     except BotFault:

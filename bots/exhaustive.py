@@ -8,6 +8,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from bots.base import takes_cards
 from bots.table import rules_of
 from solver import Arrangement, Card
 from solver.opponent import OpponentModel
@@ -52,6 +53,7 @@ class ExhaustiveBot:
         seed = int(rng.integers(2**63 - 1))
         return solve(cards, _model(self.opponent, rules), samples=self.samples, seed=seed, top=0, rules=rules)
 
+    @takes_cards
     def arrange(self, cards: tuple[Card, ...], rng: np.random.Generator) -> Arrangement:
         return self._solve(cards, rng).arrangement
 

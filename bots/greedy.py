@@ -8,7 +8,7 @@ from typing import ClassVar
 import numpy as np
 
 from bots._kernels import greedy_splits
-from bots.base import arrangement_from_row
+from bots.base import arrangement_from_row, takes_cards
 from bots.points import cards_by_split
 from solver import Arrangement, Card
 from solver.splits import split_tables
@@ -29,6 +29,7 @@ class GreedyBot:
     name: ClassVar[str] = "greedy"
     batch_safe: ClassVar[bool] = True  # arrange_many sets each hand as arrange does, without the rng
 
+    @takes_cards
     def arrange(self, cards: tuple[Card, ...], rng: np.random.Generator) -> Arrangement:
         return arrangement_from_row(self.arrange_many(np.array([cards], np.uint8), rng)[0])
 

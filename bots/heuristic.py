@@ -8,7 +8,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from bots.base import arrangement_from_row
+from bots.base import arrangement_from_row, takes_cards
 from bots.points import RowPoints, play_points
 from solver import Arrangement, Card
 from solver.classes import row_classes
@@ -73,6 +73,7 @@ class HeuristicBot:
     name: ClassVar[str] = "heuristic"
     batch_safe: ClassVar[bool] = True  # arrange_many sets each hand as arrange does, without the rng
 
+    @takes_cards
     def arrange(self, cards: tuple[Card, ...], rng: np.random.Generator) -> Arrangement:
         return arrangement_from_row(self.arrange_many(np.array([cards], np.uint8), rng)[0])
 

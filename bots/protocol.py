@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from bots.base import BotError, BotFault, BotGivenUp
+from bots.base import BotError, BotFault, BotGivenUp, takes_cards
 from solver import Arrangement, Card, CardError, format_cards
 from solver.rules import Rules
 
@@ -766,6 +766,7 @@ class ProtocolBot:
         self._next_id += 1
         return self._next_id
 
+    @takes_cards
     def arrange(self, cards: tuple[Card, ...], rng: np.random.Generator) -> Arrangement:
         hand = format_cards(cards)
         what = f"hand {hand}"

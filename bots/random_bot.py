@@ -7,6 +7,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from bots.base import takes_cards
 from solver import Arrangement, Card, all_splits
 
 
@@ -21,6 +22,7 @@ class RandomBot:
 
     name: ClassVar[str] = "random"
 
+    @takes_cards
     def arrange(self, cards: tuple[Card, ...], rng: np.random.Generator) -> Arrangement:
         splits = all_splits(cards)
         legal = np.flatnonzero(splits.legal)

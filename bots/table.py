@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from bots import _kernels
-from bots.base import BotError, arrangement_from_row
+from bots.base import BotError, arrangement_from_row, takes_cards
 from bots.points import RowPoints, cards_by_split, over_cores, play_points
 from solver import Arrangement, Card, evaluate_many
 from solver.classes import class_hash, row_classes
@@ -201,6 +201,7 @@ class TableBot:
     def __post_init__(self) -> None:
         _policy(self.tables, rules_of(self.rules))  # a bad file or rule set fails here, when the bot is made
 
+    @takes_cards
     def arrange(self, cards: tuple[Card, ...], rng: np.random.Generator) -> Arrangement:
         return arrangement_from_row(self.arrange_many(np.array([cards], np.uint8), rng)[0])
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import secrets
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -49,7 +49,7 @@ from solver.scoring import expected_rows, fouls, row_results_of, royalty_array, 
 from solver.splits import split_arrangement, split_tables, subset_values
 from solver.statistics import Z95
 
-SCHEMA_VERSION = 2  # 2: ev_parts, alternatives_distinct, natural_held, rounded numbers
+SCHEMA_VERSION = 3  # of the solve and hand-grade documents; 3: document, *_count, foul_reason, ev_parts.per_opponent.rows
 DEFAULT_SAMPLES = 1000
 
 
@@ -112,40 +112,53 @@ class Solution:
         return self.players - 1
 
     def to_dict(self) -> dict[str, Any]:
-        """The versioned JSON document of ``solve --json``: numbers rounded to 6 decimals, a
-        standard error of one sample null, cards of a row in reading order."""
+        """The versioned JSON document of ``solve --json`` (``bench/schemas/solve.schema.json``):
+        numbers rounded to 6 decimals, a standard error of one sample null, cards of a row in
+        reading order."""
         return json_ready({
             "schema_version": SCHEMA_VERSION,
+            "document": "solve",
             "hand": format_cards(self.hand),
             "arrangement": _rows_dict(self.arrangement),
             "ev": self.ev,
             "ev_se": self.ev_se,
-            "ev_parts": {"per_opponent": self.parts, "opponents": self.opponents},
-            "rows": {
-                r.row: {"cards": format_cards(r.cards), "hand": r.hand, "win": r.win, "tie": r.tie,
-                        "lose": r.lose, "ev": r.ev}
-                for r in self.rows
-            },
+            "ev_parts": {"opponent_count": self.opponents, "per_opponent": _parts_dict(self.parts)},
+            "rows": _row_results_dict(self.rows),
             "alternatives": [
                 {"arrangement": _rows_dict(a.arrangement), "ev": a.ev, "diff": a.diff, "diff_se": a.diff_se,
                  "significant": a.significant}
                 for a in self.alternatives
             ],
             "alternatives_distinct": self.distinct,
-            "samples": self.samples,
+            "sample_count": self.samples,
             "seed": self.seed,
             "opponent": self.opponent,
-            "players": self.players,
+            "player_count": self.players,
             "rules": self.rules.to_dict(),
             "natural": self.natural,
             "natural_ev": self.natural_ev,
             "declare": self.declare,
             "natural_held": self.natural_held,
-            "opponents_with_naturals": self.opponents_with_naturals,
-            "legal_splits": self.legal_splits,
+            "natural_opponent_share": self.opponents_with_naturals,
+            "legal_split_count": self.legal_splits,
             "seconds": self.seconds,
             "timings": self.timings,
         }, digits=6)  # fmt: skip
+
+
+PART_KEYS = {"bonus": "bonus", "royalties": "royalty", "naturals": "opponent_natural"}  # Solution.parts -> ev_parts
+
+
+def _parts_dict(parts: dict[str, float]) -> dict[str, Any]:
+    """``ev_parts.per_opponent``: the rows nested under ``rows``, then the bonus, the royalty and
+    the opponents' naturals where the rules have them."""
+    out: dict[str, Any] = {"rows": {name: parts[name] for name in ROWS}}
+    return out | {PART_KEYS[k]: v for k, v in parts.items() if k in PART_KEYS}
+
+
+def _row_results_dict(rows: tuple[RowResult, ...]) -> dict[str, dict[str, Any]]:
+    return {r.row: {"cards": format_cards(r.cards), "hand": r.hand, "win": r.win, "tie": r.tie, "lose": r.lose,
+                    "ev": r.ev} for r in rows}
 
 
 def _rows_dict(arrangement: Arrangement) -> dict[str, str]:
@@ -286,7 +299,7 @@ def check_memory(samples: int) -> None:
 def _check_options(samples: Any, players: Any, top: Any, rules: Rules | str | None) -> Rules:
     if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) or samples < 1:
         raise SolveError(f"samples must be a positive whole number, got {samples!r}")
-    check_memory(samples)
+    check_memory(int(samples))
     if isinstance(players, bool) or not isinstance(players, (int, np.integer)) or not 2 <= players <= 4:
         raise SolveError(f"players must be 2, 3 or 4, got {players!r}")
     if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or top < 0:
@@ -429,18 +442,47 @@ def _row_result(name: str, cards: tuple[Card, ...], value: int, results: np.ndar
 
 def _parts(values: tuple[int, int, int], rows: np.ndarray, sample: _Sample, rules: Rules) -> dict[str, float]:
     """The best play's units per opponent, taken apart: each row, the scoring bonus, the
-    royalties and the opponents' naturals. They sum to the EV per opponent."""
-    mine = np.broadcast_to(np.array(values, np.int64), (sample.n, 3))
+    royalties and the opponents' naturals, each counted on its own from the row results and
+    the rows' hands; the EV per opponent is their sum."""
     plain = sample.plain
     parts = {name: float((rows[:, i] * plain).mean()) for i, name in enumerate(ROWS)}
-    without_bonus = settle_values(mine, sample.values, replace(rules, scoring="basic"))
     if rules.scoring != "basic":
-        parts["bonus"] = float(((settle_values(mine, sample.values, rules) - without_bonus) * plain).mean())
+        parts["bonus"] = float((bonus_units(rows, rules) * plain).mean())
     if rules.royalties:
-        parts["royalties"] = float(((without_bonus - rows.sum(axis=1)) * plain).mean())
+        mine = np.broadcast_to(np.array(values, np.int64), (sample.n, 3))
+        parts["royalties"] = float((royalty_units(mine, sample.values, rows, rules) * plain).mean())
     if rules.naturals:
         parts["naturals"] = float(sample.natural_scores(None, rules)[sample.declared].sum() / sample.n)
     return parts
+
+
+def bonus_units(rows: np.ndarray, rules: Rules) -> np.ndarray:
+    """(n,) bonus units of the scoring method for (n, 3) row results (+1 / 0 / -1, fouls applied):
+    under 1-6 a scoop takes 3 more (6 in all), under 2-4 winning more rows than the other takes 1.
+
+    >>> bonus_units(np.array([[1, 1, 1], [1, 1, -1], [-1, -1, -1], [1, 0, 0]]), as_rules("1-6")).tolist()
+    [3, 0, -3, 0]
+    >>> bonus_units(np.array([[1, 1, 1], [1, 1, -1], [-1, -1, -1], [1, 0, 0]]), as_rules("2-4")).tolist()
+    [1, 1, -1, 1]
+    """
+    wins, losses = (rows == 1).sum(axis=1), (rows == -1).sum(axis=1)
+    if rules.scoring == "1-6":
+        return 3 * (wins == 3).astype(np.int64) - 3 * (losses == 3)
+    if rules.scoring == "2-4":
+        return np.sign(wins - losses).astype(np.int64)
+    return np.zeros(len(rows), np.int64)
+
+
+def royalty_units(mine: np.ndarray, theirs: np.ndarray, rows: np.ndarray, rules: Rules) -> np.ndarray:
+    """(n,) royalties ``mine[i]`` collects from ``theirs[i]`` less those it pays, for (n, 3) row
+    values and their row results: a valid hand earns the royalty of each row's hand (only of
+    the rows it wins, when the rules ask for a win), a fouled hand earns none."""
+    table = royalty_array(rules)
+    earned = table[np.arange(3), royalty_lines(mine)]
+    paid = table[np.arange(3), royalty_lines(theirs)]
+    if rules.royalty_needs_win:
+        earned, paid = earned * (rows == 1), paid * (rows == -1)
+    return earned.sum(axis=1) * ~fouls(mine) - paid.sum(axis=1) * ~fouls(theirs)
 
 
 def _alternative(cards, split: int, values, best_total: np.ndarray, sample: _Sample, rules: Rules,
@@ -493,6 +535,35 @@ def solve(
     started = time.perf_counter()
     cards = parse_hand(hand)
     rules = _check_options(samples, players, top, rules)
+    _check_search(opponent, seed, distinct)
+    entropy = int(seed) if seed is not None else secrets.randbits(32)  # short enough to read and type
+    deals, arranged, timings = _simulate(cards, opponent, samples, entropy)
+    scoring = time.perf_counter()
+    sample = _Sample(arranged, deals, rules)
+    chosen, legal_splits = _rank_plays(cards, sample, rules, top, distinct)
+    best = _best_play(cards, chosen, sample, rules, players - 1)
+    natural = _natural_play(cards, sample, rules, players - 1, best["ev"])
+    finished = time.perf_counter()
+    return Solution(
+        hand=cards,
+        **best,
+        **natural,
+        samples=samples,
+        seed=entropy,
+        opponent=model_name(opponent),
+        players=players,
+        rules=rules,
+        seconds=finished - started,
+        legal_splits=legal_splits,
+        opponents_with_naturals=float(sample.declared.mean()),
+        distinct=distinct,
+        timings=timings | {"score": finished - scoring},
+        sample=arranged if keep_sample else None,
+    )
+
+
+def _check_search(opponent: Any, seed: Any, distinct: Any) -> None:
+    """Refuse an opponent that is not an opponent model, a bad seed or an unknown ``distinct``."""
     if distinct not in ("hands", "values"):
         raise SolveError(f"distinct must be 'hands' or 'values', got {distinct!r}")
     if not callable(getattr(opponent, "arrange_many", None)):
@@ -500,55 +571,55 @@ def solve(
                          "make one with bots.opponent_model('table', rules)")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
         raise SolveError(f"seed must be a whole number >= 0, got {seed!r}")
-    entropy = int(seed) if seed is not None else secrets.randbits(32)  # short enough to read and type
-    deal_seed, bot_seed = np.random.SeedSequence(entropy).spawn(2)
 
+
+def _simulate(cards: tuple[Card, ...], opponent: OpponentModel, samples: int,
+              entropy: int) -> tuple[np.ndarray, np.ndarray, dict[str, float]]:
+    """The opponents dealt from the unseen cards and set by ``opponent``, each from its own
+    child of the seed: the deals, the same hands arranged, and the seconds each step took."""
+    deal_seed, bot_seed = np.random.SeedSequence(entropy).spawn(2)
     t0 = time.perf_counter()
     deals = deal_opponents(cards, samples, np.random.default_rng(deal_seed))
     t1 = time.perf_counter()
     arranged = arrange_checked(opponent, deals, np.random.default_rng(bot_seed))
     t2 = time.perf_counter()
+    return deals, arranged, {"deal": t1 - t0, "arrange": t2 - t1}
 
-    sample = _Sample(arranged, deals, rules)
-    chosen, legal_splits = _rank_plays(cards, sample, rules, top, distinct)
-    scale = players - 1
+
+def _best_play(cards: tuple[Card, ...], chosen: list, sample: _Sample, rules: Rules, scale: int) -> dict[str, Any]:
+    """The Solution's fields about the best play and its runners-up (``chosen``, best first):
+    its arrangement, EV and standard error over ``scale`` opponents, rows, parts."""
     best_split, best_values = chosen[0]
     best_total = per_sample_scores(best_values, sample, rules)
     best_rows = per_sample_rows(best_values, sample)
     arrangement = split_arrangement(cards, best_split)
     rows = tuple(_row_result(name, row_cards, value, best_rows[:, i], sample.plain)
                  for i, (name, row_cards, value) in enumerate(zip(ROWS, arrangement.rows, best_values)))
-    ev = float(best_total.mean())
-    ev_se = float(best_total.std(ddof=1) / np.sqrt(samples)) if samples > 1 else float("nan")
-    alternatives = tuple(_alternative(cards, s, values, best_total, sample, rules, scale) for s, values in chosen[1:])
+    n = sample.n
+    ev_se = float(best_total.std(ddof=1) / np.sqrt(n)) if n > 1 else float("nan")
+    return {
+        "arrangement": arrangement,
+        "ev": float(best_total.mean()) * scale,
+        "ev_se": ev_se * scale,
+        "rows": rows,
+        "alternatives": tuple(_alternative(cards, s, values, best_total, sample, rules, scale)
+                              for s, values in chosen[1:]),
+        "parts": _parts(best_values, best_rows, sample, rules),
+    }
+
+
+def _natural_play(cards: tuple[Card, ...], sample: _Sample, rules: Rules, scale: int, play_ev: float) -> dict[str, Any]:
+    """The Solution's fields about a natural: the one held, the one these rules let it
+    declare, what declaring it is worth, and whether that beats playing (``play_ev``)."""
     held = held_natural(cards)
     natural = best_natural(cards, rules) if rules.naturals and held else None
     natural_ev = float(sample.natural_scores(natural, rules).mean()) * scale if natural else None
-    t3 = time.perf_counter()
-    return Solution(
-        hand=cards,
-        arrangement=arrangement,
-        ev=ev * scale,
-        ev_se=ev_se * scale,
-        rows=rows,
-        alternatives=alternatives,
-        samples=samples,
-        seed=entropy,
-        opponent=model_name(opponent),
-        players=players,
-        rules=rules,
-        seconds=t3 - started,
-        legal_splits=legal_splits,
-        natural=natural.kind if natural else None,
-        natural_ev=natural_ev,
-        declare=bool(natural_ev is not None and natural_ev > ev * scale),
-        parts=_parts(best_values, best_rows, sample, rules),
-        natural_held=held,
-        opponents_with_naturals=float(sample.declared.mean()),
-        distinct=distinct,
-        timings={"deal": t1 - t0, "arrange": t2 - t1, "score": t3 - t2},
-        sample=arranged if keep_sample else None,
-    )
+    return {
+        "natural": natural.kind if natural else None,
+        "natural_ev": natural_ev,
+        "declare": bool(natural_ev is not None and natural_ev > play_ev),
+        "natural_held": held,
+    }
 
 
 @dataclass(frozen=True, slots=True)
@@ -557,11 +628,15 @@ class Grade:
 
     solution: Solution  # the best play and its evidence
     arrangement: Arrangement  # the player's
-    foul: str | None  # why the player's arrangement fouls, or None
+    foul_reason: str | None  # why the player's arrangement fouls, or None
     ev: float  # the player's EV against the same opponents (units per hand, all opponents)
     diff: float  # ev - best ev (<= 0 unless the sample favours the player's)
     diff_se: float  # standard error of the paired difference
     rows: tuple[RowResult, ...]  # the player's rows against the opponents' rows
+
+    @property
+    def foul(self) -> bool:
+        return self.foul_reason is not None
 
     @property
     def lost(self) -> float:
@@ -569,26 +644,31 @@ class Grade:
         return max(0.0, -self.diff)
 
     def to_dict(self) -> dict[str, Any]:
+        """The versioned JSON document of ``solve --grade --json`` and of the web page's grade
+        (``bench/schemas/hand-grade.schema.json``)."""
         best = self.solution.to_dict()
+        rows = _row_results_dict(self.rows)
+        for name, row in rows.items():
+            theirs = best["rows"][name]
+            row |= {"best_cards": theirs["cards"], "best_hand": theirs["hand"], "ev_diff": row["ev"] - theirs["ev"]}
         return json_ready({
             "schema_version": SCHEMA_VERSION,
+            "document": "hand-grade",
             "hand": best["hand"],
             "arrangement": _rows_dict(self.arrangement),
             "foul": self.foul,
+            "foul_reason": self.foul_reason,
             "ev": self.ev,
             "best": {"arrangement": best["arrangement"], "ev": best["ev"], "ev_se": best["ev_se"],
                      "rows": best["rows"]},
             "diff": self.diff,
             "diff_se": self.diff_se,
             "lost": self.lost,
-            "rows": {r.row: {"cards": format_cards(r.cards), "hand": r.hand, "win": r.win, "tie": r.tie,
-                             "lose": r.lose, "ev": r.ev, "best_cards": best["rows"][r.row]["cards"],
-                             "best_hand": best["rows"][r.row]["hand"], "ev_diff": r.ev - best["rows"][r.row]["ev"]}
-                     for r in self.rows},
-            "samples": self.solution.samples,
+            "rows": rows,
+            "sample_count": self.solution.samples,
             "seed": self.solution.seed,
             "opponent": self.solution.opponent,
-            "players": self.solution.players,
+            "player_count": self.solution.players,
             "rules": best["rules"],
         }, digits=6)  # fmt: skip
 
@@ -620,7 +700,7 @@ def grade(hand: CardsLike, arrangement: Arrangement | str, opponent: OpponentMod
     return Grade(
         solution=solution,
         arrangement=mine,
-        foul=foul_reason(mine),
+        foul_reason=foul_reason(mine),
         ev=float(ours.mean()) * scale,
         diff=float(diff.mean()) * scale,
         diff_se=float(diff.std(ddof=1) / np.sqrt(n)) * scale if n > 1 else float("nan"),

@@ -189,3 +189,29 @@ def test_branch_and_bound_is_exact_for_any_row_points(seed):
                  + points.back[np.searchsorted(classes, splits.back)])
         assert splits.legal[split]
         assert score[split] == pytest.approx(score[splits.legal].max(), abs=1e-12)
+
+
+@pytest.mark.parametrize("name", sorted(BOTS))
+def test_bot_takes_cards_as_text(name):
+    text = "AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C"
+    cards = tuple(Card(t) for t in text.split())
+    by_text = _bot(name).arrange(text)
+    assert sorted(by_text.cards) == sorted(cards)
+    assert by_text == _bot(name).arrange(cards, np.random.default_rng(0))  # no rng: a generator seeded 0
+    assert _bot(name).arrange("as, ks qs js 10s 9h 9d 8c 7c 6d 5h 4s 2c") == by_text
+
+
+@pytest.mark.parametrize("text, error", [("AS KS QS", "CardCountError"), ("AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S XX",
+                                                                           "UnknownCardError")])
+def test_bot_names_bad_card_text(text, error):
+    from solver import CardError
+
+    with pytest.raises(CardError) as raised:
+        make_bot("greedy").arrange(text)
+    assert type(raised.value).__name__ == error
+
+
+def test_checked_arrangement_takes_cards_as_text():
+    text = "AS AH KS KH QS QH JS JH TS TH 9S 9H 2C"
+    arrangement = checked_arrangement(make_bot("greedy"), text, np.random.default_rng(0))
+    assert sorted(arrangement.cards) == sorted(Card(t) for t in text.split())

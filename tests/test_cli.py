@@ -26,7 +26,7 @@ def test_solve_accepts_separate_tokens(capsys):
 def test_solve_json(capsys):
     assert solve_main([HAND, "--samples", "200", "--seed", "4", "--json", "--players", "3"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert doc["schema_version"] == 2 and doc["players"] == 3 and doc["seed"] == 4
+    assert doc["schema_version"] == 3 and doc["player_count"] == 3 and doc["seed"] == 4
     assert doc["arrangement"]["back"] == "AS KS QS JS TS"
 
 
@@ -62,7 +62,7 @@ def test_solve_console_script_runs():
         [sys.executable, "-m", "bench.solve", HAND, "--samples", "100", "--seed", "1", "--json"],
         capture_output=True, text=True, check=True,
     )  # fmt: skip
-    assert json.loads(result.stdout)["samples"] == 100
+    assert json.loads(result.stdout)["sample_count"] == 100
 
 
 def test_bench_bots_lists_every_bot(capsys):
@@ -77,7 +77,8 @@ def test_bench_bots_lists_every_bot(capsys):
 def test_bench_arrange_one_hand(capsys):
     assert bench_main(["arrange", "--bot", "greedy", "--json", HAND]) == 0
     record = json.loads(capsys.readouterr().out)
-    assert record == record | {"hand": HAND, "front": "9D 4S 2C", "middle": "9H 8C 7C 6D 5H", "back": "AS KS QS JS TS"}
+    assert record["hand"] == HAND
+    assert record["arrangement"] == {"front": "9D 4S 2C", "middle": "9H 8C 7C 6D 5H", "back": "AS KS QS JS TS"}
 
 
 def test_bench_arrange_file_with_a_bad_line(tmp_path, capsys):
@@ -95,7 +96,7 @@ def test_bench_arrange_same_seed_same_output(capsys):
     runs = []
     for _ in range(2):
         bench_main(["arrange", "--bot", "random", "--seed", "9", "--json", HAND])
-        runs.append(json.loads(capsys.readouterr().out)["middle"])
+        runs.append(json.loads(capsys.readouterr().out)["arrangement"]["middle"])
     assert runs[0] == runs[1]
 
 
@@ -171,7 +172,7 @@ def test_bench_train_bad_input(capsys, args, message):
 def test_json_is_strict_even_for_one_sample(capsys):
     assert solve_main([HAND, "--samples", "1", "--seed", "1", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out, parse_constant=lambda name: pytest.fail(f"non-JSON {name}"))
-    assert doc["ev_se"] is None and doc["samples"] == 1
+    assert doc["ev_se"] is None and doc["sample_count"] == 1
 
 
 def test_bench_arrange_states_fouls_and_names_rows(capsys):
@@ -182,7 +183,7 @@ def test_bench_arrange_states_fouls_and_names_rows(capsys):
     assert bench_main(["arrange", "--bot", "tests.plugin_bot:FirstSplitBot", HAND, "--json"]) == 0
     record = json.loads(capsys.readouterr().out)
     assert record["foul"] is True and record["foul_reason"].startswith("middle (pair of 9s")
-    assert record["middle"] == "9H 9D JS TS 8C"  # reading order: the pair first
+    assert record["arrangement"]["middle"] == "9H 9D JS TS 8C"  # reading order: the pair first
     assert bench_main(["arrange", "--bot", "greedy", HAND]) == 0
     out = capsys.readouterr().out
     assert "FOUL" not in out and "royal flush" in out and "9-high straight" in out
@@ -210,12 +211,13 @@ def test_the_ev_parts_add_up(capsys, rules):
     assert solve_main([SIX_PAIRS, "--samples", "300", "--seed", "2", "--rules", rules, "--players", "3",
                        "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    parts = doc["ev_parts"]["per_opponent"]
-    assert doc["ev_parts"]["opponents"] == 2
-    assert sum(parts.values()) * 2 == pytest.approx(doc["ev"], abs=1e-5)
+    parts = dict(doc["ev_parts"]["per_opponent"])
+    assert doc["ev_parts"]["opponent_count"] == 2
+    row_parts = parts.pop("rows")
+    assert (sum(row_parts.values()) + sum(parts.values())) * 2 == pytest.approx(doc["ev"], abs=1e-5)
     assert ("bonus" in parts) == ("2-4" in rules or "1-6" in rules)
-    assert ("royalties" in parts) == ("royalties" in rules)
-    assert [doc["rows"][r]["ev"] for r in ("front", "middle", "back")] == [parts[r] for r in ("front", "middle", "back")]
+    assert ("royalty" in parts) == ("royalties" in rules)
+    assert [doc["rows"][r]["ev"] for r in ("front", "middle", "back")] == [row_parts[r] for r in ("front", "middle", "back")]
     assert solve_main([SIX_PAIRS, "--samples", "300", "--seed", "2", "--rules", rules, "--players", "3"]) == 0
     line = next(x for x in capsys.readouterr().out.splitlines() if x.strip().startswith("= 2 × ("))
     shown = [float(x.split()[-1]) for x in line.split("(", 1)[1].rstrip(")").split(", ")]
@@ -261,6 +263,16 @@ def test_bench_grade_lists_the_worst_plays_first(tmp_path, capsys):
     assert bench_main(["grade", "--input", str(path), "--samples", "200", "--json"]) == 2
     captured = capsys.readouterr()
     doc = json.loads(captured.out)
-    assert [g["line"] for g in doc["graded"]] == [4, 1]  # the foul costs most
-    assert doc["graded"][0]["foul"] and doc["graded"][1]["lost"] == 0
+    assert [g["line"] for g in doc["hands"]] == [4, 1]  # the foul costs most
+    assert doc["hands"][0]["foul"] is True and doc["hands"][1]["lost"] == 0
     assert "line 3: expected 13 cards for the hand, got 2" in captured.err
+
+
+@pytest.mark.parametrize("main, program", [(solve_main, "solve"), (bench_main, "bench")])
+def test_version_is_the_installed_package_version(capsys, main, program):
+    from importlib.metadata import version
+
+    with pytest.raises(SystemExit) as done:
+        main(["--version"])
+    assert done.value.code == 0
+    assert capsys.readouterr().out == f"{program} {version('chinese-poker-solver')}\n"

@@ -173,7 +173,7 @@ def test_solve_against_a_batch_bot_with_16000_opponents():
     done = _cli("-m", "bench.solve", "AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C", "--opponent",
                 str(ROOT / "examples" / "bots" / "sorted_bot.toml"), "--samples", "16000", "--seed", "1", "--json")
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout)["samples"] == 16000
+    assert json.loads(done.stdout)["sample_count"] == 16000
 
 
 def test_batches_respect_the_size_a_bot_asks_for(make):

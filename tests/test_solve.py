@@ -94,9 +94,9 @@ def test_seven_spades_with_pairs():
 
 def test_json_document():
     doc = solve(HAND, samples=200, seed=2, top=2).to_dict()
-    assert doc["schema_version"] == 2
-    assert set(doc) >= {"hand", "arrangement", "ev", "ev_se", "rows", "alternatives", "samples", "seed",
-                        "opponent", "players", "rules", "seconds"}
+    assert doc["schema_version"] == 3
+    assert set(doc) >= {"hand", "arrangement", "ev", "ev_se", "rows", "alternatives", "sample_count", "seed",
+                        "opponent", "player_count", "rules", "seconds"}
     assert set(doc["arrangement"]) == {"front", "middle", "back"}
     Arrangement(**doc["arrangement"])
     assert set(doc["rows"]["front"]) >= {"hand", "win", "tie", "lose", "ev"}
@@ -190,3 +190,24 @@ def test_ranking_a_shortlist_gives_what_ranking_every_play_gives(monkeypatch, di
                 patch.setattr(solution, "_shortlist", lambda exact, size: None)
                 full = solution._rank_plays(cards, sample, Rules(), top, distinct)
             assert short == full
+
+
+@pytest.mark.parametrize("rules", ["royalties", "royalties-win", "1-6+royalties"])
+def test_royalties_part_is_the_royalties_counted_by_the_reference(rules):
+    """A straight flush in the back (5) and a full house in the middle (2) under the Eastern
+    table: the royalties part is what the reference rules settle with the table less what
+    they settle without it, opponent by opponent, over the very opponents of the solve."""
+    from solver.rules import Rules
+
+    table = Rules.parse(rules).royalty_table()
+    solution = solve("AH AD AC KS KH 7D 7C 6S 5S 4S 3S 2S QD", samples=400, seed=7, rules=rules, keep_sample=True)
+    assert [row.hand.split(",")[0] for row in solution.rows[1:]] == ["aces full of 7s", "6-high straight flush"]
+    mine = tuple(naive.parse(" ".join(str(c) for c in row)) for row in solution.arrangement.rows)
+    counted = []
+    for opponent in solution.sample:
+        theirs = ([int(c) for c in opponent[:3]], [int(c) for c in opponent[3:8]], [int(c) for c in opponent[8:]])
+        scoring = Rules.parse(rules).scoring
+        with_table = naive.settle(mine, theirs, scoring, table, needs_win=rules.startswith("royalties-win"))
+        counted.append(with_table - naive.settle(mine, theirs, scoring))
+    assert solution.parts["royalties"] == pytest.approx(np.mean(counted), abs=1e-12)
+    assert solution.parts["royalties"] != 0

@@ -35,8 +35,9 @@ def test_solve_returns_the_solve_document(client):
     done = client.post("/api/solve", json={"hand": HAND, "seed": 1, "samples": 300})
     assert done.status_code == 200
     doc = done.json()
-    assert doc["schema_version"] == 2 and " / ".join(doc["arrangement"].values()) == BEST
-    assert sum(doc["ev_parts"]["per_opponent"].values()) == pytest.approx(doc["ev"], abs=1e-5)
+    assert doc["schema_version"] == 3 and " / ".join(doc["arrangement"].values()) == BEST
+    parts = dict(doc["ev_parts"]["per_opponent"])
+    assert sum(parts.pop("rows").values()) + sum(parts.values()) == pytest.approx(doc["ev"], abs=1e-5)
 
 
 def test_a_hand_is_read_as_a_player_writes_it(client):
@@ -96,12 +97,12 @@ def test_a_seat_takes_only_listed_bots_and_bounded_parameters(client, bot, messa
 
 def test_grade_check_deal_and_bots(client):
     graded = client.post("/api/grade", json={"hand": HAND, "arrangement": BEST, "seed": 1, "samples": 300}).json()
-    assert graded["lost"] == 0 and graded["foul"] is None and graded["diff"] == 0
+    assert graded["lost"] == 0 and graded["foul"] is False and graded["diff"] == 0
     worse = client.post("/api/grade", json={"hand": HAND, "seed": 1, "samples": 300,
                                             "arrangement": "9D 4S 2C / 9H 8C 7C 6D 5H / AS KS QS JS TS"}).json()
     assert worse["lost"] > 1 and worse["diff_se"] > 0 and set(worse["rows"]) == {"front", "middle", "back"}
     fouled = client.post("/api/check", json={"arrangement": "AS KS QS / 9H 9D JS TS 8C / 7C 6D 5H 4S 2C"}).json()
-    assert fouled["foul"] and fouled["reason"].startswith("middle (pair of 9s")
+    assert fouled["foul"] and fouled["foul_reason"].startswith("middle (pair of 9s")
     other = client.post("/api/grade", json={"hand": HAND, "arrangement": "2D 3D 4D / 5D 6D 7D 8D 9D / TD JD QD KD AD"})
     assert other.status_code == 400 and "other cards than the hand" in other.json()["detail"]
     dealt = client.post("/api/deal", json={"seed": 4}).json()
@@ -125,7 +126,7 @@ def test_a_session_hand_is_played_graded_and_counted_once(client):
     assert [s["name"] for s in result["seats"]] == ["you", "greedy", "table"]
     assert sum(result["scores"]) == 0 and result["grade"]["arrangement"] and result["totals"] == result["scores"]
     assert all(result["pairs"][i][j] == -result["pairs"][j][i] for i in range(3) for j in range(3))
-    assert result["rows"][0][1] == [-r for r in result["rows"][1][0]]
+    assert result["row_results"][0][1] == {row: -r for row, r in result["row_results"][1][0].items()}
     assert result["review"]["lost"] == pytest.approx(max(0.0, result["review"]["best_ev"] - result["review"]["ev"]), abs=1e-5)
     again = client.post("/api/session/play", json=body)
     assert again.status_code == 409 and "already scored" in again.json()["detail"]

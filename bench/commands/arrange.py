@@ -9,6 +9,8 @@ import time
 
 from bench.parsing import seed
 
+SCHEMA_VERSION = 1  # of each line of bench arrange --json
+
 
 def add_parser(sub) -> None:
     parser = sub.add_parser(
@@ -76,15 +78,23 @@ def run(args: argparse.Namespace) -> int:
         seconds = time.perf_counter() - started
         reason = foul_reason(arrangement)
         if args.json:
-            record: dict[str, object] = {"hand": format_cards(cards)}
-            record |= {name: format_cards(row) for name, row in zip(ROWS, arrangement.reading_rows())}
-            record["hands"] = {name: describe(row) for name, row in zip(ROWS, arrangement.rows)}
-            record["foul"] = reason is not None
-            record["foul_reason"] = reason
-            record["seconds"] = round(seconds, 6)
-            if rules.naturals:
-                record["natural"] = natural.kind if natural else None
-            print(json.dumps(record), flush=True)
+            record = {
+                "schema_version": SCHEMA_VERSION,
+                "document": "arrange",
+                "line": number if args.input else None,
+                "hand": format_cards(cards),
+                "arrangement": {name: format_cards(row) for name, row in zip(ROWS, arrangement.reading_rows())},
+                "rows": {name: {"hand": describe(row)} for name, row in zip(ROWS, arrangement.rows)},
+                "foul": reason is not None,
+                "foul_reason": reason,
+                "natural": natural.kind if natural else None,
+                "bot": args.bot,
+                "rules": rules.name,
+                "seed": args.seed,
+                "hand_index": index,  # the hand's randomness: SeedSequence(seed, spawn_key=(hand_index,))
+                "seconds": round(seconds, 6),
+            }
+            print(json.dumps(record, ensure_ascii=False), flush=True)
         else:
             declared = f"   (declares {natural.kind})" if natural else ""
             described = " / ".join(describe(row) for row in arrangement.rows)

@@ -8,6 +8,10 @@ import sys
 
 from bench.parsing import positive, seed
 
+SCHEMA_VERSION = 3  # of the grade document; 3: document, hand_count, hands a list, malformed_lines, seed
+SEED_RULE = ("hand k is graded with seed + k, where k = 0, 1, ... counts the lines that are neither blank nor only "
+             "a comment, malformed ones included")
+
 
 def add_parser(sub) -> None:
     parser = sub.add_parser(
@@ -20,7 +24,8 @@ def add_parser(sub) -> None:
     )
     parser.add_argument("--input", required=True, metavar="FILE", help="the file of hands ('-' for stdin)")
     parser.add_argument("--samples", type=positive, default=1000, help="simulated opponents (default %(default)s)")
-    parser.add_argument("--seed", type=seed, default=0, help="seed of the first hand; hand k uses seed + k")
+    parser.add_argument("--seed", type=seed, default=0, help="seed of the first hand; hand k uses seed + k "
+                        "(k counts from 0 the lines that are neither blank nor only a comment)")
     parser.add_argument("--opponent", default="table", help="bot that sets the opponents (default %(default)s)")
     parser.add_argument("--rules", default="basic", help="rule set (default basic)")
     parser.add_argument("--players", type=int, default=2, help="players at the table, 2-4 (default %(default)s)")
@@ -29,29 +34,37 @@ def add_parser(sub) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from bench.parsing import Stopped, UsageError, stoppable
+    from solver.rules import Rules, RulesError
 
     if not 2 <= args.players <= 4:
         raise UsageError(f"--players must be 2, 3 or 4, got {args.players}")
+    try:
+        Rules.parse(args.rules)
+    except RulesError as error:
+        raise UsageError(str(error)) from None
     graded: list = []
-    bad = 0
+    malformed: list = []
     stopped = None
     try:
         with stoppable():
-            bad = _grade_lines(args, graded)
+            _grade_lines(args, graded, malformed)
     except Stopped as error:  # the hands graded so far are reported
         stopped = error
         print(f"bench grade: stopped by {error.name} after {len(graded)} hands", file=sys.stderr)
-    _print(args, graded, bad)
-    return stopped.status if stopped else (2 if bad else 0)
+    if args.json:
+        print(json.dumps(document(args, graded, malformed), indent=1, ensure_ascii=False, allow_nan=False))
+    else:
+        _print_table(args, graded)
+    return stopped.status if stopped else (2 if malformed else 0)
 
 
-def _grade_lines(args: argparse.Namespace, graded: list) -> int:
-    """Grade each line into ``graded``; the number of malformed lines."""
+def _grade_lines(args: argparse.Namespace, graded: list, malformed: list) -> None:
+    """Grade each line into ``graded`` as (line number, Grade); each malformed line into
+    ``malformed`` as (line number, what is wrong with it)."""
     from bench.parsing import input_lines
     from bots import grade_hand
     from solver import CardError, SolveError
 
-    bad = 0
     for index, (number, text) in enumerate(input_lines(args.input)):
         problem = "not UTF-8 text" if text is None else None
         if text is not None and text.count("|") != 1:
@@ -65,24 +78,47 @@ def _grade_lines(args: argparse.Namespace, graded: list) -> int:
                 problem = str(error)
         if problem is not None:
             print(f"bench grade: line {number}: {problem}", file=sys.stderr)
-            bad += 1
+            malformed.append((number, problem))
             continue
         graded.append((number, result))
-    return bad
 
 
-def _print(args: argparse.Namespace, graded: list, bad: int) -> None:
+def document(args: argparse.Namespace, graded: list, malformed: list) -> dict:
+    """The versioned JSON document of ``bench grade --json`` (``bench/schemas/grade.schema.json``):
+    each graded hand with its line number, worst first, as its hand-grade document holds it."""
+    from solver.rules import Rules
+
+    hands = []
+    for number, g in sorted(graded, key=lambda item: -item[1].lost):
+        doc = g.to_dict()
+        del doc["schema_version"], doc["document"]
+        hands.append({"line": number, **doc})
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "document": "grade",
+        "hand_count": len(graded),
+        "lost_total": round(sum(g.lost for _, g in graded), 6),
+        "hands": hands,
+        "malformed_line_count": len(malformed),
+        "malformed_lines": [{"line": number, "error": problem} for number, problem in malformed],
+        "seed": args.seed,
+        "seed_rule": SEED_RULE,
+        "sample_count": args.samples,
+        "opponent": args.opponent,
+        "player_count": args.players,
+        "rules": Rules.parse(args.rules).to_dict(),
+    }
+
+
+def _print_table(args: argparse.Namespace, graded: list) -> None:
     order = sorted(graded, key=lambda item: -item[1].lost)
     total = sum(g.lost for _, g in graded)
-    if args.json:
-        print(json.dumps({"hands": len(graded), "lost_total": round(total, 6), "malformed_lines": bad,
-                          "graded": [{"line": n, **g.to_dict()} for n, g in order]}, indent=1, allow_nan=False))
-    else:
-        print(f"{'line':>4}  {'lost':>6}  {'± se':>6}  {'yours':<40}  best")
-        for number, g in order:
-            foul = "  FOUL" if g.foul else ""
-            print(f"{number:>4}  {g.lost:6.3f}  {g.diff_se:6.3f}  {g.arrangement.format():<40}  "
-                  f"{g.solution.arrangement.format()}{foul}")
-        mean = total / len(graded) if graded else 0.0
-        print(f"\n{len(graded)} hands graded: {total:.3f} units lost in all, {mean:.3f} a hand "
-              f"({args.samples:,} opponents a hand set by '{args.opponent}', rules {args.rules})")
+    print(f"{'line':>4}  {'lost':>6}  {'± se':>6}  {'yours':<40}  best")
+    for number, g in order:
+        foul = "  FOUL" if g.foul else ""
+        print(f"{number:>4}  {g.lost:6.3f}  {g.diff_se:6.3f}  {g.arrangement.format():<40}  "
+              f"{g.solution.arrangement.format()}{foul}")
+    mean = total / len(graded) if graded else 0.0
+    print(f"\n{len(graded)} hands graded: {total:.3f} units lost in all, {mean:.3f} a hand "
+          f"({args.samples:,} opponents a hand set by '{args.opponent}', rules {args.rules}; seed {args.seed}, "
+          f"hand k uses seed + k)")

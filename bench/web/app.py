@@ -311,10 +311,48 @@ def swagger_assets() -> Path | None:
     return Path(fastapi_offline.__file__).with_name("static")
 
 
+WEB_SCHEMA_VERSION = 1  # of the web-* documents (the solve and hand-grade answers carry their own)
+
+
+def web_document(name: str, **fields: Any) -> dict[str, Any]:
+    """A web API answer: its schema version, the document it is (``web-<name>``) and its fields.
+
+    >>> web_document("deal", hand="AS KS", seed=1)
+    {'schema_version': 1, 'document': 'web-deal', 'hand': 'AS KS', 'seed': 1}
+    """
+    return {"schema_version": WEB_SCHEMA_VERSION, "document": f"web-{name}", **fields}
+
+
+def rows_of(text: str | None) -> dict[str, str] | None:
+    """``"F / M / B"`` as ``{"front": F, "middle": M, "back": B}`` (None stays None)."""
+    from solver import ROWS
+
+    return None if text is None else dict(zip(ROWS, text.split(" / ")))
+
+
+def play_document(result: dict[str, Any], session: Session) -> dict[str, Any]:
+    """The answer to a hand of a session: the job's result in the web's JSON convention, with
+    the session's totals (and its seed once its last hand is scored)."""
+    from solver import ROWS
+
+    seats = [{"seat": s["seat"], "name": s["name"], "arrangement": rows_of(s["arrangement"]),
+              "rows": None if s["hands"] is None else {name: {"hand": hand} for name, hand in zip(ROWS, s["hands"])},
+              "foul": s["foul"] is not None, "foul_reason": s["foul"], "natural": s["natural"]}
+             for s in result["seats"]]
+    row_results = [[None if r is None else dict(zip(ROWS, r)) for r in line] for line in result["rows"]]
+    review = {k: v for k, v in result["review"].items() if k != "samples"}
+    review |= {"best_arrangement": rows_of(review["best_arrangement"]), "sample_count": result["review"]["samples"]}
+    over = len(session.scored) == HANDS_PER_SESSION
+    return web_document("session-play", seats=seats, pairs=result["pairs"], row_results=row_results,
+                        scores=result["scores"], grade=result["grade"], review=review, totals=session.totals(),
+                        hands_scored=sorted(session.scored), seed=session.seed if over else None)
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
+    """The web app: the page, its JSON API over a pool of solver processes, and the middleware
+    that checks hosts, limits bodies and adds the security headers."""
     settings = settings or Settings()
     pool = WorkerPool(settings.pool)
-    sessions = Sessions(settings.max_sessions)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
@@ -326,7 +364,22 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                   description="Solve a hand, grade your own play, and play sessions against the bots. Requests "
                               "over the time limit answer 503; when the solver is busy, 429 with Retry-After.")
     app.state.pool = pool
-    app.state.sessions = sessions
+    app.state.sessions = Sessions(settings.max_sessions)
+    _add_error_handlers(app)
+    _add_pages(app)
+    _add_solver_routes(app, settings, pool)
+    _add_session_routes(app, settings, pool, app.state.sessions)
+    if swagger_assets() is not None:
+        app.mount("/static/swagger", StaticFiles(directory=swagger_assets()), name="swagger")
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(settings.allowed_hosts))
+    app.add_middleware(SecurityHeaders)
+    app.add_middleware(BodyLimit, limit=MAX_BODY)
+    return app
+
+
+def _add_error_handlers(app: FastAPI) -> None:
+    """Bad input answers 400, a busy pool 429 with Retry-After, a job over time or a failed worker 503."""
 
     @app.exception_handler(ValueError)
     async def bad_input(request: Request, error: ValueError) -> JSONResponse:
@@ -343,11 +396,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def unavailable(request: Request, error: Exception) -> JSONResponse:
         return JSONResponse(status_code=503, content={"detail": str(error)}, headers={"Retry-After": "5"})
 
-    async def work(job: str, **arguments: Any) -> Any:
-        try:
-            return await pool.run(job, **arguments)
-        except JobError as error:
-            raise HTTPException(400, str(error)) from None
+
+async def _work(pool: WorkerPool, job: str, **arguments: Any) -> Any:
+    """A job's result from the pool; a job that refuses its input answers 400."""
+    try:
+        return await pool.run(job, **arguments)
+    except JobError as error:
+        raise HTTPException(400, str(error)) from None
+
+
+def _add_pages(app: FastAPI) -> None:
+    """The page and the API's documentation."""
 
     @app.get("/", include_in_schema=False)
     async def page() -> FileResponse:
@@ -360,32 +419,39 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                                      "the schema is at /openapi.json")
         return HTMLResponse(DOCS_PAGE)
 
+
+def _add_solver_routes(app: FastAPI, settings: Settings, pool: WorkerPool) -> None:
+    """The bots, solve, grade, the foul check and a deal."""
+
     @app.get("/api/bots")
     async def bots() -> dict[str, Any]:
         from bots import BOTS, describe_bot
 
-        return {"bots": [{"name": n, "description": describe_bot(BOTS[n]), "opponent": n in OPPONENTS,
-                          "parameters": {k: list(v) for k, v in SEAT_BOTS[n].items()}} for n in SEAT_BOTS]}
+        return web_document("bots", bots=[
+            {"name": n, "description": describe_bot(BOTS[n]), "opponent_model": n in OPPONENTS,
+             "parameters": {k: list(v) for k, v in SEAT_BOTS[n].items()}} for n in SEAT_BOTS])
 
     @app.post("/api/solve")
     async def solve(request: SolveRequest) -> dict[str, Any]:
-        return await work("solve", hand=request.hand, opponent=opponent_spec(request.opponent),
-                          samples=min(request.samples, settings.max_samples), seed=request.seed,
-                          players=request.players, top=request.top, rules=rules_text(request.rules))
+        return await _work(pool, "solve", hand=request.hand, opponent=opponent_spec(request.opponent),
+                           samples=min(request.samples, settings.max_samples), seed=request.seed,
+                           players=request.players, top=request.top, rules=rules_text(request.rules))
 
     @app.post("/api/grade")
     async def grade(request: GradeRequest) -> dict[str, Any]:
-        return await work("grade", hand=request.hand, arrangement=request.arrangement,
-                          opponent=opponent_spec(request.opponent), samples=min(request.samples, settings.max_samples),
-                          seed=request.seed, players=request.players, rules=rules_text(request.rules))
+        return await _work(pool, "grade", hand=request.hand, arrangement=request.arrangement,
+                           opponent=opponent_spec(request.opponent), samples=min(request.samples, settings.max_samples),
+                           seed=request.seed, players=request.players, rules=rules_text(request.rules))
 
     @app.post("/api/check")
     async def check(request: CheckRequest) -> dict[str, Any]:
-        from solver import Arrangement, describe, foul_reason
+        from solver import ROWS, Arrangement, describe, foul_reason
 
         arrangement = Arrangement.parse(request.arrangement)
-        return {"arrangement": arrangement.format(), "foul": foul_reason(arrangement) is not None,
-                "reason": foul_reason(arrangement), "hands": [describe(row) for row in arrangement.rows]}
+        reason = foul_reason(arrangement)
+        return web_document("check", arrangement=rows_of(arrangement.format()), foul=reason is not None,
+                            foul_reason=reason, rows={name: {"hand": describe(row)}
+                                                      for name, row in zip(ROWS, arrangement.rows)})
 
     @app.post("/api/deal")
     async def deal(request: DealRequest) -> dict[str, Any]:
@@ -393,7 +459,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
         seed = request.seed if request.seed is not None else secrets.randbits(32)
         cards = np.random.default_rng(seed).permutation(52)[:13].tolist()
-        return {"hand": format_cards(sorted(cards, reverse=True)), "seed": seed}
+        return web_document("deal", hand=format_cards(sorted(cards, reverse=True)), seed=seed)
+
+
+def _add_session_routes(app: FastAPI, settings: Settings, pool: WorkerPool, sessions: Sessions) -> None:
+    """Play: start a session, deal a hand of it, play that hand."""
 
     @app.post("/api/session/start")
     async def session_start(request: SessionStart) -> dict[str, Any]:
@@ -401,8 +471,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         seed = request.seed if request.seed is not None else secrets.randbits(32)
         session = Session(seed=seed, bots=specs, rules=rules_text(request.rules))
         # The seed deals the bots' hands too: it is told when the session is over (or when it was given).
-        return {"session": sessions.add(session), "seed": request.seed, "bots": list(specs), "rules": session.rules,
-                "players": session.players, "hands_per_session": HANDS_PER_SESSION}
+        return web_document("session-start", session=sessions.add(session), seed=request.seed, bots=list(specs),
+                            rules=session.rules, player_count=session.players, hand_count=HANDS_PER_SESSION)
 
     @app.post("/api/session/deal")
     async def session_deal(request: SessionDeal) -> dict[str, Any]:
@@ -414,9 +484,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         hand = deal_table(session.seed, request.hand_number, session.players)[0].tolist()
         rules = Rules.parse(session.rules)
         natural = best_natural(hand, rules) if rules.naturals else None
-        return {"hand": format_cards(sorted(hand, reverse=True)), "seat": 0, "hand_number": request.hand_number,
-                "dealer": dealer_of(request.hand_number, session.players), "hands_per_session": HANDS_PER_SESSION,
-                "natural": natural.kind if natural else None, "scored": request.hand_number in session.scored}
+        return web_document("session-deal", hand=format_cards(sorted(hand, reverse=True)), seat=0,
+                            hand_number=request.hand_number, dealer=dealer_of(request.hand_number, session.players),
+                            hand_count=HANDS_PER_SESSION, natural=natural.kind if natural else None,
+                            scored=request.hand_number in session.scored)
 
     @app.post("/api/session/play")
     async def session_play(request: SessionHand) -> dict[str, Any]:
@@ -429,22 +500,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             raise HTTPException(400, "set your 13 cards (or declare your natural) first")
         session.busy.add(number)
         try:
-            result = await work("play", seed=session.seed, hand_number=number, players=session.players,
-                                bots=list(session.bots), arrangement=None if request.declare else request.arrangement,
-                                declare=request.declare, rules=session.rules,
-                                samples=min(request.samples, settings.max_samples))
+            result = await _work(pool, "play", seed=session.seed, hand_number=number, players=session.players,
+                                 bots=list(session.bots), arrangement=None if request.declare else request.arrangement,
+                                 declare=request.declare, rules=session.rules,
+                                 samples=min(request.samples, settings.max_samples))
         finally:
             session.busy.discard(number)
         session.scored[number] = result["scores"]
-        result["totals"] = session.totals()
-        result["hands_scored"] = sorted(session.scored)
-        result["seed"] = session.seed if len(session.scored) == HANDS_PER_SESSION else None
-        return result
-
-    if swagger_assets() is not None:
-        app.mount("/static/swagger", StaticFiles(directory=swagger_assets()), name="swagger")
-    app.mount("/static", StaticFiles(directory=STATIC), name="static")
-    app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(settings.allowed_hosts))
-    app.add_middleware(SecurityHeaders)
-    app.add_middleware(BodyLimit, limit=MAX_BODY)
-    return app
+        return play_document(result, session)

@@ -10,6 +10,7 @@ const SUIT_OF = { "♠": "S", "♤": "S", "♥": "H", "♡": "H", "♦": "D", "�
 const RULES = ["basic", "1-6", "2-4", "royalties", "royalties-win", "naturals", "2-4+royalties", "1-6+naturals"];
 const ROWS = ["front", "middle", "back"];
 const SIZES = { front: 3, middle: 5, back: 5 };
+const PART_NAMES = { opponent_natural: "opponents' naturals" }; // ev_parts keys shown in other words
 const KEYS = { f: "front", 1: "front", m: "middle", 2: "middle", b: "back", 3: "back" };
 const $ = (id) => document.getElementById(id);
 
@@ -112,7 +113,7 @@ function options(target, { opponent = true } = {}) {
   put(target,
     select("rules", "Rules", RULES, "basic"),
     h("label", {}, "Opponents simulated ", h("input", { class: "samples", type: "number", value: "1000", min: "1", max: "20000", inputmode: "numeric" })),
-    opponent ? select("opponent", "Set by", BOTS.filter((b) => b.opponent).map((b) => b.name), "table") : null,
+    opponent ? select("opponent", "Set by", BOTS.filter((b) => b.opponent_model).map((b) => b.name), "table") : null,
     select("players", "Players", ["2", "3", "4"], "2"));
 }
 function readOptions(target) {
@@ -227,20 +228,22 @@ function solveNow() {
     if (picked.length !== 13) throw new Error(`pick 13 cards first (${picked.length} picked)`);
     const settings = readOptions("solve-options");
     const s = await api("/api/solve", { hand: picked.join(" "), ...settings, seed: takeLinkSeed("solve") });
-    const parts = Object.entries(s.ev_parts.per_opponent).map(([k, v]) => `${k} ${sign(v)}`).join(", ");
+    const { rows: rowParts, ...otherParts } = s.ev_parts.per_opponent;
+    const parts = [...Object.entries(rowParts), ...Object.entries(otherParts)]
+      .map(([k, v]) => `${PART_NAMES[k] || k} ${sign(v)}`).join(", ");
     put("solve-result",
       s.declare ? h("p", { class: "big", "data-testid": "declare" }, `Declare ${s.natural}: worth ${sign(s.natural_ev)}, more than the best play.`) : null,
       !s.natural && s.natural_held ? h("p", { class: "warning" }, `This hand holds ${s.natural_held}, a natural, but these rules have none.`) : null,
       h("p", { class: "big", "data-testid": "best" }, "Best: ", arrangementLine(s.arrangement)),
       h("p", {}, "EV ", h("b", {}, `${sign(s.ev)} ± ${s.ev_se === null ? "—" : s.ev_se.toFixed(3)}`),
-        ` units per hand against ${s.players - 1} opponent(s) set by ${s.opponent} (${s.samples} samples, rules ${s.rules.name}) = ${s.players - 1} × (${parts})`),
+        ` units per hand against ${s.ev_parts.opponent_count} opponent(s) set by ${s.opponent} (${s.sample_count} samples, rules ${s.rules.name}) = ${s.ev_parts.opponent_count} × (${parts})`),
       rowsTable(s.rows),
       s.alternatives.length ? [h("h3", {}, "Next best plays"), h("table", {},
         h("thead", {}, h("tr", {}, ["", "arrangement", "EV", "difference"].map((t) => h("th", { scope: "col" }, t)))),
         h("tbody", {}, s.alternatives.map((a, i) => h("tr", {}, h("td", {}, `${i + 2}.`), h("td", {}, arrangementLine(a.arrangement)),
           h("td", {}, sign(a.ev)), h("td", {}, `${sign(a.diff)} ± ${a.diff_se === null ? "—" : a.diff_se.toFixed(3)} ${a.significant ? "(significant)" : ""}`)))))] : null,
       s.natural ? h("p", {}, `Natural: ${s.natural}, worth ${sign(s.natural_ev)} if declared.`) : null,
-      h("p", { class: "hint" }, `seed ${s.seed}; ${s.legal_splits} legal splits searched in ${s.seconds.toFixed(2)} s`),
+      h("p", { class: "hint" }, `seed ${s.seed}; ${s.legal_split_count} legal splits searched in ${s.seconds.toFixed(2)} s`),
       share("solve", { hand: picked.join(" "), ...settings, seed: s.seed }));
   });
 }
@@ -295,7 +298,7 @@ function arranger(board, warning, onEnter) {
     if (!text) return;
     try {
       const result = await api("/api/check", { arrangement: text });
-      if (mine === checking) $(warning).textContent = result.foul ? `Foul: ${result.reason}` : `Rows: ${result.hands.join(" / ")}`;
+      if (mine === checking) $(warning).textContent = result.foul ? `Foul: ${result.foul_reason}` : `Rows: ${ROWS.map((r) => result.rows[r].hand).join(" / ")}`;
     } catch (e) { if (mine === checking) $(warning).textContent = e.message; }
   }
   $(board).addEventListener("click", (event) => {
@@ -359,7 +362,7 @@ function gradeTable(g) {
 function gradeView(g) {
   return [h("p", { class: "big", "data-testid": "grade-summary" }, `Your play: EV ${sign(g.ev)}; best ${sign(g.best.ev)}: your play cost ${g.lost.toFixed(3)} units per hand`,
     ` (paired difference ${sign(g.diff)} ± ${g.diff_se === null ? "—" : g.diff_se.toFixed(3)})`),
-  g.foul ? h("p", { class: "warning" }, `Your arrangement fouls: ${g.foul}`) : null,
+  g.foul ? h("p", { class: "warning" }, `Your arrangement fouls: ${g.foul_reason}`) : null,
   h("p", {}, "Best: ", arrangementLine(g.best.arrangement)), gradeTable(g)];
 }
 function gradeNow() {
@@ -375,6 +378,7 @@ $("grade-go").addEventListener("click", gradeNow);
 
 // --- Play ---------------------------------------------------------------------------------------------------
 const STORE = "chinese-poker-session";
+const SESSION_SCHEMA = 1; // a session kept by a page that read other fields is not restored
 let replaySeed; // a session's seed from the address (#play?seed=N deals that session again)
 let session = null; // { session, seed, bots, rules, players, hand, phase, deal, results: [{ hand, review, scores, result }], totals }
 const playing = arranger("play-board", "play-warning", () => playHand(false));
@@ -428,19 +432,19 @@ $("play-start").addEventListener("click", () => {
 });
 
 function outcome(rows) {
-  return rows.map((r, k) => `${ROWS[k]} ${r > 0 ? "win" : r < 0 ? "lose" : "tie"}`).join(", ");
+  return ROWS.map((name) => `${name} ${rows[name] > 0 ? "win" : rows[name] < 0 ? "lose" : "tie"}`).join(", ");
 }
 function playResult(result) {
   const names = result.seats.map((s) => s.name);
   const me = result.seats[0];
   return [result.seats.map((seat, i) => h("div", { class: "seat", "data-testid": `seat-${i}` }, h("h3", {}, seat.name),
     seat.natural ? h("p", {}, `declared ${seat.natural}`)
-      : ROWS.map((r, k) => h("div", {}, `${r}: `, rowCards(seat.arrangement.split(" / ")[k]), ` ${seat.hands[k]}`)),
-    seat.foul ? h("p", { class: "warning" }, `foul: ${seat.foul}`) : null,
+      : ROWS.map((r) => h("div", {}, `${r}: `, rowCards(seat.arrangement[r]), ` ${seat.rows[r].hand}`)),
+    seat.foul ? h("p", { class: "warning" }, `foul: ${seat.foul_reason}`) : null,
     h("p", {}, `this hand ${sign(result.scores[i], 0)}: ${result.pairs[i].map((p, j) => (j === i ? "" : `${sign(p, 0)} against ${names[j]}`)).filter(Boolean).join(", ")}`))),
   h("div", { class: "seat", "data-testid": "play-rows" }, h("h3", {}, "Your rows against each opponent"),
     h("ul", {}, result.seats.slice(1).map((seat, k) => h("li", {}, `${seat.name}: `,
-      result.rows[0][k + 1] ? outcome(result.rows[0][k + 1]) : (me.natural || seat.natural ? "settled by the natural" : ""),
+      result.row_results[0][k + 1] ? outcome(result.row_results[0][k + 1]) : (me.natural || seat.natural ? "settled by the natural" : ""),
       ` (${sign(result.pairs[0][k + 1], 0)})`)))),
   h("div", { class: "seat", "data-testid": "play-grade" }, reviewView(result.review), result.grade ? gradeTable(result.grade) : null)];
 }
@@ -497,14 +501,14 @@ function drawSummary() {
       h("tbody", {}, session.results.map((r) => h("tr", {}, h("td", {}, String(r.hand + 1)),
         h("td", {}, h("div", {}, "yours: ", r.review.yours.startsWith("declared") ? r.review.yours : arrangementLine(rowsOf(r.review.yours))),
           h("div", {}, "best: ", r.review.best.startsWith("declare") ? r.review.best : arrangementLine(rowsOf(r.review.best))),
-          h("a", { href: link("solve", { hand: r.review.hand, rules: session.rules, players: session.players, samples: 1000 }) }, `hand ${r.hand + 1} in Solve`)),
+          h("a", { href: link("solve", { hand: r.review.hand, rules: session.rules, players: session.player_count, samples: 1000 }) }, `hand ${r.hand + 1} in Solve`)),
         h("td", {}, r.review.lost.toFixed(3)))))),
     h("p", { class: "big", "data-testid": "play-lost" }, `EV lost over the session: ${lost.toFixed(3)} units (${(lost / session.results.length).toFixed(3)} a hand)`),
     session.seed !== null && session.seed !== undefined ? h("p", {}, h("a", { href: link("play", { seed: session.seed }) }, "Deal this session again")) : null);
 }
 async function restoreSession() {
   try { session = JSON.parse(localStorage.getItem(STORE) || "null"); } catch (e) { session = null; }
-  if (!session || !session.session) { session = null; return; }
+  if (!session || !session.session || session.schema_version !== SESSION_SCHEMA) { session = null; return; }
   if ([...$("play-rules").options].some((o) => o.value === session.rules)) $("play-rules").value = session.rules;
   if (session.results.length) drawTotals();
   if (session.phase === "over" || session.phase === "scored") { showScored(); return; }
