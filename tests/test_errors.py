@@ -99,7 +99,7 @@ CASES = [
     ("report missing keys", ["bench", "report", "{dir}/missing.json"], 2, "results has no 'records'"),
     ("report unknown schema", ["bench", "report", "{dir}/future.json"], 2, "its schema_version is 99"),
     ("report broken record", ["bench", "report", "{dir}/broken.json"], 2,
-     "records[3].plays[0][1].values has 2 items, fewer than 3"),
+     r"records\[3\]\.plays\[0\]\[1\]\.values has 2 items, fewer than 3"),
     ("report not json", ["bench", "report", "{latin}"], 2, "is not JSON"),
     ("perf no benchmarks", ["bench", "perf", "--from-json", "{dir}/nobench.json", "--out", "{dir}/perf"], 2,
      "its list of benchmarks is empty"),

@@ -596,7 +596,7 @@ def test_disk_full_while_journaling_is_one_line_with_the_resume_command(finished
 
 def test_disk_full_while_writing_results_leaves_no_cut_off_file(finished, tmp_path, capsys, monkeypatch):
     out = _copy(finished, tmp_path, keep_lines=3)
-    _disk_full_after(monkeypatch, containing=b'"schema_version"')
+    _disk_full_after(monkeypatch, containing=b'"document": "results"')
     status, err = _resume(out, capsys=capsys)
     last = err.strip().splitlines()[-1]
     assert status == 2 and last.startswith(f"bench tournament: error: cannot write {out / 'results.json'}: ")
