@@ -112,8 +112,12 @@ def test_a_journal_cut_short_is_replayed(tmp_path, uninterrupted):
 
 @pytest.mark.parametrize("content, message", [
     ("", "is not a journal"),
-    ('{"kind": "chinese-poker-journal", "version": 1, "settings": {"bots": ["greedy"]}}\n', "of version 1, not 2"),
-    ('{"kind": "chinese-poker-journal", "version": 2, "settings": {"bots": ["greedy"]}}\n', "the header) is damaged"),
+    ('{"kind": "chinese-poker-journal", "version": 1, "settings": {"bots": ["greedy"]}}\n',
+     "written by an older version of bench (journal version 1) and cannot be resumed"),
+    ('{"kind": "chinese-poker-journal", "version": 2, "settings": {"bots": ["greedy"]}}\n',
+     "written by an older version of bench (journal version 2) and cannot be resumed"),
+    ('{"schema_version": 3, "document": "journal-header", "settings": {"bots": ["greedy"]}}\n',
+     "the header) is damaged"),
 ])
 def test_resume_of_what_is_not_a_run_is_one_line(tmp_path, content, message):
     (tmp_path / "journal.jsonl").write_text(content)
