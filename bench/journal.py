@@ -5,7 +5,7 @@ everything that plays (docs/journal.md); every later line (an entry) one finishe
 deals: its deal numbers and their records. Every line carries the run id, its sequence
 number (0 for the header) and a sha256 check chained to the line before it, and is written
 whole, synced, before the next. Reading it back checks every line against the schema
-(``bench/data/journal.schema.json``), the run id, the sequence, the check and the deals (no
+(``bench/schemas/journal.schema.json``), the run id, the sequence, the check and the deals (no
 deal twice), and refuses a journal that fails any of it; only a last line cut short by a
 crash (not JSON) is dropped, so that its deals are played again.
 
@@ -33,8 +33,10 @@ from typing import Any
 from bench import files
 
 JOURNAL = "journal.jsonl"
-KIND = "chinese-poker-journal"
-VERSION = 2
+SCHEMA_VERSION = 3  # 3: document, schema_version on every line, counts named as counts, arrangements as rows
+HEADER, ENTRY = "journal-header", "journal-entry"  # the ``document`` of each kind of line
+OLD_KIND = "chinese-poker-journal"  # the header of a journal of version 1 or 2 names its kind so
+SETTINGS_NAMES = {"players": "player_count", "sessions": "session_count"}  # in the run's words: in the file's
 
 
 class JournalError(ValueError):
@@ -43,21 +45,16 @@ class JournalError(ValueError):
 
 @functools.lru_cache(maxsize=1)
 def schema() -> dict[str, Any]:
-    """The JSON schema of a journal line (docs/journal.schema.json holds the same)."""
-    from importlib import resources
+    """The JSON schema of a journal line (docs/schemas/journal.schema.json holds the same)."""
+    from bench.results_schema import schema as run_schema
 
-    return json.loads(resources.files("bench.data").joinpath("journal.schema.json").read_text(encoding="utf-8"))
+    return run_schema("journal")
 
 
-@functools.lru_cache(maxsize=2)
 def _validator(part: str):
-    import jsonschema
+    from bench.results_schema import validator
 
-    whole = schema()
-    strict = jsonschema.Draft202012Validator.TYPE_CHECKER.redefine(  # 1.0 is not a deal number
-        "integer", lambda checker, value: isinstance(value, int) and not isinstance(value, bool))
-    kind = jsonschema.validators.extend(jsonschema.Draft202012Validator, type_checker=strict)
-    return kind({"$ref": f"#/$defs/{part}", "$defs": whole["$defs"]})
+    return validator("journal", part)  # 1.0 is not a deal number
 
 
 def schema_problem(value: Any, part: str) -> str | None:
@@ -104,6 +101,48 @@ def _ends_a_line(path: Path) -> bool:
         return False
 
 
+def settings_out(settings: dict[str, Any]) -> dict[str, Any]:
+    """A run's settings as the journal holds them: counts named as counts.
+
+    >>> settings_out({"players": 2, "sessions": 3, "seed": 1})
+    {'player_count': 2, 'session_count': 3, 'seed': 1}
+    """
+    return {SETTINGS_NAMES.get(k, k): v for k, v in settings.items()}
+
+
+def settings_in(stored: dict[str, Any]) -> dict[str, Any]:
+    """The settings a journal holds, named as the tournament code names them (the inverse of :func:`settings_out`)."""
+    back = {v: k for k, v in SETTINGS_NAMES.items()}
+    return {back.get(k, k): v for k, v in stored.items()}
+
+
+def records_out(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    from bench.results import records_out as as_rows
+
+    return as_rows(records)
+
+
+def records_in(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    from bench.results import records_in as as_text
+
+    return as_text(records)
+
+
+def _header_of(path: Path, parsed: list[dict[str, Any]]) -> dict[str, Any]:
+    """The first line, when it is the header of a journal this version reads."""
+    first = parsed[0] if parsed else {}
+    if first.get("kind") == OLD_KIND:
+        raise JournalError(f"{path} was written by an older version of bench (journal version "
+                           f"{str(first.get('version'))[:20]}) and cannot be resumed by this one (version "
+                           f"{SCHEMA_VERSION})")
+    if first.get("document") != HEADER:
+        raise JournalError(f"{path} is not a journal of a bench run")
+    if first.get("schema_version") != SCHEMA_VERSION:
+        raise JournalError(f"{path} is a journal of schema_version {str(first.get('schema_version'))[:20]}, not "
+                           f"{SCHEMA_VERSION}; this version of bench cannot resume it")
+    return first
+
+
 @dataclass
 class Contents:
     """What a journal holds: its run id, header, entries (in order), and whether a damaged last
@@ -116,7 +155,8 @@ class Contents:
 
     @property
     def settings(self) -> dict[str, Any]:
-        return self.header["settings"]
+        """The run's settings, named as the tournament code names them (``players``, ``sessions``)."""
+        return settings_in(self.header["settings"])
 
     @property
     def identity(self) -> dict[str, Any]:
@@ -124,7 +164,8 @@ class Contents:
 
     @property
     def records(self) -> list[dict[str, Any]]:
-        return [record for entry in self.entries for record in entry["records"]]
+        """Every entry's records, each play's arrangement as one line of text (``bench.tournament``'s form)."""
+        return records_in([record for entry in self.entries for record in entry["records"]])
 
 
 class Journal:
@@ -142,8 +183,8 @@ class Journal:
         """A new journal of a new run (a fresh run id) whose header holds ``settings`` and
         ``identity``; the file appears whole, replacing any file of that name."""
         run = secrets.token_hex(16)
-        header: dict[str, Any] = {"kind": KIND, "version": VERSION, "run": run, "seq": 0, "settings": settings,
-                                  "identity": identity}
+        header: dict[str, Any] = {"schema_version": SCHEMA_VERSION, "document": HEADER, "run": run, "seq": 0,
+                                  "settings": settings_out(settings), "identity": identity}
         header["check"] = line_check(header, "")
         problem = schema_problem(header, "header")
         if problem:
@@ -177,7 +218,8 @@ class Journal:
     def append(self, deals: list[int], records: list[dict[str, Any]]) -> None:
         """One entry: the records of ``deals``. A write that fails (a full disk) is undone, so
         the journal never holds part of a line; it then raises :class:`JournalError`."""
-        entry: dict[str, Any] = {"run": self.run, "seq": self._seq + 1, "deals": sorted(deals), "records": records}
+        entry: dict[str, Any] = {"schema_version": SCHEMA_VERSION, "document": ENTRY, "run": self.run,
+                                 "seq": self._seq + 1, "deals": sorted(deals), "records": records_out(records)}
         entry["check"] = line_check(entry, self._check)
         size = os.fstat(self._fd).st_size
         try:
@@ -221,12 +263,7 @@ class Journal:
                 raise JournalError(f"{path} line {number} is not a JSON table; it is not a journal this program "
                                    "can continue") from None
             parsed.append(value)
-        if not parsed or parsed[0].get("kind") != KIND:
-            raise JournalError(f"{path} is not a journal of a bench run")
-        if parsed[0].get("version") != VERSION:
-            raise JournalError(f"{path} is a journal of version {parsed[0].get('version')!r}, not {VERSION}; "
-                               "it cannot be continued by this version (start the run again)")
-        header = parsed[0]
+        header = _header_of(path, parsed)
         problem = schema_problem(header, "header")
         if problem:
             raise JournalError(f"{path} line 1 (the header) is damaged: {problem}")
@@ -348,7 +385,7 @@ def bot_identity(spec: str, bot: Any) -> dict[str, Any]:
     own = getattr(bot, "identity", None)
     found = {"spec": spec, "name": str(described.get("name", spec)), "class": described.get("class"),
              "params": described.get("params", {}), "version": described.get("version"),
-             "identity": own if isinstance(own, dict) else None, "files": _bot_files(bot)}
+             "identity": own if isinstance(own, dict) else None, "sha256_by_file": _bot_files(bot)}
     return json.loads(json.dumps(found, default=str))  # as the journal holds it
 
 
@@ -374,8 +411,8 @@ def identity_change(stored: dict[str, Any], current: dict[str, Any]) -> str | No
         return (f"the journal names the bots {', '.join(b['spec'] for b in stored['bots'])}, but the run plays "
                 f"{', '.join(b['spec'] for b in current['bots'])}")
     for old, bot in zip(stored["bots"], current["bots"]):
-        for path in sorted(set(old["files"]) | set(bot["files"])):
-            before, after = old["files"].get(path), bot["files"].get(path)
+        for path in sorted(set(old["sha256_by_file"]) | set(bot["sha256_by_file"])):
+            before, after = old["sha256_by_file"].get(path), bot["sha256_by_file"].get(path)
             if before != after:
                 if after is None:
                     return f"bot {bot['spec']!r}: its file {path} is gone"
@@ -460,7 +497,7 @@ def replay_problem(contents: Contents, match: Any) -> str | None:
     entries = contents.entries
     if len(entries) > REPLAYED_LINES:
         entries = pick.sample(entries, REPLAYED_LINES)
-    recorded = {record["deal"]: record for record in (pick.choice(entry["records"]) for entry in entries)}
+    recorded = {record["deal"]: record for record in records_in([pick.choice(entry["records"]) for entry in entries])}
     if not recorded:
         return None
     replay = dataclasses.replace(match, on_fault="foul")
@@ -487,9 +524,10 @@ EXAMPLE_SETTINGS: dict[str, Any] = {
 EXAMPLE_IDENTITY: dict[str, Any] = {
     "package": {"name": "chinese-poker-solver", "version": "0.1.0", "commit": None, "dirty": None},
     "bots": [{"spec": "greedy", "name": "greedy", "class": "bots.greedy:GreedyBot", "params": {}, "version": "0.1.0",
-              "identity": None, "files": {}}],
+              "identity": None, "sha256_by_file": {}}],
 }
 EXAMPLE_RECORD: dict[str, Any] = {
     "deal": 0, "dealer": 0, "hands": ["2c 3c 4c 5c 6c 7c 8c 9c Tc Jc Qc Kc Ac", "2d 3d 4d 5d 6d 7d 8d 9d Td Jd Qd Kd Ad"],
-    "plays": [[{"arrangement": "x", "values": [1, 2, 3], "foul": False, "seconds": 0.0}] * 2],
+    "plays": [[{"arrangement": "4c 3c 2c / 9c 8c 7c 6c 5c / Ac Kc Qc Jc Tc", "values": [1, 2, 3], "foul": False,
+                "seconds": 0.0}] * 2],
 }

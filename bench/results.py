@@ -20,8 +20,8 @@ from bench.tournament import session_totals, summarise, timing_summary
 from solver.documents import json_ready
 from solver.statistics import Z95
 
-SCHEMA_VERSION = 2  # 2: bots with class and package; pairings_by_naturals; rows in reading order
-READABLE_SCHEMAS = (1, 2)  # bench report recomputes the results of either from the records
+SCHEMA_VERSION = 3  # 3: document, counts named as counts, seed, arrangements as rows, maps named by key
+DOCUMENT = "results"
 
 
 def example_results() -> dict[str, Any]:
@@ -31,6 +31,8 @@ def example_results() -> dict[str, Any]:
     from importlib import resources
 
     return json.loads(resources.files("bench.data").joinpath("example_results.json").read_text(encoding="utf-8"))
+
+
 PLOTS = ("crosstable.png", "means.png", "cumulative.png", "sessions.png")
 
 
@@ -72,6 +74,93 @@ def unique_names(specs: list[str]) -> list[str]:
     return names
 
 
+def arrangement_rows(text: str) -> dict[str, str] | None:
+    """A play's arrangement as the documents hold it: its rows (None for a failed decision).
+
+    >>> arrangement_rows("5S 5D 2H / 7H 7C 6H 6C 9H / KS KD TS TC JD")["middle"]
+    '7H 7C 6H 6C 9H'
+    >>> arrangement_rows("fault") is None
+    True
+    """
+    if text == "fault":
+        return None
+    front, middle, back = text.split(" / ")
+    return {"front": front, "middle": middle, "back": back}
+
+
+def arrangement_text(rows: dict[str, str] | None) -> str:
+    """The rows of a play as one line, front / middle / back (``"fault"`` for None)."""
+    return "fault" if rows is None else f"{rows['front']} / {rows['middle']} / {rows['back']}"
+
+
+def records_out(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Records as a document holds them: each play's arrangement as its rows."""
+    return [r | {"plays": [[p | {"arrangement": arrangement_rows(p["arrangement"])} for p in row]
+                           for row in r["plays"]]} for r in records]
+
+
+def records_in(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Records as the tournament code takes them (the inverse of :func:`records_out`)."""
+    return [r | {"plays": [[p | {"arrangement": arrangement_text(p["arrangement"])} for p in row]
+                           for row in r["plays"]]} for r in records]
+
+
+def results_section(summary: dict[str, Any]) -> dict[str, Any]:
+    """``bench.tournament.summarise`` in the document's words: counts named as counts, the
+    per-bot tables keyed by bot name under ``by_bot``."""
+    def bot(r: dict[str, Any]) -> dict[str, Any]:
+        rest = {k: v for k, v in r.items() if k not in ("faults", "pairings_by_naturals")}
+        return rest | {"natural_pairing_count": r["pairings_by_naturals"], "fault_count": r["faults"]["count"],
+                       "first_faults": r["faults"]["first"]}
+
+    return {"deal_count": summary["deals"], "complete_session_count": summary["sessions"],
+            "seatings": summary["seatings"], "played_hand_count": summary["hands_played"],
+            "zero_sum": summary["zero_sum"], "by_bot": {n: bot(r) for n, r in summary["bots"].items()},
+            "crosstable": summary["crosstable"]}
+
+
+def _bot_entries(names: list[str], specs: list[str], bot_specs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{"name": n, "spec": s, "bot": b["name"], "params": b["params"], "class": b.get("class"),
+             "package": b.get("package"), "package_version": b.get("version"), "identity": b.get("identity")}
+            for n, s, b in zip(names, specs, bot_specs)]
+
+
+def _provenance() -> dict[str, Any]:
+    """The software and machine a run was played with."""
+    return {
+        "version_by_package": {
+            "chinese-poker-solver": _version("chinese-poker-solver"),
+            "python": platform.python_version(),
+            "numpy": _version("numpy"),
+            "numba": _version("numba"),
+            "joblib": _version("joblib"),
+        },
+        "git_commit": _git_commit(),
+        "machine": {"platform": platform.platform(), "processor": platform.processor() or platform.machine(),
+                    "cpu_count": os.cpu_count()},
+    }
+
+
+def _timing(records: list[dict[str, Any]], names: list[str], players: int, played_hands: int, *, backend: str,
+            jobs: int, wall_seconds: float, timed: int) -> dict[str, Any]:
+    """How long the run took: speeds over the ``timed`` deals, and each bot's decision times."""
+    deals = len(records)
+    per_second = (lambda n: n / wall_seconds) if wall_seconds > 0 else (lambda n: None)
+    return {
+        "backend": backend,
+        "job_count": jobs,
+        "wall_seconds": wall_seconds,
+        "timed_deal_count": timed,
+        "deals_per_second": per_second(timed),
+        "hands_per_second": per_second(timed * players),
+        "hands_played_per_second": per_second(played_hands * timed / deals) if deals else None,
+        "decision_time_by_bot": {name: {"median_ms": t["median_ms"], "p95_ms": t["p95_ms"],
+                                        "decision_count": t["decisions"]}
+                                 for name, t in timing_summary(records, names).items()},
+        "seconds": [[[p["seconds"] for p in row] for row in r["plays"]] for r in records],
+    }
+
+
 def build_document(
     *,
     command: str,
@@ -91,121 +180,42 @@ def build_document(
     """The results.json document of a tournament. ``names`` are the bots' names in the tables
     (their specs by default), ``deals_played`` the deals played in the ``wall_seconds`` timed
     (all of them by default; fewer in a resumed run, whose other deals came from its journal)."""
-    names = unique_names(names if names is not None else specs)
-    records = sorted(records, key=lambda r: r["deal"])
-    seconds = [[[p["seconds"] for p in row] for row in r["plays"]] for r in records]
-    clean = [r | {"plays": [[{k: v for k, v in p.items() if k != "seconds"} for p in row] for row in r["plays"]]}
-             for r in records]
     from solver.rules import as_rules
 
+    names = unique_names(names if names is not None else specs)
+    records = sorted(records, key=lambda r: r["deal"])
+    clean = [r | {"plays": [[{k: v for k, v in p.items() if k != "seconds"} for p in row] for row in r["plays"]]}
+             for r in records]
     rules = as_rules(rules)
     summary = summarise(clean, names, players, rules)
-    deals = len(records)
-    timed = deals if deals_played is None else deals_played
+    timed = len(records) if deals_played is None else deals_played
     return {
         "schema_version": SCHEMA_VERSION,
+        "document": DOCUMENT,
         "command": command,
         "rules": rules.to_dict(),
-        "bots": [{"name": n, "spec": s, "bot": b["name"], "params": b["params"], "class": b.get("class"),
-                  "package": b.get("package"), "package_version": b.get("version"), "identity": b.get("identity")}
-                 for n, s, b in zip(names, specs, bot_specs)],
-        "players": players,
-        "sessions": sessions,
+        "bots": _bot_entries(names, specs, bot_specs),
+        "player_count": players,
+        "session_count": sessions,
         "hands_per_session": 8,
-        "seed_entropy": entropy,
-        "versions": {
-            "chinese-poker-solver": _version("chinese-poker-solver"),
-            "python": platform.python_version(),
-            "numpy": _version("numpy"),
-            "numba": _version("numba"),
-            "joblib": _version("joblib"),
-        },
-        "git_commit": _git_commit(),
-        "machine": {"platform": platform.platform(), "processor": platform.processor() or platform.machine(),
-                    "cpus": os.cpu_count()},
-        "results": summary,
-        "timing": {
-            "backend": backend,
-            "jobs": jobs,
-            "wall_seconds": wall_seconds,
-            "deals_timed": timed,
-            "deals_per_second": timed / wall_seconds if wall_seconds > 0 else None,
-            "hands_per_second": timed * players / wall_seconds if wall_seconds > 0 else None,
-            "hands_played_per_second": (summary["hands_played"] * timed / deals / wall_seconds
-                                        if wall_seconds > 0 and deals else None),
-            "decisions": timing_summary(records, names),
-            "seconds": seconds,
-        },
-        "records": clean,
+        "seed": entropy,
+        **_provenance(),
+        "results": results_section(summary),
+        "timing": _timing(records, names, players, summary["hands_played"], backend=backend, jobs=jobs,
+                          wall_seconds=wall_seconds, timed=timed),
+        "records": records_out(clean),
     }
 
 
-def _shape_problem(value: Any, shape: Any, where: str) -> str | None:
-    """What keeps ``value`` from having ``shape`` (a type, a tuple of types, a dict of shapes or
-    a one-item list of a shape), or None."""
-    if isinstance(shape, dict):
-        if not isinstance(value, dict):
-            return f"{where} is not a table"
-        for key, inner in shape.items():
-            if key not in value:
-                return f"{where} has no {key!r}"
-            problem = _shape_problem(value[key], inner, f"{where}.{key}")
-            if problem:
-                return problem
-        return None
-    if isinstance(shape, list):
-        if not isinstance(value, list):
-            return f"{where} is not a list"
-        for i, item in enumerate(value):
-            problem = _shape_problem(item, shape[0], f"{where}[{i}]")
-            if problem:
-                return problem
-        return None
-    if not isinstance(value, shape) or (isinstance(value, bool) and shape in (int, (int, float))):
-        return f"{where} is {type(value).__name__}, not {getattr(shape, '__name__', 'a number')}"
-    return None
-
-
-NUMBER = (int, float)
-_PLAY = {"arrangement": str, "values": [int], "foul": bool}
-_DOCUMENT = {
-    "schema_version": int, "command": str, "rules": (str, dict), "players": int, "sessions": int,
-    "seed_entropy": int, "bots": [{"name": str, "spec": str}],
-    "versions": dict, "machine": {"platform": str}, "git_commit": (str, type(None)),
-    "timing": {"backend": str, "jobs": int, "wall_seconds": NUMBER, "decisions": dict},
-    "records": [{"deal": int, "plays": [[_PLAY]]}],
-}
-
-
-def document_problem(doc: Any) -> str | None:
-    """What keeps ``doc`` from being a results.json that ``bench report`` can read, or None."""
-    if not isinstance(doc, dict):
-        return "it is not a table of results"
-    if doc.get("schema_version") not in READABLE_SCHEMAS:
-        versions = " or ".join(str(v) for v in READABLE_SCHEMAS)
-        return f"its schema_version is {doc.get('schema_version')!r}, not {versions}"
-    problem = _shape_problem(doc, _DOCUMENT, "results")
-    if problem:
-        return problem
-    n_bots, players = len(doc["bots"]), doc["players"]
-    if not 2 <= players <= 4 or not doc["records"] or n_bots < 1:
-        return "it needs 2 to 4 players, at least one bot and at least one deal"
-    for r in doc["records"]:
-        if len(r["plays"]) != n_bots or any(len(row) != players for row in r["plays"]):
-            return f"deal {r['deal']} does not hold one play per bot and seat"
-        if any(len(p["values"]) != 3 for row in r["plays"] for p in row):
-            return f"deal {r['deal']} has a play without three row values"
-    names = [b["name"] for b in doc["bots"]]
-    missing = [n for n in names if n not in doc["timing"]["decisions"]]
-    if missing:
-        return f"timing.decisions has no entry for bot {missing[0]!r}"
-    return None
+def records_of(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """A results document's records as the tournament code takes them."""
+    return records_in(doc["records"])
 
 
 def refresh_results(doc: dict[str, Any]) -> dict[str, Any]:
     """The document with its results computed again from its per-deal records."""
     names = [b["name"] for b in doc["bots"]]
-    return doc | {"results": summarise(doc["records"], names, doc["players"], _rules_of(doc))}
+    return doc | {"results": results_section(summarise(records_of(doc), names, doc["player_count"], _rules_of(doc)))}
 
 
 # --- text -------------------------------------------------------------------------------------
@@ -234,8 +244,8 @@ def _names(doc: dict[str, Any]) -> list[str]:
 
 
 def per_bot_table(doc: dict[str, Any], markdown: bool = False) -> list[str]:
-    res = doc["results"]["bots"]
-    timing = doc["timing"]["decisions"]
+    res = doc["results"]["by_bot"]
+    timing = doc["timing"]["decision_time_by_bot"]
     order = sorted(_names(doc), key=lambda n: -res[n]["units_per_hand"]["mean"])
     header = ["bot", "units/hand ± se", "95% CI", "n deals", "sessions won", "front", "middle", "back",
               "fouls", "scoops", "ms/decision", "p95 ms"]
@@ -281,17 +291,17 @@ def headline(doc: dict[str, Any]) -> str:
     res = doc["results"]
     names = _names(doc)
     partial = doc.get("partial")
-    mark = (f"PARTIAL ({partial['deals_played']:,} of {partial['deals_planned']:,} deals; the run was stopped) "
+    mark = (f"PARTIAL ({partial['played_deal_count']:,} of {partial['planned_deal_count']:,} deals; the run was stopped) "
             if partial else "")
     return mark + (
-        f"{' vs '.join(names)}: {doc['players']} players, {doc['sessions']:,} sessions of 8 hands "
-        f"({res['deals']:,} deals, each replayed in {len(res['seatings'])} seatings), rules {_rules_of(doc).name}, "
-        f"seed entropy {doc['seed_entropy']}"
+        f"{' vs '.join(names)}: {doc['player_count']} players, {doc['session_count']:,} sessions of 8 hands "
+        f"({res['deal_count']:,} deals, each replayed in {len(res['seatings'])} seatings), rules {_rules_of(doc).name}, "
+        f"seed entropy {doc['seed']}"
     )
 
 
 def variance_lines(doc: dict[str, Any]) -> list[str]:
-    res = doc["results"]["bots"]
+    res = doc["results"]["by_bot"]
     parts = ", ".join(f"{n} {res[n]['variance_reduction']:.1f}×" for n in _names(doc))
     return [f"duplicate cut the variance of a deal's result by: {parts} (one seating alone against the average "
             "over every seating)"]
@@ -299,13 +309,13 @@ def variance_lines(doc: dict[str, Any]) -> list[str]:
 
 def speed_line(doc: dict[str, Any]) -> str:
     t = doc["timing"]
-    deals = doc["results"]["deals"]
-    timed = t.get("deals_timed", deals)
+    deals = doc["results"]["deal_count"]
+    timed = t["timed_deal_count"]
     if t.get("deals_per_second") is None:
-        return f"{timed:,} deals played in {t['wall_seconds']:.1f} s on {t['backend']} with {t['jobs']} job(s)"
+        return f"{timed:,} deals played in {t['wall_seconds']:.1f} s on {t['backend']} with {t['job_count']} job(s)"
     what = f"{deals:,} deals" if timed == deals else \
         f"{timed:,} deals played in this part of a resumed run ({deals:,} in all)"
-    return (f"{what} in {t['wall_seconds']:.1f} s on {t['backend']} with {t['jobs']} "
+    return (f"{what} in {t['wall_seconds']:.1f} s on {t['backend']} with {t['job_count']} "
             f"job(s): {t['deals_per_second']:.1f} deals/s, {t['hands_per_second']:.0f} hands dealt and set/s, "
             f"{t['hands_played_per_second']:.0f} hands played/s over all seatings")
 
@@ -345,9 +355,9 @@ def render_markdown(doc: dict[str, Any], plots: bool) -> str:
               *(f"- protocol bot {b['name']}: version {i.get('version') or 'none given'}, protocol {i.get('protocol')}, "
                 f"file {i.get('file')}, sha256 {i.get('sha256')}"
                 for b in doc["bots"] if isinstance(i := b.get("identity"), dict)),
-              f"- versions: {', '.join(f'{k} {v}' for k, v in doc['versions'].items())}",
+              f"- versions: {', '.join(f'{k} {v}' for k, v in doc['version_by_package'].items())}",
               f"- git commit: {doc['git_commit'] or 'unknown'}", f"- machine: {doc['machine']['platform']}, "
-              f"{doc['machine']['cpus']} cpus", ""]
+              f"{doc['machine']['cpu_count']} cpus", ""]
     return "\n".join(lines)
 
 
@@ -399,7 +409,7 @@ def _crosstable_plot(doc: dict[str, Any], names: list[str]):
 def _means_plot(doc: dict[str, Any], names: list[str]):
     import matplotlib.pyplot as plt
 
-    bots = doc["results"]["bots"]
+    bots = doc["results"]["by_bot"]
     fig, ax = plt.subplots(figsize=(7, 0.6 * len(names) + 1.5))
     means = [bots[n]["units_per_hand"]["mean"] for n in names]
     errors = [Z95 * bots[n]["units_per_hand"]["se"] for n in names]
@@ -417,8 +427,8 @@ def _cumulative_plot(doc: dict[str, Any], names: list[str]):
 
     from bench.tournament import seatings, table_scores
 
-    seats = np.array(seatings(len(names), doc["players"]))
-    seat_scores = table_scores(doc["records"], len(names), doc["players"], _rules_of(doc))[1].sum(axis=-1)
+    seats = np.array(seatings(len(names), doc["player_count"]))
+    seat_scores = table_scores(records_of(doc), len(names), doc["player_count"], _rules_of(doc))[1].sum(axis=-1)
     fig, ax = plt.subplots(figsize=(7, 4))
     for index, name in enumerate(names):
         occupied = seats == index
@@ -435,7 +445,7 @@ def _cumulative_plot(doc: dict[str, Any], names: list[str]):
 def _sessions_plot(doc: dict[str, Any], names: list[str]):
     import matplotlib.pyplot as plt
 
-    totals = session_totals(doc["records"], names, doc["players"], _rules_of(doc))
+    totals = session_totals(records_of(doc), names, doc["player_count"], _rules_of(doc))
     fig, ax = plt.subplots(figsize=(1.5 * len(names) + 3, 4))
     if any(totals.values()):
         ax.boxplot([totals[n] for n in names])

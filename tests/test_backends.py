@@ -80,7 +80,7 @@ def test_the_reported_threading_run_has_no_faults_and_the_loky_mean():
         assert done.returncode == 0, done.stderr
         results[backend] = json.loads(done.stdout)
     for doc in results.values():
-        assert doc["results"]["bots"]["sorted-py"]["faults"]["count"] == 0  # named by its bot file
+        assert doc["results"]["by_bot"]["sorted-py"]["fault_count"] == 0  # named by its bot file
     assert _strip(results["threading"]["records"]) == _strip(results["loky"]["records"])
 
 
@@ -153,7 +153,7 @@ def test_start_up_is_not_charged_to_the_first_decision(tmp_path, backend):
                   "--on-fault", "foul", "--json")
     assert done.returncode == 0, done.stderr
     doc = json.loads(done.stdout)
-    assert doc["results"]["bots"]["tests.backend_bots:SlowStartBot:first=5"]["faults"]["count"] == 0
+    assert doc["results"]["by_bot"]["tests.backend_bots:SlowStartBot:first=5"]["fault_count"] == 0
 
 
 @pytest.mark.parametrize("backend", ["sequential", "loky", "threading"])

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from bench.cli import main as bench_main
+from bench.results import records_of
 from bench.solve import main as solve_main
 
 GOLDEN = Path(__file__).parent / "data" / "golden"
@@ -117,13 +118,13 @@ def test_tournament_records_and_results_match_the_golden_set(rules):
     case = TOURNAMENTS[rules]
     new = _run(bench_main, case["argv"])
     records = [r | {"plays": [[{k: v for k, v in p.items() if k != "seconds"} for p in row] for row in r["plays"]]}
-               for r in new["records"]]
+               for r in records_of(new)]
     assert _as_now(records) == _as_now(case["records"])
     old_results, new_results = _as_now(case["results"]), _as_now(new["results"])
     for name, old in old_results["bots"].items():
-        fresh = dict(new_results["bots"][name])
-        by_naturals = fresh.pop("pairings_by_naturals")
-        assert fresh.pop("faults") == {"count": 0, "first": []}
+        fresh = dict(new_results["by_bot"][name])
+        by_naturals = fresh.pop("natural_pairing_count")
+        assert (fresh.pop("fault_count"), fresh.pop("first_faults")) == (0, [])
         if "naturals" not in rules:
             assert by_naturals == 0
             assert fresh == old, name
@@ -131,4 +132,6 @@ def test_tournament_records_and_results_match_the_golden_set(rules):
             assert by_naturals > 0
             assert {k: v for k, v in fresh.items() if k not in ("row_win_rate", "scoop_rate")} == \
                 {k: v for k, v in old.items() if k not in ("row_win_rate", "scoop_rate")}, name
-    assert {k: v for k, v in new_results.items() if k != "bots"} == {k: v for k, v in old_results.items() if k != "bots"}
+    named = {"deal_count": "deals", "complete_session_count": "sessions", "played_hand_count": "hands_played"}
+    assert {named.get(k, k): v for k, v in new_results.items() if k != "by_bot"} == \
+        {k: v for k, v in old_results.items() if k != "bots"}

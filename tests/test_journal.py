@@ -188,7 +188,7 @@ def test_a_doctored_record_fails_its_check(finished, tmp_path, capsys):
     (lambda r: r["hands"].reverse(), "other hands than the run's seed deals"),
     (lambda r: r.__setitem__("dealer", 1 - r["dealer"]), "names dealer"),
     (lambda r: r["plays"].pop(), "one play per bot"),
-    (lambda r: r["plays"][0][0].update(arrangement="fault", fault="x", values=[1 << 30, 0, 0], foul=True),
+    (lambda r: r["plays"][0][0].update(arrangement=None, fault="x", values=[1 << 30, 0, 0], foul=True),
      "a fault that this run cannot have recorded"),
 ], ids=["values", "foul", "other-hand", "hands", "dealer", "bots", "fault"])
 def test_doctored_records_with_right_checks_are_refused(finished, tmp_path, capsys, doctor, message):
@@ -285,9 +285,9 @@ def test_a_journal_that_is_not_json_lines_is_one_line(finished, tmp_path, capsys
 def test_a_header_asking_for_endless_sessions_is_refused(finished, tmp_path, capsys):
     out = _copy(finished, tmp_path, keep_lines=1)
     lines = _lines(out)
-    lines[0]["settings"]["sessions"] = 10**12
+    lines[0]["settings"]["session_count"] = 10**12
     _write(out, lines, rechain=True)
-    assert "settings.sessions: 1000000000000 is greater than the maximum of 1000000" in _refused(out, capsys)
+    assert "settings.session_count: 1000000000000 is greater than the maximum of 1000000" in _refused(out, capsys)
     assert bench_main(["tournament", "--bots", "greedy", "--sessions", str(10**12)]) == 2
     assert "--sessions is at most 1,000,000 (8,000,000 deals) in one run" in capsys.readouterr().err
 
@@ -301,10 +301,37 @@ def test_a_header_naming_other_bots_in_its_identity_is_refused(finished, tmp_pat
     assert "the journal names the bots greedy, table, random, but the run plays greedy, table" in _refused(out, capsys)
 
 
-def test_a_journal_of_the_old_kind_is_refused(tmp_path, capsys):
-    (tmp_path / JOURNAL).write_text('{"kind": "chinese-poker-journal", "version": 1, "settings": {}}\n'
-                                    '{"records": []}\n')
-    assert "of version 1, not 2" in _refused(tmp_path, capsys)
+def _as_version_2(line: dict) -> dict:
+    """A line in the shape journals of version 2 had: the header names its kind and version, the
+    settings count players and sessions as ``players`` and ``sessions``, plays hold text."""
+    line = {k: v for k, v in line.items() if k not in ("schema_version", "document")}
+    if line["seq"] == 0:
+        settings = line["settings"]
+        settings["players"], settings["sessions"] = settings.pop("player_count"), settings.pop("session_count")
+        return {"kind": "chinese-poker-journal", "version": 2} | line
+    for record in line["records"]:
+        for row in record["plays"]:
+            for play in row:
+                rows = play["arrangement"]
+                play["arrangement"] = f"{rows['front']} / {rows['middle']} / {rows['back']}" if rows else "fault"
+    return line
+
+
+def test_a_journal_of_an_older_version_is_refused(finished, tmp_path, capsys):
+    """A journal of version 2 (checks and all right, as that version wrote it) cannot be
+    resumed: one line says an older version wrote it."""
+    out = _copy(finished, tmp_path, keep_lines=3)
+    _write(out, [_as_version_2(line) for line in _lines(out)], rechain=True)
+    line = _refused(out, capsys)
+    assert "was written by an older version of bench (journal version 2) and cannot be resumed" in line, line
+
+
+def test_a_journal_of_a_newer_version_is_refused(finished, tmp_path, capsys):
+    out = _copy(finished, tmp_path, keep_lines=3)
+    lines = _lines(out)
+    lines[0]["schema_version"] = 4
+    _write(out, lines, rechain=True)
+    assert "is a journal of schema_version 4, not 3; this version of bench cannot resume it" in _refused(out, capsys)
 
 
 # --- what the header holds, and what a resume verifies -----------------------------------------
@@ -389,8 +416,8 @@ def test_a_changed_python_bot_is_refused(finished, tmp_path, capsys):
     out = _copy(finished, tmp_path, keep_lines=3)
     lines = _lines(out)
     bot = lines[0]["identity"]["bots"][1]
-    path = next(iter(bot["files"]))
-    bot["files"][path] = "0" * 64
+    path = next(iter(bot["sha256_by_file"]))
+    bot["sha256_by_file"][path] = "0" * 64
     _write(out, lines, rechain=True)
     assert f"bot 'table': its file {path} changed" in _refused(out, capsys)
 
@@ -402,12 +429,12 @@ def test_the_header_holds_the_resolved_settings(finished):
     assert settings["bots"] == ["greedy", "table"] and settings["seed"] == 3 and settings["rules"]["name"] == "basic"
     assert identity["package"]["name"] == "chinese-poker-solver" and identity["package"]["version"]
     assert [b["class"] for b in identity["bots"]] == ["bots.greedy:GreedyBot", "bots.table:TableBot"]
-    assert all(len(digest) == 64 for b in identity["bots"] for digest in b["files"].values())
+    assert all(len(digest) == 64 for b in identity["bots"] for digest in b["sha256_by_file"].values())
 
 
 def test_the_shipped_schema_is_the_documented_one():
-    shipped = json.loads((ROOT / "bench" / "data" / "journal.schema.json").read_text())
-    assert json.loads((ROOT / "docs" / "journal.schema.json").read_text()) == shipped
+    shipped = (ROOT / "bench" / "schemas" / "journal.schema.json").read_bytes()
+    assert (ROOT / "docs" / "schemas" / "journal.schema.json").read_bytes() == shipped
 
 
 # --- run folders ------------------------------------------------------------------------------
@@ -569,7 +596,7 @@ def test_disk_full_while_journaling_is_one_line_with_the_resume_command(finished
 
 def test_disk_full_while_writing_results_leaves_no_cut_off_file(finished, tmp_path, capsys, monkeypatch):
     out = _copy(finished, tmp_path, keep_lines=3)
-    _disk_full_after(monkeypatch, containing=b'"schema_version"')
+    _disk_full_after(monkeypatch, containing=b'"document": "results"')
     status, err = _resume(out, capsys=capsys)
     last = err.strip().splitlines()[-1]
     assert status == 2 and last.startswith(f"bench tournament: error: cannot write {out / 'results.json'}: ")
@@ -622,7 +649,7 @@ def test_deals_per_second_after_a_resume_counts_this_part_only(finished, tmp_pat
     status, err = _resume(out, capsys=capsys)
     assert status == 0, err
     timing = json.loads((out / "results.json").read_text())["timing"]
-    assert timing["deals_timed"] == DEALS - done
+    assert timing["timed_deal_count"] == DEALS - done
     assert timing["deals_per_second"] == pytest.approx((DEALS - done) / timing["wall_seconds"])
     assert f"{DEALS - done} deals played in this part of a resumed run ({DEALS} in all)" in (
         out / "report.md").read_text()

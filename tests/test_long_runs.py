@@ -80,7 +80,7 @@ def test_sigint_stops_promptly_keeps_the_work_and_resumes_to_the_same_result(tmp
     assert (out / "journal.jsonl").read_text().count("\n") <= lines + 4  # at most the chunks running (2 a worker)
     assert _gone(children)
     partial = json.loads((out / "results.json").read_text())
-    assert partial["partial"]["deals_played"] < 160 and stdout.startswith("PARTIAL")
+    assert partial["partial"]["played_deal_count"] < 160 and stdout.startswith("PARTIAL")
     resumed = _bench("tournament", "--resume", str(out))
     assert resumed.returncode == 0, resumed.stderr
     assert "resuming" in resumed.stderr
@@ -112,8 +112,12 @@ def test_a_journal_cut_short_is_replayed(tmp_path, uninterrupted):
 
 @pytest.mark.parametrize("content, message", [
     ("", "is not a journal"),
-    ('{"kind": "chinese-poker-journal", "version": 1, "settings": {"bots": ["greedy"]}}\n', "of version 1, not 2"),
-    ('{"kind": "chinese-poker-journal", "version": 2, "settings": {"bots": ["greedy"]}}\n', "the header) is damaged"),
+    ('{"kind": "chinese-poker-journal", "version": 1, "settings": {"bots": ["greedy"]}}\n',
+     "written by an older version of bench (journal version 1) and cannot be resumed"),
+    ('{"kind": "chinese-poker-journal", "version": 2, "settings": {"bots": ["greedy"]}}\n',
+     "written by an older version of bench (journal version 2) and cannot be resumed"),
+    ('{"schema_version": 3, "document": "journal-header", "settings": {"bots": ["greedy"]}}\n',
+     "the header) is damaged"),
 ])
 def test_resume_of_what_is_not_a_run_is_one_line(tmp_path, content, message):
     (tmp_path / "journal.jsonl").write_text(content)
@@ -151,12 +155,12 @@ def test_foul_policy_scores_the_hand_as_a_foul_and_goes_on(tmp_path, spec, error
                   "--decision-timeout", "0.5", "--on-fault", "foul", "--out", str(tmp_path))
     assert done.returncode == 0, done.stderr
     doc = json.loads((tmp_path / "results.json").read_text())
-    faults = doc["results"]["bots"][spec]["faults"]
-    assert faults["count"] > 0 and error in faults["first"][0]["error"]
+    bot = doc["results"]["by_bot"][spec]
+    assert bot["fault_count"] > 0 and error in bot["first_faults"][0]["error"]
     faulty = [p for r in doc["records"] for p in r["plays"][1] if p.get("fault")]
-    assert all(p["foul"] for p in faulty) and len(faulty) == faults["count"]
+    assert all(p["foul"] for p in faulty) and len(faulty) == bot["fault_count"]
     holding = sum("AS" in hand for r in doc["records"] for hand in r["hands"])
-    assert faults["count"] == holding  # exactly the hands with the ace of spades
+    assert bot["fault_count"] == holding  # exactly the hands with the ace of spades
     assert "fault" in (tmp_path / "report.md").read_text()
 
 

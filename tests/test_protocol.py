@@ -160,7 +160,7 @@ def test_tournament_fault_policy_covers_protocol_bots(tmp_path):
                   "--on-fault", "foul", "--out", str(tmp_path / "run"))
     assert done.returncode == 0, done.stderr
     doc = json.loads((tmp_path / "run" / "results.json").read_text())
-    assert doc["results"]["bots"]["misbehaving-garbage"]["faults"]["count"] > 0  # named by its bot file
+    assert doc["results"]["by_bot"]["misbehaving-garbage"]["fault_count"] > 0  # named by its bot file
     stopped = _bench("tournament", "--bots", f"greedy,{path}", "--sessions", "1", "--seed", "1", "--jobs", "2")
     assert stopped.returncode == 1 and "not JSON" in stopped.stderr.strip().splitlines()[-1]
 
@@ -245,6 +245,6 @@ def test_bench_match_decides_on_real_bots():
     done = _bench("match", "random", "table", "--sprt", "0,0.5", "--seed", "5", "--json", "--jobs", "1")
     assert json.loads(done.stdout)["decision"] == "H0"
     undecided = _bench("match", "table", "heuristic", "--sprt", "0,0.01", "--max-deals", "32", "--seed", "5", "--json")
-    assert json.loads(undecided.stdout)["decision"] == "none" and json.loads(undecided.stdout)["deals"] == 32
+    assert json.loads(undecided.stdout)["decision"] == "none" and json.loads(undecided.stdout)["deal_count"] == 32
     bad = _bench("match", "table", "random", "--sprt", "0.5,0")
     assert bad.returncode == 2 and "H0 must be below H1" in bad.stderr

@@ -88,7 +88,7 @@ def _swap_seats(doc):
 
 
 def _fault_without_reason(doc):
-    doc["records"][0]["plays"][0][0] |= {"arrangement": "fault", "values": [1 << 30, 0, 0], "foul": True}
+    doc["records"][0]["plays"][0][0] |= {"arrangement": None, "values": [1 << 30, 0, 0], "foul": True}
     return doc
 
 
@@ -96,11 +96,16 @@ DOCTORED = [
     ("values of another play", _swap_values, "the row values are not those of the arrangement"),
     ("plays of another seat", _swap_seats, "holds cards that were not dealt to that seat"),
     ("a fault without its reason", _fault_without_reason, "a faulted play without the values of a foul or its reason"),
-    ("an arrangement of 12 cards", _set("records.0.plays.0.0.arrangement", "AS KS / QS JS TS 9S 8S / 7S 6S 5S 4S 3S"),
+    ("an arrangement of 12 cards", _set("records.0.plays.0.0.arrangement.front", "AS KS"),
+     "records[0].plays[0][0].arrangement.front is 'AS KS', not cards as text"),
+    ("an arrangement with a card twice", _set("records.0.plays.0.0.arrangement",
+                                              {"front": "AS AS QS", "middle": "JS TS 9S 8S 7S", "back": "6S 5S 4S 3S 2S"}),
      "is not an arrangement of 13 cards"),
+    ("an arrangement as text", _set("records.0.plays.0.0.arrangement", "AS KS QS / JS TS 9S 8S 7S / 6S 5S 4S 3S 2S"),
+     "records[0].plays[0][0].arrangement is text, not a table or null"),
     ("a hand of 12 cards", _set("records.0.hands.0", "AS KS QS JS TS 9S 8S 7S 6S 5S 4S 3S"),
      "holds a hand that is not 13 cards"),
-    ("missing median_ms", _drop("timing.decisions.greedy.median_ms"), "has no 'median_ms'"),
+    ("missing median_ms", _drop("timing.decision_time_by_bot.greedy.median_ms"), "has no 'median_ms'"),
     ("huge row value", _set("records.0.plays.0.0.values.0", 10**400), "a number of 401 digits"),
     ("huge deal number", _set("records.0.deal", 10**30), "above 9,007,199,254,740,992"),
     ("negative deal", _set("records.0.deal", -5), "records[0].deal is -5, below 0"),
@@ -109,21 +114,31 @@ DOCTORED = [
     ("duplicate deal", _duplicate_deal, "is recorded more than once"),
     ("deal outside the run", _set("records.0.deal", 80), "outside the 80 deals of 10 sessions"),
     ("records cut short", _cut_records, "the records hold 79 of the 80 deals"),
-    ("another seed's deals", _set("seed_entropy", 8), "deal 0 holds other hands than seed entropy 8 deals"),
-    ("deal numbers swapped", _swap_deals, "holds other hands than seed entropy 7 deals"),
+    ("another seed's deals", _set("seed", 8), "deal 0 holds other hands than seed 8 deals"),
+    ("deal numbers swapped", _swap_deals, "holds other hands than seed 7 deals"),
     ("another dealer", _set("records.0.dealer", 1), "deal 0 names dealer 1, not 0"),
-    ("negative median", _set("timing.decisions.random.median_ms", -1.0), "below 0"),
+    ("negative median", _set("timing.decision_time_by_bot.random.median_ms", -1.0), "below 0"),
     ("speed as text", _set("timing.deals_per_second", "fast"), "timing.deals_per_second is text, not a number"),
-    ("p95 as null", _set("timing.decisions.table.p95_ms", None), "p95_ms is null, not a number"),
-    ("decisions as a number", _set("timing.decisions.random.decisions", 3.5), "is a number, not a whole number"),
-    ("cpus as text", _set("machine.cpus", "two"), "machine.cpus is text"),
-    ("a version as a number", _set("versions.numpy", 2), "versions.numpy is a whole number, not null"),
+    ("p95 as null", _set("timing.decision_time_by_bot.table.p95_ms", None), "p95_ms is null, not a number"),
+    ("decisions as a number", _set("timing.decision_time_by_bot.random.decision_count", 3.5),
+     "is a number, not a whole number"),
+    ("cpus as text", _set("machine.cpu_count", "two"), "machine.cpu_count is text"),
+    ("a version as a number", _set("version_by_package.numpy", 2),
+     "version_by_package.numpy is a whole number, not text or null"),
     ("hands per session", _set("hands_per_session", 7), "hands_per_session is 7, below 8"),
     ("hands as a number", _set("records.0.hands", 4), "records[0].hands is a whole number, not a list"),
-    ("natural as a list", _set("records.0.plays.0.0.natural", ["six pairs"]), "is a list, not null"),
+    ("natural as a list", _set("records.0.plays.0.0.natural", ["six pairs"]), "is a list, not a table or null"),
+    ("foul as text", _set("records.0.plays.0.0.foul", "no"), "records[0].plays[0][0].foul is text, not true or false"),
+    ("a count as a list", _set("player_count", [0, 1]), "results.player_count is a list, not a whole number"),
+    ("a field of the older version", _set("players", 4), "has a field 'players' that no results.json has"),
+    ("a count missing", _drop("session_count"), "results has no 'session_count'"),
+    ("an older version", _set("schema_version", 2),
+     "its schema_version is 2: it was written by an older version of bench"),
+    ("a newer version", _set("schema_version", 4), "its schema_version is 4: this version of bench cannot read it"),
+    ("another document", _set("document", "match"), "it is a 'match' document, not results"),
     ("foul that the rows deny", _flip_foul, "whose rows say otherwise"),
     ("natural under rules without", _natural_in_basic, "declares a natural, but its rules have none"),
-    ("partial that does not add up", _set("partial", {"deals_played": 3, "deals_planned": 80}),
+    ("partial that does not add up", _set("partial", {"played_deal_count": 3, "planned_deal_count": 80}),
      "partial says 3 of 80 deals, but the records hold 80 of 80"),
 ]
 

@@ -196,7 +196,7 @@ def test_fewer_deals_than_one_look():
     """--max-deals below the 16 deals of a look: the test is looked at once, on what was played."""
     done = _bench("match", "greedy", "table", "--max-deals", "5", "--seed", "1", "--jobs", "1", "--json")
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout)["deals"] == 5
+    assert json.loads(done.stdout)["deal_count"] == 5
     one = _bench("match", "greedy", "table", "--max-deals", "1", "--seed", "1", "--jobs", "1")
     assert one.returncode == 0 and "after 1 deal " in one.stdout and "cannot show a variance" in one.stdout, one
 

@@ -97,9 +97,9 @@ def test_tournament_command_writes_results_and_report(tmp_path, capsys):
     printed = capsys.readouterr().out
     assert "crosstable" in printed and "heuristic" in printed and "seed entropy 9" in printed
     doc = json.loads((out / "results.json").read_text())
-    assert doc["schema_version"] == 2 and doc["seed_entropy"] == 9 and doc["players"] == 2
+    assert doc["schema_version"] == 3 and doc["seed"] == 9 and doc["player_count"] == 2
     assert {b["name"] for b in doc["bots"]} == {"greedy", "heuristic"} and doc["rules"]["name"] == "basic"
-    assert len(doc["records"]) == 16 and doc["versions"]["numpy"]
+    assert len(doc["records"]) == 16 and doc["version_by_package"]["numpy"]
     report = (out / "report.md").read_text()
     assert "# Tournament report" in report
     for plot in ("crosstable.png", "means.png", "cumulative.png", "sessions.png"):
@@ -114,7 +114,7 @@ def test_tournament_json_replays_from_its_seed(capsys):
     assert bench_main(["tournament", "--bots", "random,greedy", "--sessions", "1", "--json", "--jobs", "1"]) == 0
     first = json.loads(capsys.readouterr().out)
     assert bench_main(["tournament", "--bots", "random,greedy", "--sessions", "1", "--json", "--jobs", "1",
-                       "--seed", str(first["seed_entropy"])]) == 0
+                       "--seed", str(first["seed"])]) == 0
     second = json.loads(capsys.readouterr().out)
     assert first["results"] == second["results"] and first["records"] == second["records"]
 

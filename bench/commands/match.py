@@ -6,6 +6,8 @@ import argparse
 import json
 import math
 import secrets
+from dataclasses import dataclass, field
+from typing import Any
 
 from bench.parsing import positive, seed
 
@@ -75,84 +77,131 @@ def duplicate_results(records, rules) -> list[float]:
     return ((scores[:, 0, 0, 1] + scores[:, 1, 1, 0]) / 2).tolist()
 
 
-def run(args: argparse.Namespace) -> int:
-    from bench.cli import available_cores
-    from bench.parsing import Stopped, UsageError, stoppable
-    from bench.progress import note, progress
-    from bench.runner import run_chunks
-    from bench.sprt import Moments, Sprt, SprtError
-    from bench.tournament import Match, TournamentError, make_bots
+SCHEMA_VERSION = 1
+DOCUMENT = "match"
+
+
+@dataclass
+class _Looks:
+    """What a running match has: finished deals not looked at yet, and the moments of the
+    deals looked at (in deal order, one chunk at a time)."""
+
+    test: Any
+    chunks: list[list[int]]
+    rules: Any
+    max_deals: int
+    seen: Any
+    waiting: dict[int, dict] = field(default_factory=dict)
+
+    def finished(self, part, bar) -> None:
+        """Take the records of a finished part; look at the test for every chunk now whole;
+        raise :class:`_Decided` when it decides."""
+        for record in part:
+            self.waiting[record["deal"]] = record
+        bar.update(len(part))
+        while self.seen.n < self.max_deals and all(d in self.waiting for d in self.chunks[self.seen.n // CHUNK]):
+            look = self.chunks[self.seen.n // CHUNK]
+            self.seen = self.seen.add(duplicate_results([self.waiting.pop(d) for d in look], self.rules))
+            llr = self.test.llr(self.seen)
+            bar.set_postfix_str(f"LLR {llr:+.2f} in [{self.test.lower:.2f}, {self.test.upper:.2f}]")
+            if self.test.decide(llr):
+                raise _Decided
+
+
+def _set_up(args: argparse.Namespace):
+    """The test, the rules and the seed of a match, every argument checked before any work."""
+    from bench.parsing import UsageError
+    from bench.progress import note
+    from bench.sprt import Sprt, SprtError
+    from bench.tournament import make_bots
     from solver.rules import Rules
-    from solver.statistics import Estimate
 
     try:
         test = Sprt(*_hypotheses(args.sprt), alpha=args.alpha, beta=args.beta)
     except SprtError as error:
         raise UsageError(str(error)) from None
     rules = Rules.parse(args.rules)
-    specs = (args.a, args.b)
     if args.a == args.b:
         raise UsageError("A and B are the same spec: a bot against itself scores exactly 0 on every deal")
-    make_bots(specs, rules)  # a bad spec fails here, in one line
+    make_bots((args.a, args.b), rules)  # a bad spec fails here, in one line
     entropy = args.seed if args.seed is not None else secrets.randbits(32)
     note(f"seed entropy {entropy} (replay with --seed {entropy})")
-    match = Match(specs, 2, entropy, rules)
-    jobs = available_cores() if args.jobs < 1 else args.jobs
     _check_plan(args.max_deals)
-    chunks = [list(range(start, min(start + CHUNK, args.max_deals))) for start in range(0, args.max_deals, CHUNK)]
-    records: dict[int, dict] = {}  # finished deals not looked at yet
-    seen = [Moments()]  # the deals looked at, in deal order
+    return test, rules, entropy
 
+
+def _play(args: argparse.Namespace, looks: _Looks, entropy: int):
+    """Play chunks until the test decides, --max-deals is reached or a signal stops the match
+    (returned, to report what was looked at)."""
+    from bench.cli import available_cores
+    from bench.parsing import Stopped, UsageError, stoppable
+    from bench.progress import note, progress
+    from bench.runner import run_chunks
+    from bench.tournament import Match, TournamentError
+
+    match = Match((args.a, args.b), 2, entropy, looks.rules)
+    jobs = available_cores() if args.jobs < 1 else args.jobs
     with progress(total=args.max_deals, desc="deals", unit="deal") as bar:
-
-        def finished(part) -> None:
-            for record in part:
-                records[record["deal"]] = record
-            bar.update(len(part))
-            while seen[0].n < args.max_deals and all(d in records for d in chunks[seen[0].n // CHUNK]):
-                look = chunks[seen[0].n // CHUNK]
-                seen[0] = seen[0].add(duplicate_results([records[d] for d in look], rules))
-                for d in look:
-                    del records[d]
-                llr = test.llr(seen[0])
-                bar.set_postfix_str(f"LLR {llr:+.2f} in [{test.lower:.2f}, {test.upper:.2f}]")
-                if test.decide(llr):
-                    raise _Decided
-
-        stopped = None
         try:
             with stoppable():
-                run_chunks(match, chunks, finished, jobs=jobs, backend=args.backend)
+                run_chunks(match, looks.chunks, lambda part: looks.finished(part, bar), jobs=jobs,
+                           backend=args.backend)
         except _Decided:
             pass
         except Stopped as error:  # what was looked at so far is reported, undecided
-            stopped = error
-            note(f"stopped by {error.name} after {seen[0].n:,} deals looked at")
+            note(f"stopped by {error.name} after {looks.seen.n:,} deals looked at")
+            return error
         except TournamentError as error:
             raise UsageError(str(error)) from None
-    moments = seen[0]
+    return None
+
+
+def match_document(args: argparse.Namespace, test, moments, entropy: int, rules, stopped) -> dict[str, Any]:
+    """The ``bench match --json`` document (bench/schemas/match.schema.json)."""
+    estimate = _estimate(moments)
+    llr = test.llr(moments)
+    decided = test.decide(llr)
+    return {"schema_version": SCHEMA_VERSION, "document": DOCUMENT, "a": args.a, "b": args.b,
+            "rules": rules.name, "seed": entropy, "max_deal_count": args.max_deals, "look_deal_count": CHUNK,
+            "decision": decided or "none", "verdict": test.verdict(decided) if decided else None,
+            "no_evidence": test.no_evidence(moments), "stopped": stopped.name if stopped else None,
+            "deal_count": moments.n, "llr": llr, "bounds": [test.lower, test.upper], "h0": test.h0, "h1": test.h1,
+            "alpha": test.alpha, "beta": test.beta, "mean": estimate.mean, "se": estimate.se,
+            "ci95": [estimate.low, estimate.high]}
+
+
+def _estimate(moments):
+    """A's mean advantage per deal with its standard error (NaN where there are too few deals)."""
+    from solver.statistics import Estimate
+
     deals = moments.n
     se = math.sqrt(moments.m2 / (deals - 1) / deals) if deals > 1 else math.nan
-    estimate = Estimate(moments.mean if deals else math.nan, se, deals)
-    reason = test.no_evidence(moments)
-    final_llr = test.llr(moments)
-    decided = test.decide(final_llr)
-    doc = {"a": args.a, "b": args.b, "decision": decided or "none", "verdict": test.verdict(decided) if decided else None,
-           "no_evidence": reason, "stopped": stopped.name if stopped else None, "deals": deals, "llr": final_llr,
-           "bounds": [test.lower, test.upper], "h0": test.h0, "h1": test.h1, "alpha": test.alpha,
-           "beta": test.beta, "mean": estimate.mean, "se": estimate.se, "ci95": [estimate.low, estimate.high],
-           "seed": entropy, "rules": rules.name}
+    return Estimate(moments.mean if deals else math.nan, se, deals)
+
+
+def run(args: argparse.Namespace) -> int:
+    from bench.sprt import Moments
+
+    test, rules, entropy = _set_up(args)
+    chunks = [list(range(start, min(start + CHUNK, args.max_deals))) for start in range(0, args.max_deals, CHUNK)]
+    looks = _Looks(test, chunks, rules, args.max_deals, Moments())
+    stopped = _play(args, looks, entropy)
+    status = stopped.status if stopped else 0
     if args.json:
         from solver.documents import json_ready
 
+        doc = match_document(args, test, looks.seen, entropy, rules, stopped)
         print(json.dumps(json_ready(doc, digits=6), indent=1, allow_nan=False))
-        return stopped.status if stopped else 0
-    print(_verdict_line(args, test, decided, stopped, deals, estimate, reason))
+        return status
+    moments, estimate = looks.seen, _estimate(looks.seen)
+    deals, final_llr = moments.n, test.llr(moments)
+    decided = test.decide(final_llr)
+    print(_verdict_line(args, test, decided, stopped, deals, estimate, test.no_evidence(moments)))
     if deals:
         spread = f" ± {estimate.se:.4f}" if deals > 1 else " (one deal: no standard error)"
         print(f"A's mean {estimate.mean:+.4f}{spread} units per deal over {_deals(deals)}; LLR {final_llr:+.3f} in "
               f"[{test.lower:.3f}, {test.upper:.3f}] (alpha {test.alpha:g}, beta {test.beta:g}), seed {entropy}")
-    return stopped.status if stopped else 0
+    return status
 
 
 def _deals(n: int) -> str:

@@ -11,8 +11,9 @@ def add_parser(sub) -> None:
     parser = sub.add_parser("report", help="rebuild a tournament report from results.json",
                             description="Rebuild report.md and the plots from a tournament's results.json: the "
                             "results are computed again from its per-deal records. The file is checked first "
-                            "(every field's type and range, unique bot names, each deal once and inside the run, "
-                            "with the dealer and hands its seed deals); one that does not pass is refused.")
+                            "(against its JSON Schema, bench/schemas/results.schema.json, then: unique bot names, "
+                            "each deal once and inside the run, with the dealer and hands its seed deals); one that "
+                            "does not pass is refused.")
     parser.add_argument("results", help="a results.json written by bench tournament --out")
     parser.add_argument("--out", metavar="DIR", help="folder for the report (default: beside results.json)")
 
@@ -44,16 +45,14 @@ def read_results(path: Path) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     from bench.parsing import UsageError, writable_folder
-    from bench.results import document_problem, render_terminal, write_report
+    from bench.results import refresh_results, render_terminal, write_report
     from bench.results_schema import results_problem
 
     path = Path(args.results)
     doc = read_results(path)
-    problem = document_problem(doc) or results_problem(doc)
+    problem = results_problem(doc)
     if problem:
         raise UsageError(f"{path} is not a results.json that bench tournament wrote: {problem}")
-    from bench.results import refresh_results
-
     doc = refresh_results(doc)
     report, _ = write_report(doc, writable_folder(Path(args.out)) if args.out else path.parent)
     print(render_terminal(doc))

@@ -363,7 +363,7 @@ def _report(args, out, records, n_deals, **document) -> None:
 
     doc = build_document(records=records, backend=args.backend, wall_seconds=document.pop("wall"), **document)
     if len(records) < n_deals:
-        doc["partial"] = {"deals_played": len(records), "deals_planned": n_deals}
+        doc["partial"] = {"played_deal_count": len(records), "planned_deal_count": n_deals}
     if out is not None:
         write_json(doc, out / "results.json")
         report, _ = write_report(doc, out)
