@@ -76,12 +76,12 @@ def duplicate_results(records, rules) -> list[float]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from bench.cli import available_cores
     from bench.parsing import Stopped, UsageError, stoppable
     from bench.progress import note, progress
     from bench.runner import run_chunks
     from bench.sprt import Moments, Sprt, SprtError
     from bench.tournament import Match, TournamentError, make_bots
+    from bots.points import available_cores
     from solver.rules import Rules
     from solver.statistics import Estimate
 
