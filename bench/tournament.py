@@ -29,7 +29,7 @@ import struct
 import threading
 import time
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -641,104 +641,3 @@ def session_totals(records: Sequence[dict[str, Any]], names: Sequence[str], play
     totals = seat_scores[: sessions * HANDS_PER_SESSION].reshape(sessions, HANDS_PER_SESSION, *seat_scores.shape[1:])
     totals = totals.sum(axis=1)
     return {name: totals[:, seats == b].ravel().astype(int).tolist() for b, name in enumerate(names)}
-
-
-# --- running ---------------------------------------------------------------------------------
-
-
-MOST_DEALS_PER_CHUNK = 1024  # a chunk is one journal line: the journal grows at least this often
-
-
-def plan_chunks(deals: Sequence[int], seconds_per_deal: float, target: float = 0.2,
-                most: int = MOST_DEALS_PER_CHUNK) -> list[list[int]]:
-    """The deals in consecutive chunks worth about ``target`` seconds each, and at most ``most``
-    deals; a time per deal that was not measured (0 or less, or not finite) gives chunks of one deal.
-
-    >>> plan_chunks(range(5), 0.1)
-    [[0, 1], [2, 3], [4]]
-    >>> plan_chunks(range(3), 0.0), len(plan_chunks(range(10**5), 1e-9)[0])
-    ([[0], [1], [2]], 1024)
-    """
-    if not (0 < seconds_per_deal < math.inf):
-        size = 1
-    else:
-        size = max(1, min(most, math.ceil(target / seconds_per_deal)))
-    deals = list(deals)
-    return [deals[start:start + size] for start in range(0, len(deals), size)]
-
-
-def _deal_seconds(record: dict[str, Any]) -> float:
-    """A deal's time as its typical decision's time (the median) times its decisions: a pilot
-    in a fresh worker pays each bot's first-use costs once, which the rest of the run does not."""
-    seconds = [p["seconds"] for row in record["plays"] for p in row]
-    return float(np.median(seconds)) * len(seconds) if seconds else 0.0
-
-
-def _one_worker(jobs: int, backend: str) -> bool:
-    """Whether ``bench.runner`` plays every chunk in this process, one after another."""
-    return backend == "sequential" or (jobs == 1 and backend in ("loky", "threading"))
-
-
-def play_sized(match: Match, deals: Sequence[int], on_done: Callable[[list[dict[str, Any]]], None], *,
-               jobs: int = 1, backend: str = "loky", scheduler: str | None = None) -> None:
-    """Play ``deals`` on the chosen backend (``bench.runner``): pilot deals first, one a chunk,
-    two for each worker, then the rest in chunks sized from the quickest pilot (``_deal_seconds``)
-    to about 0.2 s each (at most ``MOST_DEALS_PER_CHUNK``). With one worker, two pilots are played
-    and timed (their wall time, which includes what the decisions' own clocks leave out) before
-    the rest is sized."""
-    from bench.runner import run_chunks
-
-    deals = list(deals)
-    pilots: list[float] = []
-    first = deals[: 2 * max(1, jobs)]  # two pilots a worker: each worker's second one is warm
-
-    def done(part: list[dict[str, Any]]) -> None:
-        pilots.extend(_deal_seconds(r) for r in part if r["deal"] in first)
-        on_done(part)
-
-    if _one_worker(jobs, backend):
-        walls = []
-        for deal in deals[:2]:
-            started = time.perf_counter()
-            run_chunks(match, [[deal]], on_done, jobs=jobs, backend=backend, scheduler=scheduler)
-            walls.append(time.perf_counter() - started)
-        run_chunks(match, plan_chunks(deals[2:], min(walls, default=0.0)), on_done, jobs=jobs, backend=backend,
-                   scheduler=scheduler)
-        return
-    run_chunks(match, [[d] for d in first], done, jobs=jobs, backend=backend, scheduler=scheduler,
-               then=lambda: plan_chunks(deals[len(first):], min(pilots, default=0.0)))
-
-
-def run_deals(
-    specs: Sequence[str],
-    players: int,
-    entropy: int,
-    n_deals: int,
-    jobs: int = 1,
-    backend: str = "loky",
-    scheduler: str | None = None,
-    on_progress: Callable[[int], None] | None = None,
-    rules: Rules | str = BASIC,
-    chunk_size: int | None = None,
-    match: Match | None = None,
-) -> list[dict[str, Any]]:
-    """Records of deals ``0..n_deals-1``, computed in chunks on the chosen backend
-    (``bench.runner``), sorted by deal. ``chunk_size`` fixes the chunks; by default pilot
-    deals, played on the workers, size them to about 0.2 s of work each."""
-    from bench.runner import run_chunks
-
-    match = match or Match(tuple(specs), players, entropy, as_rules(rules))
-    records: list[dict[str, Any]] = []
-
-    def done(part: list[dict[str, Any]]) -> None:
-        records.extend(part)
-        if on_progress:
-            on_progress(len(part))
-
-    deals = list(range(n_deals))
-    if chunk_size is not None:
-        chunks = [deals[start:start + chunk_size] for start in range(0, n_deals, chunk_size)]
-        run_chunks(match, chunks, done, jobs=jobs, backend=backend, scheduler=scheduler)
-    else:
-        play_sized(match, deals, done, jobs=jobs, backend=backend, scheduler=scheduler)
-    return sorted(records, key=lambda r: r["deal"])

@@ -19,7 +19,8 @@ from pathlib import Path
 import psutil
 import pytest
 
-from bench.tournament import Match, run_deals
+from bench.runner import run_deals
+from bench.tournament import Match
 from solver.rules import BASIC
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -597,7 +597,8 @@ def test_a_results_file_is_replaced_whole_or_not_at_all(tmp_path, monkeypatch):
 def test_one_worker_sizes_chunks_after_the_pilots_have_run(tmp_path):
     """With one worker the chunks after the two pilots are sized from their measured time, not
     from 0: a run of slow decisions is journaled a few deals at a time."""
-    from bench.tournament import Match, play_sized
+    from bench.runner import play_sized
+    from bench.tournament import Match
 
     match = Match(("greedy", "tests.test_journal:SlowBot"), 2, 1)
     for backend, jobs in (("sequential", 2), ("loky", 1), ("threading", 1)):

@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 from bench.cli import main as bench_main
-from bench.tournament import HANDS_PER_SESSION, deal_table, dealer_of, play_deals, run_deals, seatings, summarise
+from bench.runner import run_deals
+from bench.tournament import HANDS_PER_SESSION, deal_table, dealer_of, play_deals, seatings, summarise
 from solver import Arrangement, score_pair
 from solver.rules import Rules
 

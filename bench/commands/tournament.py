@@ -211,7 +211,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace, settings: dict, out: Path | None, contents) -> int:
-    from bench.cli import available_cores
     from bench.files import describe
     from bench.journal import (
         JOURNAL,
@@ -226,6 +225,7 @@ def _run(args: argparse.Namespace, settings: dict, out: Path | None, contents) -
     from bench.progress import note
     from bench.tournament import HANDS_PER_SESSION, Match, TournamentError, make_bots
     from bots import BotError
+    from bots.points import available_cores
     from solver.rules import Rules, RulesError
 
     try:
@@ -339,7 +339,8 @@ def _play(match, missing: list[int], records: list[dict], journal, jobs: int, ar
     """Play the missing deals; every finished chunk goes to the journal as it completes."""
     from bench.parsing import UsageError
     from bench.progress import progress
-    from bench.tournament import TournamentError, play_sized
+    from bench.runner import play_sized
+    from bench.tournament import TournamentError
 
     with progress(total=len(missing), desc="deals", unit="deal") as bar:
 
