@@ -46,7 +46,7 @@ import numpy as np
 
 from bench.tournament import (
     DecisionFault,
-    Match,
+    RunSettings,
     TournamentError,
     bot_threads,
     close_bots,
@@ -100,12 +100,12 @@ def _end_worker(folder: str) -> None:
         time.sleep(60)
 
 
-def _play(match: Match, deals: list[int], faulted: dict, marker: str | None, one_by_one: bool = False) -> Records:
-    return play_deals(match.specs, match.players, match.entropy, deals, match=match, faulted=faulted, marker=marker,
-                      one_by_one=one_by_one)
+def _play(settings: RunSettings, deals: list[int], faulted: dict, marker: str | None, one_by_one: bool = False) -> Records:
+    return play_deals(settings.specs, settings.players, settings.entropy, deals, settings=settings, faulted=faulted,
+                      marker=marker, one_by_one=one_by_one)
 
 
-def run_chunks(match: Match, chunks: Sequence[Sequence[int]], on_done: Callable[[Records], None], *,
+def run_chunks(settings: RunSettings, chunks: Sequence[Sequence[int]], on_done: Callable[[Records], None], *,
                jobs: int = 1, backend: str = "loky", scheduler: str | None = None,
                then: Callable[[], Sequence[Sequence[int]]] | None = None) -> None:
     """Play every chunk of deals and hand each chunk's records to ``on_done`` as it finishes
@@ -119,18 +119,18 @@ def run_chunks(match: Match, chunks: Sequence[Sequence[int]], on_done: Callable[
     later = (lambda: [list(c) for c in then()]) if then is not None else None
     if backend == "sequential" or (jobs == 1 and backend in ("loky", "threading")):
         for chunk in first + (later() if later else []):
-            on_done(_play(match, chunk, {}, None))
+            on_done(_play(settings, chunk, {}, None))
     elif backend == "loky":
-        _run_processes(match, first, on_done, jobs, later)
+        _run_processes(settings, first, on_done, jobs, later)
     elif backend == "threading":
-        _run_threads(match, first, on_done, jobs, later)
+        _run_threads(settings, first, on_done, jobs, later)
     else:
-        _run_dask(match, first, on_done, jobs, scheduler)
+        _run_dask(settings, first, on_done, jobs, scheduler)
         if later:
-            _run_dask(match, later(), on_done, jobs, scheduler)
+            _run_dask(settings, later(), on_done, jobs, scheduler)
 
 
-def _run_threads(match: Match, chunks: list[list[int]], on_done, jobs: int,
+def _run_threads(settings: RunSettings, chunks: list[list[int]], on_done, jobs: int,
                  later: Callable[[], list[list[int]]] | None = None) -> None:
     """``jobs`` threads, each with bots of its own, play the chunks, then those of ``later()``;
     each thread closes its bots when it ends."""
@@ -142,7 +142,7 @@ def _run_threads(match: Match, chunks: list[list[int]], on_done, jobs: int,
         try:
             while (chunk := todo.get()) is not None:
                 try:
-                    results.put((play_deals(match.specs, match.players, match.entropy, chunk, match=match,
+                    results.put((play_deals(settings.specs, settings.players, settings.entropy, chunk, settings=settings,
                                             stop=stop), None))
                 except BaseException as error:  # handed to the waiting loop, which raises it
                     results.put((None, error))
@@ -237,7 +237,7 @@ def _died(error: BaseException) -> bool:
     return isinstance(error, (TerminatedWorkerError, BrokenProcessPool))
 
 
-def _run_processes(match: Match, chunks: list[list[int]], on_done, jobs: int,
+def _run_processes(settings: RunSettings, chunks: list[list[int]], on_done, jobs: int,
                    later: Callable[[], list[list[int]]] | None = None) -> None:
     folder = tempfile.mkdtemp(prefix="bench-markers-")
     pool = _ProcessPool(jobs)
@@ -249,7 +249,7 @@ def _run_processes(match: Match, chunks: list[list[int]], on_done, jobs: int,
 
     def submit(number: int, chunk: list[int], alone: bool = False) -> Future:
         # a chunk replayed alone sets its hands one by one, so its marker names the decision
-        future = pool.submit(match, chunk, dict(faulted), os.path.join(folder, f"chunk-{number}"), alone)
+        future = pool.submit(settings, chunk, dict(faulted), os.path.join(folder, f"chunk-{number}"), alone)
         running[future] = (number, chunk)
         return future
 
@@ -274,7 +274,7 @@ def _run_processes(match: Match, chunks: list[list[int]], on_done, jobs: int,
                 elif not _died(error):
                     raise error
                 elif alone:  # it died again on its own: the decision in its marker is the cause
-                    _blame(match, number, chunk, folder, faulted)
+                    _blame(settings, number, chunk, folder, faulted)
                     queue.appendleft((number, chunk))
                     pool.renew()
                 else:  # every chunk that was running is a suspect: each is played again alone
@@ -288,21 +288,21 @@ def _run_processes(match: Match, chunks: list[list[int]], on_done, jobs: int,
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def _blame(match: Match, number: int, chunk: list[int], folder: str, faulted: dict) -> None:
+def _blame(settings: RunSettings, number: int, chunk: list[int], folder: str, faulted: dict) -> None:
     """The decision a chunk was making when its worker died on its own: the run stops on it
     (stop policy), or it is scored as a foul from now on (foul policy)."""
     where = read_marker(os.path.join(folder, f"chunk-{number}"))
     if where is None or where[0] not in chunk:
         raise WorkerDied(f"a worker process died playing deals {chunk[0]}-{chunk[-1]} before its first decision")
     deal, bot, seat = where
-    spec = match.specs[bot]
+    spec = settings.specs[bot]
     message = f"bot '{spec}' killed its worker process on deal {deal}, seat {seat}"
-    if match.on_fault == "stop" or (deal, spec, seat) in faulted:
+    if settings.on_fault == "stop" or (deal, spec, seat) in faulted:
         raise DecisionFault(message)
     faulted[(deal, spec, seat)] = message
 
 
-def _run_dask(match: Match, chunks: list[list[int]], on_done, jobs: int, scheduler: str | None) -> None:
+def _run_dask(settings: RunSettings, chunks: list[list[int]], on_done, jobs: int, scheduler: str | None) -> None:
     if not chunks:
         return
     client = dask_client(scheduler, jobs)
@@ -311,7 +311,7 @@ def _run_dask(match: Match, chunks: list[list[int]], on_done, jobs: int, schedul
     try:
         from dask.distributed import as_completed
 
-        futures = [client.submit(_play, match, chunk, {}, None, pure=False) for chunk in chunks]
+        futures = [client.submit(_play, settings, chunk, {}, None, pure=False) for chunk in chunks]
         pending = as_completed(futures)
         while not pending.is_empty():
             for future in pending.next_batch(block=False) or []:
@@ -382,7 +382,7 @@ def _one_worker(jobs: int, backend: str) -> bool:
     return backend == "sequential" or (jobs == 1 and backend in ("loky", "threading"))
 
 
-def play_sized(match: Match, deals: Sequence[int], on_done: Callable[[list[dict[str, Any]]], None], *,
+def play_sized(settings: RunSettings, deals: Sequence[int], on_done: Callable[[list[dict[str, Any]]], None], *,
                jobs: int = 1, backend: str = "loky", scheduler: str | None = None) -> None:
     """Play ``deals`` on the chosen backend (:func:`run_chunks`): pilot deals first, one a chunk,
     two for each worker, then the rest in chunks sized from the quickest pilot (``_deal_seconds``)
@@ -401,12 +401,12 @@ def play_sized(match: Match, deals: Sequence[int], on_done: Callable[[list[dict[
         walls = []
         for deal in deals[:2]:
             started = time.perf_counter()
-            run_chunks(match, [[deal]], on_done, jobs=jobs, backend=backend, scheduler=scheduler)
+            run_chunks(settings, [[deal]], on_done, jobs=jobs, backend=backend, scheduler=scheduler)
             walls.append(time.perf_counter() - started)
-        run_chunks(match, plan_chunks(deals[2:], min(walls, default=0.0)), on_done, jobs=jobs, backend=backend,
+        run_chunks(settings, plan_chunks(deals[2:], min(walls, default=0.0)), on_done, jobs=jobs, backend=backend,
                    scheduler=scheduler)
         return
-    run_chunks(match, [[d] for d in first], done, jobs=jobs, backend=backend, scheduler=scheduler,
+    run_chunks(settings, [[d] for d in first], done, jobs=jobs, backend=backend, scheduler=scheduler,
                then=lambda: plan_chunks(deals[len(first):], min(pilots, default=0.0)))
 
 
@@ -421,12 +421,12 @@ def run_deals(
     on_progress: Callable[[int], None] | None = None,
     rules: Rules | str = BASIC,
     chunk_size: int | None = None,
-    match: Match | None = None,
+    settings: RunSettings | None = None,
 ) -> list[dict[str, Any]]:
     """Records of deals ``0..n_deals-1``, computed in chunks on the chosen backend
     (:func:`run_chunks`), sorted by deal. ``chunk_size`` fixes the chunks; by default pilot
     deals, played on the workers, size them to about 0.2 s of work each."""
-    match = match or Match(tuple(specs), players, entropy, as_rules(rules))
+    settings = settings or RunSettings(tuple(specs), players, entropy, as_rules(rules))
     records: list[dict[str, Any]] = []
 
     def done(part: list[dict[str, Any]]) -> None:
@@ -437,7 +437,7 @@ def run_deals(
     deals = list(range(n_deals))
     if chunk_size is not None:
         chunks = [deals[start:start + chunk_size] for start in range(0, n_deals, chunk_size)]
-        run_chunks(match, chunks, done, jobs=jobs, backend=backend, scheduler=scheduler)
+        run_chunks(settings, chunks, done, jobs=jobs, backend=backend, scheduler=scheduler)
     else:
-        play_sized(match, deals, done, jobs=jobs, backend=backend, scheduler=scheduler)
+        play_sized(settings, deals, done, jobs=jobs, backend=backend, scheduler=scheduler)
     return sorted(records, key=lambda r: r["deal"])

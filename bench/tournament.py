@@ -270,7 +270,7 @@ def time_limit(seconds: float | None):
 
 
 @dataclass(frozen=True)
-class Match:
+class RunSettings:
     """What every worker needs to play deals: the bots, the table, the rules, the fault policy."""
 
     specs: tuple[str, ...]
@@ -295,14 +295,14 @@ def _fault_play(message: str, seconds: float) -> dict[str, Any]:
     return {"arrangement": "fault", "values": list(FAULT_VALUES), "foul": True, "seconds": seconds, "fault": message}
 
 
-def _play(bot, spec: str, cards, deal: int, seat: int, match: Match, faulted: dict) -> dict[str, Any]:
+def _play(bot, spec: str, cards, deal: int, seat: int, settings: RunSettings, faulted: dict) -> dict[str, Any]:
     """One decision: the bot's arrangement of one seat's hand, checked, and its natural.
 
     A bot that fails (raises, answers badly, runs out of time) ends the run under the
     ``stop`` policy (:class:`DecisionFault`), and has its hand scored as a foul under ``foul``.
     ``faulted`` names decisions already known to fail (their worker process died).
 
-    A decision longer than the match's time limit is a fault on every backend: a timer stops
+    A decision longer than the run's time limit is a fault on every backend: a timer stops
     it in a process's main thread; in other threads it is judged when it returns. A protocol
     bot is never stopped by the timer (its own deadline, the bot file's ``decision_timeout``,
     bounds the wait, and its process stays in step): it too is judged when it answers."""
@@ -312,13 +312,13 @@ def _play(bot, spec: str, cards, deal: int, seat: int, match: Match, faulted: di
     known = faulted.get((deal, spec, seat))
     if known is not None:
         return _fault_play(known, 0.0)
-    seed = np.random.SeedSequence(match.entropy, spawn_key=(deal, seat, spec_key(spec)))
-    limit = match.decision_timeout
+    seed = np.random.SeedSequence(settings.entropy, spawn_key=(deal, seat, spec_key(spec)))
+    limit = settings.decision_timeout
     started = time.perf_counter()
     try:
         with time_limit(None if _is_protocol(spec) else limit):
             arrangement = checked_arrangement(bot, cards, np.random.default_rng(seed))
-            natural = declared_natural(bot, cards, np.random.default_rng(seed), match.rules)
+            natural = declared_natural(bot, cards, np.random.default_rng(seed), settings.rules)
         if limit is not None and time.perf_counter() - started > limit:  # a thread, where no timer interrupts
             raise DecisionTimeout
     except BotGivenUp as error:  # whatever the policy: its later faults depend on how deals were shared
@@ -328,7 +328,7 @@ def _play(bot, spec: str, cards, deal: int, seat: int, match: Match, faulted: di
                                   or isinstance(error.__cause__, DecisionTimeout)):
             error = BotFault(f"bot '{spec}' gave no answer within the time limit of {limit:g} s "
                              f"for hand {format_cards(cards)}")
-        if match.on_fault == "stop":
+        if settings.on_fault == "stop":
             raise DecisionFault(f"deal {deal}, seat {seat}: {error}") from None
         return _fault_play(str(error), time.perf_counter() - started)
     seconds = time.perf_counter() - started
@@ -370,7 +370,7 @@ def read_marker(path: str) -> tuple[int, int, int] | None:
 
 
 def _batched_plays(bot, spec: str, deals: Sequence[int], tables: Sequence[np.ndarray],
-                   match: Match) -> dict[tuple[int, int], dict[str, Any]] | None:
+                   settings: RunSettings) -> dict[tuple[int, int], dict[str, Any]] | None:
     """Every seat hand of the deals set by one ``arrange_many`` call, for a bot that says its
     batches set each hand as ``arrange`` does and use no randomness (``batch_safe``).
 
@@ -384,7 +384,7 @@ def _batched_plays(bot, spec: str, deals: Sequence[int], tables: Sequence[np.nda
     from solver.arrangement import format_rows
 
     hands = np.concatenate(tables)  # deal by deal, seat by seat
-    limit = match.decision_timeout * len(hands) if match.decision_timeout else None
+    limit = settings.decision_timeout * len(hands) if settings.decision_timeout else None
     started = time.perf_counter()
     try:
         with time_limit(limit):
@@ -398,17 +398,17 @@ def _batched_plays(bot, spec: str, deals: Sequence[int], tables: Sequence[np.nda
     foul = fouls(values)
     plays = {}
     for i, row in enumerate(rows.tolist()):
-        deal, seat = deals[i // match.players], i % match.players
+        deal, seat = deals[i // settings.players], i % settings.players
         play: dict[str, Any] = {
             "arrangement": format_rows((row[:3], row[3:8], row[8:])),
             "values": values[i].tolist(),
             "foul": bool(foul[i]),
             "seconds": seconds,
         }
-        if match.rules.naturals:
+        if settings.rules.naturals:
             cards = tuple(Card(c) for c in hands[i].tolist())
-            seed = np.random.SeedSequence(match.entropy, spawn_key=(deal, seat, spec_key(spec)))
-            natural = declared_natural(bot, cards, np.random.default_rng(seed), match.rules)
+            seed = np.random.SeedSequence(settings.entropy, spawn_key=(deal, seat, spec_key(spec)))
+            natural = declared_natural(bot, cards, np.random.default_rng(seed), settings.rules)
             if natural is not None:
                 play["natural"] = {"kind": natural.kind, "key": list(natural.key)}
         plays[deal, seat] = play
@@ -416,14 +416,14 @@ def _batched_plays(bot, spec: str, deals: Sequence[int], tables: Sequence[np.nda
 
 
 def play_deals(specs: Sequence[str], players: int, entropy: int, deals: Sequence[int],
-               rules: Rules | str = BASIC, *, match: Match | None = None, faulted: dict | None = None,
+               rules: Rules | str = BASIC, *, settings: RunSettings | None = None, faulted: dict | None = None,
                marker: str | None = None, stop: threading.Event | None = None,
                one_by_one: bool = False) -> list[dict[str, Any]]:
     """Set every (bot, seat) hand of the given deals; one record per deal.
 
     A record holds the deal number, the dealer, the seat hands, and for every bot and
     seat the arrangement, its row values and whether it fouls, plus the seconds each
-    decision took (kept apart from the results: timing is not reproducible). ``match``
+    decision took (kept apart from the results: timing is not reproducible). ``settings``
     (when given) carries the fault policy and time limit; ``marker`` is a file where each
     decision is noted before it starts; ``stop`` ends the work between decisions.
 
@@ -432,27 +432,27 @@ def play_deals(specs: Sequence[str], players: int, entropy: int, deals: Sequence
     decision (a chunk replayed after its worker died), and so do decisions known to fail."""
     from solver import Card
 
-    match = match or Match(tuple(specs), players, entropy, as_rules(rules))
-    bots = make_bots(match.specs, match.rules, match.log_dir,
-                     match.startup_timeout if match.decision_timeout is not None else None)
+    settings = settings or RunSettings(tuple(specs), players, entropy, as_rules(rules))
+    bots = make_bots(settings.specs, settings.rules, settings.log_dir,
+                     settings.startup_timeout if settings.decision_timeout is not None else None)
     faulted = faulted or {}
     note = _Marker(marker)
     records = []
     try:
-        tables = [deal_table(match.entropy, deal, match.players) for deal in deals]
+        tables = [deal_table(settings.entropy, deal, settings.players) for deal in deals]
         batched: dict[str, dict[tuple[int, int], dict[str, Any]]] = {}  # spec -> (deal, seat) -> play
         for spec, bot in bots.items():
             if not (one_by_one or faulted) and getattr(bot, "batch_safe", False) and deals:
                 if stop is not None and stop.is_set():
                     raise KeyboardInterrupt
-                plays = _batched_plays(bot, spec, deals, tables, match)
+                plays = _batched_plays(bot, spec, deals, tables, settings)
                 if plays is not None:
                     batched[spec] = plays
         for deal, hands in zip(deals, tables):
             done: dict[tuple[str, int], dict[str, Any]] = {}  # the same spec plays the same hand the same way
             plays = []
-            for index, spec in enumerate(match.specs):
-                for seat in range(match.players):
+            for index, spec in enumerate(settings.specs):
+                for seat in range(settings.players):
                     if (spec, seat) in done:
                         continue
                     if spec in batched:
@@ -462,11 +462,11 @@ def play_deals(specs: Sequence[str], players: int, entropy: int, deals: Sequence
                         raise KeyboardInterrupt
                     note.mark(deal, index, seat)
                     cards = tuple(Card(c) for c in hands[seat].tolist())
-                    done[spec, seat] = _play(bots[spec], spec, cards, deal, seat, match, faulted)
-                plays.append([done[spec, seat] for seat in range(match.players)])
+                    done[spec, seat] = _play(bots[spec], spec, cards, deal, seat, settings, faulted)
+                plays.append([done[spec, seat] for seat in range(settings.players)])
             records.append({
                 "deal": deal,
-                "dealer": dealer_of(deal, match.players),
+                "dealer": dealer_of(deal, settings.players),
                 "hands": [format_cards(h) for h in hands.tolist()],
                 "plays": plays,
             })  # fmt: skip

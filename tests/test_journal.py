@@ -598,9 +598,9 @@ def test_one_worker_sizes_chunks_after_the_pilots_have_run(tmp_path):
     """With one worker the chunks after the two pilots are sized from their measured time, not
     from 0: a run of slow decisions is journaled a few deals at a time."""
     from bench.runner import play_sized
-    from bench.tournament import Match
+    from bench.tournament import RunSettings
 
-    match = Match(("greedy", "tests.test_journal:SlowBot"), 2, 1)
+    match = RunSettings(("greedy", "tests.test_journal:SlowBot"), 2, 1)
     for backend, jobs in (("sequential", 2), ("loky", 1), ("threading", 1)):
         chunks: list[list[int]] = []
         play_sized(match, list(range(16)), lambda part, chunks=chunks: chunks.append([r["deal"] for r in part]), jobs=jobs,

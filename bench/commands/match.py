@@ -80,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     from bench.progress import note, progress
     from bench.runner import run_chunks
     from bench.sprt import Moments, Sprt, SprtError
-    from bench.tournament import Match, TournamentError, make_bots
+    from bench.tournament import RunSettings, TournamentError, make_bots
     from bots.points import available_cores
     from solver.rules import Rules
     from solver.statistics import Estimate
@@ -96,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
     make_bots(specs, rules)  # a bad spec fails here, in one line
     entropy = args.seed if args.seed is not None else secrets.randbits(32)
     note(f"seed entropy {entropy} (replay with --seed {entropy})")
-    match = Match(specs, 2, entropy, rules)
+    match = RunSettings(specs, 2, entropy, rules)
     jobs = available_cores() if args.jobs < 1 else args.jobs
     _check_plan(args.max_deals)
     chunks = [list(range(start, min(start + CHUNK, args.max_deals))) for start in range(0, args.max_deals, CHUNK)]
