@@ -80,8 +80,14 @@ def deal_table(entropy: int, deal: int, players: int) -> np.ndarray:
     return hands
 
 
-def spec_key(spec: str) -> int:
-    return zlib.crc32(spec.encode())
+def seat_seed(entropy: int, deal: int, seat: int, spec: str) -> np.random.SeedSequence:
+    """Where the bot with ``spec`` in ``seat`` of ``deal`` draws its randomness from: the same
+    spec in the same seat of the same deal always draws the same stream.
+
+    >>> seat_seed(7, 3, 1, "greedy").spawn_key  # (deal, seat, the CRC-32 of the spec's text)
+    (3, 1, 1301103663)
+    """
+    return np.random.SeedSequence(entropy, spawn_key=(deal, seat, zlib.crc32(spec.encode())))
 
 
 def _canonical(arrangement) -> str:
@@ -312,7 +318,7 @@ def _play(bot, spec: str, cards, deal: int, seat: int, settings: RunSettings, fa
     known = faulted.get((deal, spec, seat))
     if known is not None:
         return _fault_play(known, 0.0)
-    seed = np.random.SeedSequence(settings.entropy, spawn_key=(deal, seat, spec_key(spec)))
+    seed = seat_seed(settings.entropy, deal, seat, spec)
     limit = settings.decision_timeout
     started = time.perf_counter()
     try:
@@ -407,7 +413,7 @@ def _batched_plays(bot, spec: str, deals: Sequence[int], tables: Sequence[np.nda
         }
         if settings.rules.naturals:
             cards = tuple(Card(c) for c in hands[i].tolist())
-            seed = np.random.SeedSequence(settings.entropy, spawn_key=(deal, seat, spec_key(spec)))
+            seed = seat_seed(settings.entropy, deal, seat, spec)
             natural = declared_natural(bot, cards, np.random.default_rng(seed), settings.rules)
             if natural is not None:
                 play["natural"] = {"kind": natural.kind, "key": list(natural.key)}
