@@ -44,6 +44,7 @@ from typing import Any
 
 import numpy as np
 
+from bench.parsing import BACKENDS
 from bench.tournament import (
     DecisionFault,
     RunSettings,
@@ -56,7 +57,6 @@ from bench.tournament import (
 from bots.base import BotFault
 from solver.rules import BASIC, Rules, as_rules
 
-BACKENDS = ("loky", "threading", "sequential", "dask")
 POLL_SECONDS = 0.2  # how often the waiting loop wakes up to notice a signal
 ENDING_SECONDS = 5.0  # how long worker processes have to close their bots before they are killed
 Records = list[dict[str, Any]]
@@ -117,7 +117,7 @@ def run_chunks(settings: RunSettings, chunks: Sequence[Sequence[int]], on_done: 
         raise TournamentError(f"unknown backend {backend!r}; choose from {', '.join(BACKENDS)}")
     first: list[list[int]] = [list(c) for c in chunks]
     later = (lambda: [list(c) for c in then()]) if then is not None else None
-    if backend == "sequential" or (jobs == 1 and backend in ("loky", "threading")):
+    if _one_worker(jobs, backend):
         for chunk in first + (later() if later else []):
             on_done(_play(settings, chunk, {}, None))
     elif backend == "loky":

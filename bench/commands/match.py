@@ -7,7 +7,7 @@ import json
 import math
 import secrets
 
-from bench.parsing import positive, seed
+from bench.parsing import BACKENDS, positive, seed
 
 CHUNK = 16  # deals between two looks at the test; the same for any number of workers
 
@@ -34,7 +34,7 @@ def add_parser(sub) -> None:
     parser.add_argument("--seed", type=seed, default=None, help="seed entropy (default: fresh, printed)")
     parser.add_argument("--rules", default="basic", help="rule set (default basic)")
     parser.add_argument("--jobs", type=int, default=-1, help="parallel workers (default: all cores)")
-    parser.add_argument("--backend", choices=("loky", "threading", "sequential", "dask"), default="loky")
+    parser.add_argument("--backend", choices=BACKENDS, default="loky")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
 
 

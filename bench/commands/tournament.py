@@ -9,9 +9,8 @@ import shlex
 import time
 from pathlib import Path
 
-from bench.parsing import Stopped, positive, seconds, seed, stoppable, writable_folder
+from bench.parsing import BACKENDS, Stopped, positive, seconds, seed, stoppable, writable_folder
 
-BACKENDS = ("loky", "threading", "sequential", "dask")
 DEFAULT_DECISION_TIMEOUT = 60.0
 DEFAULT_STARTUP_TIMEOUT = 60.0
 MOST_SESSIONS = 1_000_000  # the journal's schema holds the same ceiling
