@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from bots.base import BotError, BotFault, BotGivenUp
-from solver import Arrangement, Card, CardError, format_cards
+from solver import ROWS, Arrangement, Card, CardError, format_cards
 from solver.rules import Rules
 
 PROTOCOL = 2  # the newest version the bench speaks
@@ -785,7 +785,7 @@ class ProtocolBot:
         return self._declared.pop(tuple(sorted(int(c) for c in cards)), False)
 
     def _arrangement(self, answer: dict[str, Any], what: str) -> Arrangement:
-        rows: list[str] = [answer.get(row) for row in ("front", "middle", "back")]  # type: ignore[misc]
+        rows: list[str] = [answer.get(row) for row in ROWS]  # type: ignore[misc]
         if not all(isinstance(r, str) for r in rows):
             raise _BadAnswer(f"bot '{self.name}' answered {what} without front, middle and back: "
                              f"{_answer_quote(answer)}")

@@ -14,13 +14,11 @@ import numpy as np
 from bots import _kernels
 from bots.base import BotError, arrangement_from_row
 from bots.points import RowPoints, cards_by_split, over_cores, play_points
-from solver import Arrangement, Card, evaluate_many
+from solver import ROWS, Arrangement, Card, evaluate_many
 from solver.classes import class_hash, row_classes
 from solver.rules import BASIC, Rules, RulesError, as_rules
 from solver.scoring import expected_rows
 from solver.splits import split_tables
-
-ROWS = ("front", "middle", "back")
 
 
 @dataclass(frozen=True)
