@@ -40,7 +40,7 @@ import numpy as np
 
 from bots.base import BotError, BotFault, BotGivenUp
 from solver import ROWS, Arrangement, Card, CardError, format_cards
-from solver.rules import Rules
+from solver.rules import Rules, parse_toml
 
 PROTOCOL = 2  # the newest version the bench speaks
 PROTOCOLS = (1, 2)  # every version it speaks
@@ -70,10 +70,6 @@ class ProtocolSpec:
     @classmethod
     def from_toml(cls, path: str | Path) -> ProtocolSpec:
         """A spec from a bot file; ``BotError`` naming the key when it is not one."""
-        try:
-            import tomllib
-        except ModuleNotFoundError:  # Python 3.10
-            import tomli as tomllib  # type: ignore[no-redef]
         path = Path(path)
         where = f"bot file {str(path)!r}"
         try:
@@ -81,8 +77,8 @@ class ProtocolSpec:
         except OSError as error:
             raise BotError(f"cannot read {where}: {error.strerror}") from None
         try:
-            data = tomllib.loads(raw.decode("utf-8"))
-        except Exception as error:  # tomllib's error, or bytes that are not UTF-8
+            data = parse_toml(raw.decode("utf-8"))
+        except Exception as error:  # the TOML parser's error, or bytes that are not UTF-8
             raise BotError(f"cannot parse {where}: {error}") from None
         known = {"name", "command", "cwd", "env", "decision_timeout", "startup_timeout"}
         unknown = sorted(set(data) - known)

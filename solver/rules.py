@@ -223,6 +223,20 @@ def _preset(part: str) -> dict[str, Any]:
                      "or a .toml/.json file")
 
 
+def parse_toml(text: str) -> dict[str, Any]:
+    """TOML text as a dict, with the standard library's ``tomllib`` (``tomli`` on Python 3.10);
+    raises the parser's own error on text that is not TOML.
+
+    >>> parse_toml('command = ["python3", "bot.py"]')
+    {'command': ['python3', 'bot.py']}
+    """
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib  # type: ignore[no-redef]
+    return tomllib.loads(text)
+
+
 def _read(path: Path) -> dict[str, Any]:
     """The settings table of a TOML or JSON file."""
     try:
@@ -233,11 +247,7 @@ def _read(path: Path) -> dict[str, Any]:
         raise RulesError(f"cannot read rules file {str(path)!r}: it is not UTF-8 text") from None
     try:
         if path.suffix.lower() == ".toml":
-            try:
-                import tomllib
-            except ModuleNotFoundError:  # Python 3.10
-                import tomli as tomllib  # type: ignore[no-redef]
-            data = tomllib.loads(text)
+            data = parse_toml(text)
         else:
             data = json.loads(text)
     except Exception as error:  # both parsers raise their own error types
