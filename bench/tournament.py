@@ -537,14 +537,24 @@ def complete_sessions(deals: Sequence[int]) -> np.ndarray:
     return np.flatnonzero(counts[session] == HANDS_PER_SESSION) if len(session) else np.array([], int)
 
 
+def _session_sums(seat_scores: np.ndarray) -> np.ndarray:
+    """Per-deal scores (D, ...) summed over each block of 8 deals (S, ...); the deals are those
+    of complete sessions, in deal order.
+
+    >>> _session_sums(np.arange(16).reshape(16, 1)).ravel().tolist()
+    [28, 92]
+    """
+    sessions = len(seat_scores) // HANDS_PER_SESSION
+    blocks = seat_scores[: sessions * HANDS_PER_SESSION].reshape(sessions, HANDS_PER_SESSION, *seat_scores.shape[1:])
+    return blocks.sum(axis=1)
+
+
 def _session_share(seat_scores: np.ndarray, occupied: np.ndarray) -> float:
     """Share of sessions (blocks of 8 deals of complete sessions, every seating its own
     table) a bot finished first, ties shared."""
-    sessions = seat_scores.shape[0] // HANDS_PER_SESSION
-    if not sessions:
+    if len(seat_scores) < HANDS_PER_SESSION:
         return float("nan")
-    totals = seat_scores[: sessions * HANDS_PER_SESSION].reshape(
-        sessions, HANDS_PER_SESSION, *seat_scores.shape[1:]).sum(axis=1)  # (S, Q, players)
+    totals = _session_sums(seat_scores)  # (S, Q, players)
     leaders = totals == totals.max(axis=-1, keepdims=True)
     share = leaders / leaders.sum(axis=-1, keepdims=True)
     return float(share[:, occupied].mean())
@@ -642,8 +652,5 @@ def session_totals(records: Sequence[dict[str, Any]], names: Sequence[str], play
     records = sorted(records, key=lambda r: r["deal"])
     seats = np.array(seatings(len(names), players))
     seat_scores = table_scores(records, len(names), players, rules)[1].sum(axis=-1)  # (D, Q, players)
-    seat_scores = seat_scores[complete_sessions([r["deal"] for r in records])]
-    sessions = len(seat_scores) // HANDS_PER_SESSION
-    totals = seat_scores[: sessions * HANDS_PER_SESSION].reshape(sessions, HANDS_PER_SESSION, *seat_scores.shape[1:])
-    totals = totals.sum(axis=1)
+    totals = _session_sums(seat_scores[complete_sessions([r["deal"] for r in records])])  # (S, Q, players)
     return {name: totals[:, seats == b].ravel().astype(int).tolist() for b, name in enumerate(names)}
