@@ -8,7 +8,6 @@ start-up limit of a minute), never by a factor a loaded machine can close."""
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -22,23 +21,13 @@ import pytest
 from bench.runner import run_deals
 from bench.tournament import RunSettings
 from solver.rules import BASIC
+from tests.helpers import ENV, ROOT
+from tests.helpers import bench as _bench
+from tests.helpers import without_seconds as _strip
 
-ROOT = Path(__file__).resolve().parents[1]
-ENV = os.environ | {"PYTHONPATH": str(ROOT)}
 SORTED = str(ROOT / "examples" / "bots" / "sorted_bot.toml")
 BACKENDS = [("sequential", 1), ("loky", 1), ("loky", 2), ("threading", 1), ("threading", 2), ("dask", 1),
             ("dask", 2)]
-
-
-def _bench(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "bench.cli", *args], cwd=ROOT, env=env or ENV, capture_output=True,
-                          text=True, timeout=600)
-
-
-def _strip(records: list[dict]) -> list[dict]:
-    """Records without the seconds each decision took (timing is not reproducible)."""
-    return [r | {"plays": [[{k: v for k, v in p.items() if k != "seconds"} for p in row] for row in r["plays"]]}
-            for r in records]
 
 
 def _noting_bot(tmp_path: Path, name: str = "noting", slow: float = 0.0) -> tuple[Path, Path]:

@@ -26,9 +26,9 @@ from bench import files
 from bench.cli import main as bench_main
 from bench.journal import JOURNAL, Journal, line_check
 from solver import Arrangement, Card, all_splits
+from tests.helpers import ENV, ROOT
+from tests.helpers import results_records as _records
 
-ROOT = Path(__file__).resolve().parents[1]
-ENV = os.environ | {"PYTHONPATH": str(ROOT)}
 RUN = ["tournament", "--bots", "greedy,table", "--sessions", "3", "--seed", "3", "--jobs", "1"]
 DEALS = 24
 
@@ -44,15 +44,6 @@ class SlowBot:
         time.sleep(self.pause)
         splits = all_splits(cards)
         return splits.arrangement(int(np.flatnonzero(splits.legal)[0]))
-
-
-def _strip(records: list[dict]) -> list[dict]:
-    return [r | {"plays": [[{k: v for k, v in p.items() if k != "seconds"} for p in row] for row in r["plays"]]}
-            for r in sorted(records, key=lambda r: r["deal"])]
-
-
-def _records(folder: Path) -> list[dict]:
-    return _strip(json.loads((folder / "results.json").read_text())["records"])
 
 
 @pytest.fixture(scope="module")

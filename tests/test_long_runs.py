@@ -19,21 +19,9 @@ import pytest
 from bench import run_deals, summarise
 from bench.tournament import RunSettings
 from solver.rules import BASIC
-
-ROOT = Path(__file__).resolve().parents[1]
-ENV = os.environ | {"PYTHONPATH": str(ROOT)}
-
-
-def _bench(*args: str, **kwargs) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "bench.cli", *args], cwd=ROOT, env=ENV, capture_output=True,
-                          text=True, timeout=600, **kwargs)
-
-
-def _records(folder: Path) -> list[dict]:
-    doc = json.loads((folder / "results.json").read_text())
-    return [r | {"plays": [[{k: v for k, v in p.items() if k != "seconds"} for p in row] for row in r["plays"]]}
-            for r in doc["records"]]
-
+from tests.helpers import ENV, ROOT
+from tests.helpers import bench as _bench
+from tests.helpers import results_records as _records
 
 RUN = ["tournament", "--bots", "greedy,exhaustive:samples=150", "--sessions", "20", "--seed", "4", "--jobs", "2"]
 
