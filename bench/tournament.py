@@ -451,9 +451,9 @@ def play_deals(specs: Sequence[str], players: int, entropy: int, deals: Sequence
             if not (one_by_one or faulted) and getattr(bot, "batch_safe", False) and deals:
                 if stop is not None and stop.is_set():
                     raise KeyboardInterrupt
-                plays = _batched_plays(bot, spec, deals, tables, settings)
-                if plays is not None:
-                    batched[spec] = plays
+                batch = _batched_plays(bot, spec, deals, tables, settings)
+                if batch is not None:
+                    batched[spec] = batch
         for deal, hands in zip(deals, tables):
             done: dict[tuple[str, int], dict[str, Any]] = {}  # the same spec plays the same hand the same way
             plays = []

@@ -148,7 +148,7 @@ def shipped_tables(rules: Rules = BASIC) -> FieldTables:
 def play_tables(hands: np.ndarray, policy: RowPoints | JointPolicy, rules: Rules) -> np.ndarray:
     """Hands (n, 13) set by the table strategy: ``policy`` is RowPoints for separable rules,
     else a JointPolicy."""
-    if rules.is_separable:
+    if isinstance(policy, RowPoints):
         return play_points(hands, policy)
     t = split_tables()
     keys, numbers = class_hash()

@@ -286,7 +286,7 @@ def check_memory(samples: int) -> None:
 def _check_options(samples: Any, players: Any, top: Any, rules: Rules | str | None) -> Rules:
     if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) or samples < 1:
         raise SolveError(f"samples must be a positive whole number, got {samples!r}")
-    check_memory(samples)
+    check_memory(int(samples))
     if isinstance(players, bool) or not isinstance(players, (int, np.integer)) or not 2 <= players <= 4:
         raise SolveError(f"players must be 2, 3 or 4, got {players!r}")
     if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or top < 0:
