@@ -6,6 +6,7 @@
 True
 """
 
-from bench.tournament import HANDS_PER_SESSION, deal_table, play_deals, run_deals, seatings, summarise
+from bench.runner import run_deals
+from bench.tournament import HANDS_PER_SESSION, deal_table, play_deals, seatings, summarise
 
 __all__ = ["HANDS_PER_SESSION", "deal_table", "play_deals", "run_deals", "seatings", "summarise"]

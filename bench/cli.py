@@ -9,14 +9,6 @@ from collections.abc import Sequence
 from bench.commands import arrange, bots, grade, match, perf, report, serve, tournament, train
 from bench.parsing import Parser, add_debug, add_version, guarded, quiet_on_closed_stdout
 
-
-def available_cores() -> int:
-    """Cores this process may run on."""
-    from bots.points import available_cores as cores
-
-    return cores()
-
-
 COMMANDS = {
     "bots": bots,
     "arrange": arrange,

@@ -501,7 +501,7 @@ def replay_problem(contents: Contents, match: Any) -> str | None:
     if not recorded:
         return None
     replay = dataclasses.replace(match, on_fault="foul")
-    again = play_deals(match.specs, match.players, match.entropy, sorted(recorded), match=replay)
+    again = play_deals(match.specs, match.players, match.entropy, sorted(recorded), settings=replay)
     for record in again:
         kept = recorded[record["deal"]]
         for b, (row, kept_row) in enumerate(zip(record["plays"], kept["plays"])):

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 DEBUG_VARIABLE = "CHINESE_POKER_DEBUG"
+BACKENDS = ("loky", "threading", "sequential", "dask")  # where bench.runner plays chunks of deals: --backend
 
 
 NUMBER_LIST = re.compile(r"^-(\d|\.\d|inf|nan)[^,\s]*(,[^,\s]*)+$", re.IGNORECASE)  # -0.01,0.01 or -inf,0

@@ -10,9 +10,10 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from importlib import metadata
 from pathlib import Path
 from typing import Any
+
+from bench.versions import installed_version as _version
 
 SUITE = Path(__file__).resolve().parents[1] / "tests" / "benchmarks"
 BASELINES = ("eval7", "treys", "phevaluator", "pokerkit")
@@ -136,13 +137,6 @@ def yardstick_rows(figs: dict[str, Any]) -> list[tuple[str, float | None, float 
         ("table bot, per hand in a batch, one core", table.get("batch_one_core_ms_per_hand"), 0.01 / GOALS_MS_AT),
         ("solve command, first run (empty cache)", cold * 1e3 if cold else None, None),
     ]
-
-
-def _version(package: str) -> str | None:
-    try:
-        return metadata.version(package)
-    except metadata.PackageNotFoundError:
-        return None
 
 
 def _f(x: float | None, spec: str, scale: float = 1.0, suffix: str = "") -> str:

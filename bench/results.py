@@ -11,12 +11,12 @@ import os
 import platform
 import subprocess
 import sys
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from bench.files import write_atomic
 from bench.tournament import session_totals, summarise, timing_summary
+from bench.versions import installed_version as _version
 from solver.documents import json_ready
 from solver.statistics import Z95
 
@@ -41,13 +41,6 @@ def _rules_of(doc: dict[str, Any]):
 
     rules = doc.get("rules", "basic")
     return Rules.parse(rules) if isinstance(rules, str) else Rules.from_dict(rules)
-
-
-def _version(package: str) -> str | None:
-    try:
-        return metadata.version(package)
-    except metadata.PackageNotFoundError:
-        return None
 
 
 def _git_commit() -> str | None:

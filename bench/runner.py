@@ -1,4 +1,4 @@
-"""Running chunks of deals on workers: results as they finish, faults contained, prompt stops.
+"""Running deals on workers, in chunks: results as they finish, faults contained, prompt stops.
 
 Every chunk is a pure function of its deal numbers (``bench.tournament.play_deals``), so
 chunks may run anywhere, in any order, and be run again: the records do not change.
@@ -13,6 +13,8 @@ chunks may run anywhere, in any order, and be run again: the records do not chan
   was running. Under the ``stop`` policy the run ends naming it; under ``foul`` that
   decision is scored as a foul and the chunk is played again without it. A worker killed
   once from outside costs nothing: its chunk is simply played again.
+- ``run_deals`` (and ``bench tournament``, through ``play_sized``) plays pilot deals first and
+  sizes the remaining chunks from their times; ``run_chunks`` plays chunks it is given.
 - On dask, the scheduler itself gives a lost worker's tasks to another worker.
 - Ctrl-C (or SIGTERM, see ``bench.commands.tournament``) raises in the waiting loop, which
   then cancels what is pending, ends every worker process and returns to the caller, who
@@ -26,6 +28,7 @@ chunks may run anywhere, in any order, and be run again: the records do not chan
 
 from __future__ import annotations
 
+import math
 import os
 import queue
 import shutil
@@ -39,9 +42,12 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from typing import Any
 
+import numpy as np
+
+from bench.parsing import BACKENDS
 from bench.tournament import (
     DecisionFault,
-    Match,
+    RunSettings,
     TournamentError,
     bot_threads,
     close_bots,
@@ -49,8 +55,8 @@ from bench.tournament import (
     read_marker,
 )
 from bots.base import BotFault
+from solver.rules import BASIC, Rules, as_rules
 
-BACKENDS = ("loky", "threading", "sequential", "dask")
 POLL_SECONDS = 0.2  # how often the waiting loop wakes up to notice a signal
 ENDING_SECONDS = 5.0  # how long worker processes have to close their bots before they are killed
 Records = list[dict[str, Any]]
@@ -94,12 +100,12 @@ def _end_worker(folder: str) -> None:
         time.sleep(60)
 
 
-def _play(match: Match, deals: list[int], faulted: dict, marker: str | None, one_by_one: bool = False) -> Records:
-    return play_deals(match.specs, match.players, match.entropy, deals, match=match, faulted=faulted, marker=marker,
-                      one_by_one=one_by_one)
+def _play(settings: RunSettings, deals: list[int], faulted: dict, marker: str | None, one_by_one: bool = False) -> Records:
+    return play_deals(settings.specs, settings.players, settings.entropy, deals, settings=settings, faulted=faulted,
+                      marker=marker, one_by_one=one_by_one)
 
 
-def run_chunks(match: Match, chunks: Sequence[Sequence[int]], on_done: Callable[[Records], None], *,
+def run_chunks(settings: RunSettings, chunks: Sequence[Sequence[int]], on_done: Callable[[Records], None], *,
                jobs: int = 1, backend: str = "loky", scheduler: str | None = None,
                then: Callable[[], Sequence[Sequence[int]]] | None = None) -> None:
     """Play every chunk of deals and hand each chunk's records to ``on_done`` as it finishes
@@ -111,20 +117,20 @@ def run_chunks(match: Match, chunks: Sequence[Sequence[int]], on_done: Callable[
         raise TournamentError(f"unknown backend {backend!r}; choose from {', '.join(BACKENDS)}")
     first: list[list[int]] = [list(c) for c in chunks]
     later = (lambda: [list(c) for c in then()]) if then is not None else None
-    if backend == "sequential" or (jobs == 1 and backend in ("loky", "threading")):
+    if _one_worker(jobs, backend):
         for chunk in first + (later() if later else []):
-            on_done(_play(match, chunk, {}, None))
+            on_done(_play(settings, chunk, {}, None))
     elif backend == "loky":
-        _run_processes(match, first, on_done, jobs, later)
+        _run_processes(settings, first, on_done, jobs, later)
     elif backend == "threading":
-        _run_threads(match, first, on_done, jobs, later)
+        _run_threads(settings, first, on_done, jobs, later)
     else:
-        _run_dask(match, first, on_done, jobs, scheduler)
+        _run_dask(settings, first, on_done, jobs, scheduler)
         if later:
-            _run_dask(match, later(), on_done, jobs, scheduler)
+            _run_dask(settings, later(), on_done, jobs, scheduler)
 
 
-def _run_threads(match: Match, chunks: list[list[int]], on_done, jobs: int,
+def _run_threads(settings: RunSettings, chunks: list[list[int]], on_done, jobs: int,
                  later: Callable[[], list[list[int]]] | None = None) -> None:
     """``jobs`` threads, each with bots of its own, play the chunks, then those of ``later()``;
     each thread closes its bots when it ends."""
@@ -136,7 +142,7 @@ def _run_threads(match: Match, chunks: list[list[int]], on_done, jobs: int,
         try:
             while (chunk := todo.get()) is not None:
                 try:
-                    results.put((play_deals(match.specs, match.players, match.entropy, chunk, match=match,
+                    results.put((play_deals(settings.specs, settings.players, settings.entropy, chunk, settings=settings,
                                             stop=stop), None))
                 except BaseException as error:  # handed to the waiting loop, which raises it
                     results.put((None, error))
@@ -231,7 +237,7 @@ def _died(error: BaseException) -> bool:
     return isinstance(error, (TerminatedWorkerError, BrokenProcessPool))
 
 
-def _run_processes(match: Match, chunks: list[list[int]], on_done, jobs: int,
+def _run_processes(settings: RunSettings, chunks: list[list[int]], on_done, jobs: int,
                    later: Callable[[], list[list[int]]] | None = None) -> None:
     folder = tempfile.mkdtemp(prefix="bench-markers-")
     pool = _ProcessPool(jobs)
@@ -243,7 +249,7 @@ def _run_processes(match: Match, chunks: list[list[int]], on_done, jobs: int,
 
     def submit(number: int, chunk: list[int], alone: bool = False) -> Future:
         # a chunk replayed alone sets its hands one by one, so its marker names the decision
-        future = pool.submit(match, chunk, dict(faulted), os.path.join(folder, f"chunk-{number}"), alone)
+        future = pool.submit(settings, chunk, dict(faulted), os.path.join(folder, f"chunk-{number}"), alone)
         running[future] = (number, chunk)
         return future
 
@@ -268,7 +274,7 @@ def _run_processes(match: Match, chunks: list[list[int]], on_done, jobs: int,
                 elif not _died(error):
                     raise error
                 elif alone:  # it died again on its own: the decision in its marker is the cause
-                    _blame(match, number, chunk, folder, faulted)
+                    _blame(settings, number, chunk, folder, faulted)
                     queue.appendleft((number, chunk))
                     pool.renew()
                 else:  # every chunk that was running is a suspect: each is played again alone
@@ -282,21 +288,21 @@ def _run_processes(match: Match, chunks: list[list[int]], on_done, jobs: int,
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def _blame(match: Match, number: int, chunk: list[int], folder: str, faulted: dict) -> None:
+def _blame(settings: RunSettings, number: int, chunk: list[int], folder: str, faulted: dict) -> None:
     """The decision a chunk was making when its worker died on its own: the run stops on it
     (stop policy), or it is scored as a foul from now on (foul policy)."""
     where = read_marker(os.path.join(folder, f"chunk-{number}"))
     if where is None or where[0] not in chunk:
         raise WorkerDied(f"a worker process died playing deals {chunk[0]}-{chunk[-1]} before its first decision")
     deal, bot, seat = where
-    spec = match.specs[bot]
+    spec = settings.specs[bot]
     message = f"bot '{spec}' killed its worker process on deal {deal}, seat {seat}"
-    if match.on_fault == "stop" or (deal, spec, seat) in faulted:
+    if settings.on_fault == "stop" or (deal, spec, seat) in faulted:
         raise DecisionFault(message)
     faulted[(deal, spec, seat)] = message
 
 
-def _run_dask(match: Match, chunks: list[list[int]], on_done, jobs: int, scheduler: str | None) -> None:
+def _run_dask(settings: RunSettings, chunks: list[list[int]], on_done, jobs: int, scheduler: str | None) -> None:
     if not chunks:
         return
     client = dask_client(scheduler, jobs)
@@ -305,7 +311,7 @@ def _run_dask(match: Match, chunks: list[list[int]], on_done, jobs: int, schedul
     try:
         from dask.distributed import as_completed
 
-        futures = [client.submit(_play, match, chunk, {}, None, pure=False) for chunk in chunks]
+        futures = [client.submit(_play, settings, chunk, {}, None, pure=False) for chunk in chunks]
         pending = as_completed(futures)
         while not pending.is_empty():
             for future in pending.next_batch(block=False) or []:
@@ -338,3 +344,100 @@ def dask_client(scheduler: str | None, jobs: int = 2):
         return Client(scheduler, timeout="10s")
     except (OSError, TimeoutError) as error:
         raise TournamentError(f"cannot reach the dask scheduler at {scheduler}: {error}") from None
+
+
+# --- whole runs: chunks sized from timed pilot deals ----------------------------------------
+
+
+MOST_DEALS_PER_CHUNK = 1024  # a chunk is one journal line: the journal grows at least this often
+
+
+def plan_chunks(deals: Sequence[int], seconds_per_deal: float, target: float = 0.2,
+                most: int = MOST_DEALS_PER_CHUNK) -> list[list[int]]:
+    """The deals in consecutive chunks worth about ``target`` seconds each, and at most ``most``
+    deals; a time per deal that was not measured (0 or less, or not finite) gives chunks of one deal.
+
+    >>> plan_chunks(range(5), 0.1)
+    [[0, 1], [2, 3], [4]]
+    >>> plan_chunks(range(3), 0.0), len(plan_chunks(range(10**5), 1e-9)[0])
+    ([[0], [1], [2]], 1024)
+    """
+    if not (0 < seconds_per_deal < math.inf):
+        size = 1
+    else:
+        size = max(1, min(most, math.ceil(target / seconds_per_deal)))
+    deals = list(deals)
+    return [deals[start:start + size] for start in range(0, len(deals), size)]
+
+
+def _deal_seconds(record: dict[str, Any]) -> float:
+    """A deal's time as its typical decision's time (the median) times its decisions: a pilot
+    in a fresh worker pays each bot's first-use costs once, which the rest of the run does not."""
+    seconds = [p["seconds"] for row in record["plays"] for p in row]
+    return float(np.median(seconds)) * len(seconds) if seconds else 0.0
+
+
+def _one_worker(jobs: int, backend: str) -> bool:
+    """Whether :func:`run_chunks` plays every chunk in this process, one after another."""
+    return backend == "sequential" or (jobs == 1 and backend in ("loky", "threading"))
+
+
+def play_sized(settings: RunSettings, deals: Sequence[int], on_done: Callable[[list[dict[str, Any]]], None], *,
+               jobs: int = 1, backend: str = "loky", scheduler: str | None = None) -> None:
+    """Play ``deals`` on the chosen backend (:func:`run_chunks`): pilot deals first, one a chunk,
+    two for each worker, then the rest in chunks sized from the quickest pilot (``_deal_seconds``)
+    to about 0.2 s each (at most ``MOST_DEALS_PER_CHUNK``). With one worker, two pilots are played
+    and timed (their wall time, which includes what the decisions' own clocks leave out) before
+    the rest is sized."""
+    deals = list(deals)
+    pilots: list[float] = []
+    first = deals[: 2 * max(1, jobs)]  # two pilots a worker: each worker's second one is warm
+
+    def done(part: list[dict[str, Any]]) -> None:
+        pilots.extend(_deal_seconds(r) for r in part if r["deal"] in first)
+        on_done(part)
+
+    if _one_worker(jobs, backend):
+        walls = []
+        for deal in deals[:2]:
+            started = time.perf_counter()
+            run_chunks(settings, [[deal]], on_done, jobs=jobs, backend=backend, scheduler=scheduler)
+            walls.append(time.perf_counter() - started)
+        run_chunks(settings, plan_chunks(deals[2:], min(walls, default=0.0)), on_done, jobs=jobs, backend=backend,
+                   scheduler=scheduler)
+        return
+    run_chunks(settings, [[d] for d in first], done, jobs=jobs, backend=backend, scheduler=scheduler,
+               then=lambda: plan_chunks(deals[len(first):], min(pilots, default=0.0)))
+
+
+def run_deals(
+    specs: Sequence[str],
+    players: int,
+    entropy: int,
+    n_deals: int,
+    jobs: int = 1,
+    backend: str = "loky",
+    scheduler: str | None = None,
+    on_progress: Callable[[int], None] | None = None,
+    rules: Rules | str = BASIC,
+    chunk_size: int | None = None,
+    settings: RunSettings | None = None,
+) -> list[dict[str, Any]]:
+    """Records of deals ``0..n_deals-1``, computed in chunks on the chosen backend
+    (:func:`run_chunks`), sorted by deal. ``chunk_size`` fixes the chunks; by default pilot
+    deals, played on the workers, size them to about 0.2 s of work each."""
+    settings = settings or RunSettings(tuple(specs), players, entropy, as_rules(rules))
+    records: list[dict[str, Any]] = []
+
+    def done(part: list[dict[str, Any]]) -> None:
+        records.extend(part)
+        if on_progress:
+            on_progress(len(part))
+
+    deals = list(range(n_deals))
+    if chunk_size is not None:
+        chunks = [deals[start:start + chunk_size] for start in range(0, n_deals, chunk_size)]
+        run_chunks(settings, chunks, done, jobs=jobs, backend=backend, scheduler=scheduler)
+    else:
+        play_sized(settings, deals, done, jobs=jobs, backend=backend, scheduler=scheduler)
+    return sorted(records, key=lambda r: r["deal"])

@@ -29,7 +29,7 @@ import struct
 import threading
 import time
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -80,8 +80,14 @@ def deal_table(entropy: int, deal: int, players: int) -> np.ndarray:
     return hands
 
 
-def spec_key(spec: str) -> int:
-    return zlib.crc32(spec.encode())
+def seat_seed(entropy: int, deal: int, seat: int, spec: str) -> np.random.SeedSequence:
+    """Where the bot with ``spec`` in ``seat`` of ``deal`` draws its randomness from: the same
+    spec in the same seat of the same deal always draws the same stream.
+
+    >>> seat_seed(7, 3, 1, "greedy").spawn_key  # (deal, seat, the CRC-32 of the spec's text)
+    (3, 1, 1301103663)
+    """
+    return np.random.SeedSequence(entropy, spawn_key=(deal, seat, zlib.crc32(spec.encode())))
 
 
 def _canonical(arrangement) -> str:
@@ -270,7 +276,7 @@ def time_limit(seconds: float | None):
 
 
 @dataclass(frozen=True)
-class Match:
+class RunSettings:
     """What every worker needs to play deals: the bots, the table, the rules, the fault policy."""
 
     specs: tuple[str, ...]
@@ -295,14 +301,14 @@ def _fault_play(message: str, seconds: float) -> dict[str, Any]:
     return {"arrangement": "fault", "values": list(FAULT_VALUES), "foul": True, "seconds": seconds, "fault": message}
 
 
-def _play(bot, spec: str, cards, deal: int, seat: int, match: Match, faulted: dict) -> dict[str, Any]:
+def _play(bot, spec: str, cards, deal: int, seat: int, settings: RunSettings, faulted: dict) -> dict[str, Any]:
     """One decision: the bot's arrangement of one seat's hand, checked, and its natural.
 
     A bot that fails (raises, answers badly, runs out of time) ends the run under the
     ``stop`` policy (:class:`DecisionFault`), and has its hand scored as a foul under ``foul``.
     ``faulted`` names decisions already known to fail (their worker process died).
 
-    A decision longer than the match's time limit is a fault on every backend: a timer stops
+    A decision longer than the run's time limit is a fault on every backend: a timer stops
     it in a process's main thread; in other threads it is judged when it returns. A protocol
     bot is never stopped by the timer (its own deadline, the bot file's ``decision_timeout``,
     bounds the wait, and its process stays in step): it too is judged when it answers."""
@@ -312,13 +318,13 @@ def _play(bot, spec: str, cards, deal: int, seat: int, match: Match, faulted: di
     known = faulted.get((deal, spec, seat))
     if known is not None:
         return _fault_play(known, 0.0)
-    seed = np.random.SeedSequence(match.entropy, spawn_key=(deal, seat, spec_key(spec)))
-    limit = match.decision_timeout
+    seed = seat_seed(settings.entropy, deal, seat, spec)
+    limit = settings.decision_timeout
     started = time.perf_counter()
     try:
         with time_limit(None if _is_protocol(spec) else limit):
             arrangement = checked_arrangement(bot, cards, np.random.default_rng(seed))
-            natural = declared_natural(bot, cards, np.random.default_rng(seed), match.rules)
+            natural = declared_natural(bot, cards, np.random.default_rng(seed), settings.rules)
         if limit is not None and time.perf_counter() - started > limit:  # a thread, where no timer interrupts
             raise DecisionTimeout
     except BotGivenUp as error:  # whatever the policy: its later faults depend on how deals were shared
@@ -328,7 +334,7 @@ def _play(bot, spec: str, cards, deal: int, seat: int, match: Match, faulted: di
                                   or isinstance(error.__cause__, DecisionTimeout)):
             error = BotFault(f"bot '{spec}' gave no answer within the time limit of {limit:g} s "
                              f"for hand {format_cards(cards)}")
-        if match.on_fault == "stop":
+        if settings.on_fault == "stop":
             raise DecisionFault(f"deal {deal}, seat {seat}: {error}") from None
         return _fault_play(str(error), time.perf_counter() - started)
     seconds = time.perf_counter() - started
@@ -370,7 +376,7 @@ def read_marker(path: str) -> tuple[int, int, int] | None:
 
 
 def _batched_plays(bot, spec: str, deals: Sequence[int], tables: Sequence[np.ndarray],
-                   match: Match) -> dict[tuple[int, int], dict[str, Any]] | None:
+                   settings: RunSettings) -> dict[tuple[int, int], dict[str, Any]] | None:
     """Every seat hand of the deals set by one ``arrange_many`` call, for a bot that says its
     batches set each hand as ``arrange`` does and use no randomness (``batch_safe``).
 
@@ -384,7 +390,7 @@ def _batched_plays(bot, spec: str, deals: Sequence[int], tables: Sequence[np.nda
     from solver.arrangement import format_rows
 
     hands = np.concatenate(tables)  # deal by deal, seat by seat
-    limit = match.decision_timeout * len(hands) if match.decision_timeout else None
+    limit = settings.decision_timeout * len(hands) if settings.decision_timeout else None
     started = time.perf_counter()
     try:
         with time_limit(limit):
@@ -398,17 +404,17 @@ def _batched_plays(bot, spec: str, deals: Sequence[int], tables: Sequence[np.nda
     foul = fouls(values)
     plays = {}
     for i, row in enumerate(rows.tolist()):
-        deal, seat = deals[i // match.players], i % match.players
+        deal, seat = deals[i // settings.players], i % settings.players
         play: dict[str, Any] = {
             "arrangement": format_rows((row[:3], row[3:8], row[8:])),
             "values": values[i].tolist(),
             "foul": bool(foul[i]),
             "seconds": seconds,
         }
-        if match.rules.naturals:
+        if settings.rules.naturals:
             cards = tuple(Card(c) for c in hands[i].tolist())
-            seed = np.random.SeedSequence(match.entropy, spawn_key=(deal, seat, spec_key(spec)))
-            natural = declared_natural(bot, cards, np.random.default_rng(seed), match.rules)
+            seed = seat_seed(settings.entropy, deal, seat, spec)
+            natural = declared_natural(bot, cards, np.random.default_rng(seed), settings.rules)
             if natural is not None:
                 play["natural"] = {"kind": natural.kind, "key": list(natural.key)}
         plays[deal, seat] = play
@@ -416,14 +422,14 @@ def _batched_plays(bot, spec: str, deals: Sequence[int], tables: Sequence[np.nda
 
 
 def play_deals(specs: Sequence[str], players: int, entropy: int, deals: Sequence[int],
-               rules: Rules | str = BASIC, *, match: Match | None = None, faulted: dict | None = None,
+               rules: Rules | str = BASIC, *, settings: RunSettings | None = None, faulted: dict | None = None,
                marker: str | None = None, stop: threading.Event | None = None,
                one_by_one: bool = False) -> list[dict[str, Any]]:
     """Set every (bot, seat) hand of the given deals; one record per deal.
 
     A record holds the deal number, the dealer, the seat hands, and for every bot and
     seat the arrangement, its row values and whether it fouls, plus the seconds each
-    decision took (kept apart from the results: timing is not reproducible). ``match``
+    decision took (kept apart from the results: timing is not reproducible). ``settings``
     (when given) carries the fault policy and time limit; ``marker`` is a file where each
     decision is noted before it starts; ``stop`` ends the work between decisions.
 
@@ -432,27 +438,27 @@ def play_deals(specs: Sequence[str], players: int, entropy: int, deals: Sequence
     decision (a chunk replayed after its worker died), and so do decisions known to fail."""
     from solver import Card
 
-    match = match or Match(tuple(specs), players, entropy, as_rules(rules))
-    bots = make_bots(match.specs, match.rules, match.log_dir,
-                     match.startup_timeout if match.decision_timeout is not None else None)
+    settings = settings or RunSettings(tuple(specs), players, entropy, as_rules(rules))
+    bots = make_bots(settings.specs, settings.rules, settings.log_dir,
+                     settings.startup_timeout if settings.decision_timeout is not None else None)
     faulted = faulted or {}
     note = _Marker(marker)
     records = []
     try:
-        tables = [deal_table(match.entropy, deal, match.players) for deal in deals]
+        tables = [deal_table(settings.entropy, deal, settings.players) for deal in deals]
         batched: dict[str, dict[tuple[int, int], dict[str, Any]]] = {}  # spec -> (deal, seat) -> play
         for spec, bot in bots.items():
             if not (one_by_one or faulted) and getattr(bot, "batch_safe", False) and deals:
                 if stop is not None and stop.is_set():
                     raise KeyboardInterrupt
-                plays = _batched_plays(bot, spec, deals, tables, match)
-                if plays is not None:
-                    batched[spec] = plays
+                batch = _batched_plays(bot, spec, deals, tables, settings)
+                if batch is not None:
+                    batched[spec] = batch
         for deal, hands in zip(deals, tables):
             done: dict[tuple[str, int], dict[str, Any]] = {}  # the same spec plays the same hand the same way
             plays = []
-            for index, spec in enumerate(match.specs):
-                for seat in range(match.players):
+            for index, spec in enumerate(settings.specs):
+                for seat in range(settings.players):
                     if (spec, seat) in done:
                         continue
                     if spec in batched:
@@ -462,11 +468,11 @@ def play_deals(specs: Sequence[str], players: int, entropy: int, deals: Sequence
                         raise KeyboardInterrupt
                     note.mark(deal, index, seat)
                     cards = tuple(Card(c) for c in hands[seat].tolist())
-                    done[spec, seat] = _play(bots[spec], spec, cards, deal, seat, match, faulted)
-                plays.append([done[spec, seat] for seat in range(match.players)])
+                    done[spec, seat] = _play(bots[spec], spec, cards, deal, seat, settings, faulted)
+                plays.append([done[spec, seat] for seat in range(settings.players)])
             records.append({
                 "deal": deal,
-                "dealer": dealer_of(deal, match.players),
+                "dealer": dealer_of(deal, settings.players),
                 "hands": [format_cards(h) for h in hands.tolist()],
                 "plays": plays,
             })  # fmt: skip
@@ -531,14 +537,24 @@ def complete_sessions(deals: Sequence[int]) -> np.ndarray:
     return np.flatnonzero(counts[session] == HANDS_PER_SESSION) if len(session) else np.array([], int)
 
 
+def _session_sums(seat_scores: np.ndarray) -> np.ndarray:
+    """Per-deal scores (D, ...) summed over each block of 8 deals (S, ...); the deals are those
+    of complete sessions, in deal order.
+
+    >>> _session_sums(np.arange(16).reshape(16, 1)).ravel().tolist()
+    [28, 92]
+    """
+    sessions = len(seat_scores) // HANDS_PER_SESSION
+    blocks = seat_scores[: sessions * HANDS_PER_SESSION].reshape(sessions, HANDS_PER_SESSION, *seat_scores.shape[1:])
+    return blocks.sum(axis=1)
+
+
 def _session_share(seat_scores: np.ndarray, occupied: np.ndarray) -> float:
     """Share of sessions (blocks of 8 deals of complete sessions, every seating its own
     table) a bot finished first, ties shared."""
-    sessions = seat_scores.shape[0] // HANDS_PER_SESSION
-    if not sessions:
+    if len(seat_scores) < HANDS_PER_SESSION:
         return float("nan")
-    totals = seat_scores[: sessions * HANDS_PER_SESSION].reshape(
-        sessions, HANDS_PER_SESSION, *seat_scores.shape[1:]).sum(axis=1)  # (S, Q, players)
+    totals = _session_sums(seat_scores)  # (S, Q, players)
     leaders = totals == totals.max(axis=-1, keepdims=True)
     share = leaders / leaders.sum(axis=-1, keepdims=True)
     return float(share[:, occupied].mean())
@@ -636,109 +652,5 @@ def session_totals(records: Sequence[dict[str, Any]], names: Sequence[str], play
     records = sorted(records, key=lambda r: r["deal"])
     seats = np.array(seatings(len(names), players))
     seat_scores = table_scores(records, len(names), players, rules)[1].sum(axis=-1)  # (D, Q, players)
-    seat_scores = seat_scores[complete_sessions([r["deal"] for r in records])]
-    sessions = len(seat_scores) // HANDS_PER_SESSION
-    totals = seat_scores[: sessions * HANDS_PER_SESSION].reshape(sessions, HANDS_PER_SESSION, *seat_scores.shape[1:])
-    totals = totals.sum(axis=1)
+    totals = _session_sums(seat_scores[complete_sessions([r["deal"] for r in records])])  # (S, Q, players)
     return {name: totals[:, seats == b].ravel().astype(int).tolist() for b, name in enumerate(names)}
-
-
-# --- running ---------------------------------------------------------------------------------
-
-
-MOST_DEALS_PER_CHUNK = 1024  # a chunk is one journal line: the journal grows at least this often
-
-
-def plan_chunks(deals: Sequence[int], seconds_per_deal: float, target: float = 0.2,
-                most: int = MOST_DEALS_PER_CHUNK) -> list[list[int]]:
-    """The deals in consecutive chunks worth about ``target`` seconds each, and at most ``most``
-    deals; a time per deal that was not measured (0 or less, or not finite) gives chunks of one deal.
-
-    >>> plan_chunks(range(5), 0.1)
-    [[0, 1], [2, 3], [4]]
-    >>> plan_chunks(range(3), 0.0), len(plan_chunks(range(10**5), 1e-9)[0])
-    ([[0], [1], [2]], 1024)
-    """
-    if not (0 < seconds_per_deal < math.inf):
-        size = 1
-    else:
-        size = max(1, min(most, math.ceil(target / seconds_per_deal)))
-    deals = list(deals)
-    return [deals[start:start + size] for start in range(0, len(deals), size)]
-
-
-def _deal_seconds(record: dict[str, Any]) -> float:
-    """A deal's time as its typical decision's time (the median) times its decisions: a pilot
-    in a fresh worker pays each bot's first-use costs once, which the rest of the run does not."""
-    seconds = [p["seconds"] for row in record["plays"] for p in row]
-    return float(np.median(seconds)) * len(seconds) if seconds else 0.0
-
-
-def _one_worker(jobs: int, backend: str) -> bool:
-    """Whether ``bench.runner`` plays every chunk in this process, one after another."""
-    return backend == "sequential" or (jobs == 1 and backend in ("loky", "threading"))
-
-
-def play_sized(match: Match, deals: Sequence[int], on_done: Callable[[list[dict[str, Any]]], None], *,
-               jobs: int = 1, backend: str = "loky", scheduler: str | None = None) -> None:
-    """Play ``deals`` on the chosen backend (``bench.runner``): pilot deals first, one a chunk,
-    two for each worker, then the rest in chunks sized from the quickest pilot (``_deal_seconds``)
-    to about 0.2 s each (at most ``MOST_DEALS_PER_CHUNK``). With one worker, two pilots are played
-    and timed (their wall time, which includes what the decisions' own clocks leave out) before
-    the rest is sized."""
-    from bench.runner import run_chunks
-
-    deals = list(deals)
-    pilots: list[float] = []
-    first = deals[: 2 * max(1, jobs)]  # two pilots a worker: each worker's second one is warm
-
-    def done(part: list[dict[str, Any]]) -> None:
-        pilots.extend(_deal_seconds(r) for r in part if r["deal"] in first)
-        on_done(part)
-
-    if _one_worker(jobs, backend):
-        walls = []
-        for deal in deals[:2]:
-            started = time.perf_counter()
-            run_chunks(match, [[deal]], on_done, jobs=jobs, backend=backend, scheduler=scheduler)
-            walls.append(time.perf_counter() - started)
-        run_chunks(match, plan_chunks(deals[2:], min(walls, default=0.0)), on_done, jobs=jobs, backend=backend,
-                   scheduler=scheduler)
-        return
-    run_chunks(match, [[d] for d in first], done, jobs=jobs, backend=backend, scheduler=scheduler,
-               then=lambda: plan_chunks(deals[len(first):], min(pilots, default=0.0)))
-
-
-def run_deals(
-    specs: Sequence[str],
-    players: int,
-    entropy: int,
-    n_deals: int,
-    jobs: int = 1,
-    backend: str = "loky",
-    scheduler: str | None = None,
-    on_progress: Callable[[int], None] | None = None,
-    rules: Rules | str = BASIC,
-    chunk_size: int | None = None,
-    match: Match | None = None,
-) -> list[dict[str, Any]]:
-    """Records of deals ``0..n_deals-1``, computed in chunks on the chosen backend
-    (``bench.runner``), sorted by deal. ``chunk_size`` fixes the chunks; by default pilot
-    deals, played on the workers, size them to about 0.2 s of work each."""
-    from bench.runner import run_chunks
-
-    match = match or Match(tuple(specs), players, entropy, as_rules(rules))
-    records: list[dict[str, Any]] = []
-
-    def done(part: list[dict[str, Any]]) -> None:
-        records.extend(part)
-        if on_progress:
-            on_progress(len(part))
-
-    deals = list(range(n_deals))
-    if chunk_size is not None:
-        chunks = [deals[start:start + chunk_size] for start in range(0, n_deals, chunk_size)]
-        run_chunks(match, chunks, done, jobs=jobs, backend=backend, scheduler=scheduler)
-    else:
-        play_sized(match, deals, done, jobs=jobs, backend=backend, scheduler=scheduler)
-    return sorted(records, key=lambda r: r["deal"])

@@ -7,16 +7,19 @@
 """
 
 from bots.base import Bot, BotError, BotFault, arrange_many, arrangement_from_row, checked_arrangement, describe_bot
-from bots.opponents import DEFAULT_OPPONENT, BotOpponent, grade_hand, opponent_model, solve_hand
+from bots.exhaustive import DEFAULT_OPPONENT
+from bots.opponents import grade_hand, solve_hand
 from bots.points import RowPoints
 from bots.registry import (
     BOTS,
     ENTRY_POINT_GROUP,
+    BotOpponent,
     bot_names,
     bot_parameters,
     bot_spec,
     make_bot,
     make_bot_for,
+    opponent_model,
     parse_spec,
     resolve_factory,
 )

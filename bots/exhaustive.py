@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import functools
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import InitVar, dataclass, field
 from typing import ClassVar
 
 import numpy as np
@@ -16,13 +16,7 @@ from solver.rules import Rules
 from solver.solution import DEFAULT_SAMPLES, Solution, solve
 
 DEFAULT_OPPONENT = "table"
-
-
-@functools.cache
-def _model(opponent: str, rules: Rules) -> OpponentModel:
-    from bots.opponents import opponent_model  # the registry, which lists this bot, builds the model
-
-    return opponent_model(opponent, rules)
+OpponentModels = Callable[[str, Rules], OpponentModel]  # (bot spec, rules) -> the model of that bot
 
 
 @dataclass(frozen=True)
@@ -35,23 +29,33 @@ class ExhaustiveBot:
     milliseconds). Never fouls: fouled splits are never candidates. ``rules`` names the
     rule set it plays for (``solver.rules``); its opponents play for the same rules, and
     with naturals on it declares one when the solver says declaring is worth more than
-    playing.
+    playing. ``opponent_models`` turns the ``opponent`` spec into a model: the registry
+    (``bots.make_bot("exhaustive")``) gives its own, which can make any bot it lists.
     """
 
     name: ClassVar[str] = "exhaustive"
     samples: int = DEFAULT_SAMPLES
     opponent: str = DEFAULT_OPPONENT
     rules: Rules | str = "basic"
+    opponent_models: InitVar[OpponentModels | None] = None
+    _models: OpponentModels = field(init=False, repr=False, compare=False)
 
-    def __post_init__(self) -> None:
+    def __post_init__(self, opponent_models: OpponentModels | None) -> None:
         if isinstance(self.samples, bool) or not isinstance(self.samples, int) or self.samples < 1:
             raise ValueError(f"samples must be a positive whole number, got {self.samples!r}")
-        _model(self.opponent, rules_of(self.rules))  # an unknown rule set or opponent fails when the bot is made
+        if opponent_models is None:
+            raise ValueError("the exhaustive bot needs opponent_models to make its opponent; "
+                             "make it with bots.make_bot('exhaustive')")
+        object.__setattr__(self, "_models", opponent_models)
+        self._model(rules_of(self.rules))  # an unknown rule set or opponent fails when the bot is made
+
+    def _model(self, rules: Rules) -> OpponentModel:
+        return self._models(self.opponent, rules)
 
     def _solve(self, cards: tuple[Card, ...], rng: np.random.Generator) -> Solution:
         rules = rules_of(self.rules)
         seed = int(rng.integers(2**63 - 1))
-        return solve(cards, _model(self.opponent, rules), samples=self.samples, seed=seed, top=0, rules=rules)
+        return solve(cards, self._model(rules), samples=self.samples, seed=seed, top=0, rules=rules)
 
     @takes_cards
     def arrange(self, cards: tuple[Card, ...], rng: np.random.Generator) -> Arrangement:

@@ -45,7 +45,7 @@ def heuristic_points() -> RowPoints:
         b, s = np.array(base)[category], np.array(step)[category]
         return np.clip(b + s * np.maximum(top - offset, 0), 0.0, 1.0) + hair
 
-    front = points(_FRONT_BASE, _FRONT_STEP, 5)  # high card counts from a 7 up
+    front = points(_FRONT_BASE, _FRONT_STEP, 5)  # high card counts from an 8 up: 0.05 a rank above a 7
     front[category == 1] = (0.50 + 0.04 * top + hair)[category == 1]  # pairs from 2s (0.50) to aces (0.98)
     middle = points(_MIDDLE_BASE, _MIDDLE_STEP, 0)
     back = points(_BACK_BASE, _BACK_STEP, 0)
@@ -66,8 +66,10 @@ class HeuristicBot:
     - made hands (straights, flushes, full houses) stay whole: splitting one costs
       more in the back than it gains elsewhere;
     - within a class, the higher kickers win ties.
-    Cost: all 72,072 splits by table look-up (about 0.1 ms). Never fouls: only legal
-    splits are scored.
+    Cost: an exact branch and bound (``bots.points.play_points``): each subset's points
+    are looked up once, and backs and middles that cannot beat the best split found so far
+    are skipped whole; about 0.03 ms per hand in a batch, 0.06 ms one hand a call. Never
+    fouls: only legal splits are scored.
     """
 
     name: ClassVar[str] = "heuristic"

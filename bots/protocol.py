@@ -39,8 +39,8 @@ from typing import Any
 import numpy as np
 
 from bots.base import BotError, BotFault, BotGivenUp, takes_cards
-from solver import Arrangement, Card, CardError, format_cards
-from solver.rules import Rules
+from solver import ROWS, Arrangement, Card, CardError, format_cards
+from solver.rules import Rules, parse_toml
 
 PROTOCOL = 2  # the newest version the bench speaks
 PROTOCOLS = (1, 2)  # every version it speaks
@@ -70,10 +70,6 @@ class ProtocolSpec:
     @classmethod
     def from_toml(cls, path: str | Path) -> ProtocolSpec:
         """A spec from a bot file; ``BotError`` naming the key when it is not one."""
-        try:
-            import tomllib
-        except ModuleNotFoundError:  # Python 3.10
-            import tomli as tomllib  # type: ignore[no-redef]
         path = Path(path)
         where = f"bot file {str(path)!r}"
         try:
@@ -81,8 +77,8 @@ class ProtocolSpec:
         except OSError as error:
             raise BotError(f"cannot read {where}: {error.strerror}") from None
         try:
-            data = tomllib.loads(raw.decode("utf-8"))
-        except Exception as error:  # tomllib's error, or bytes that are not UTF-8
+            data = parse_toml(raw.decode("utf-8"))
+        except Exception as error:  # the TOML parser's error, or bytes that are not UTF-8
             raise BotError(f"cannot parse {where}: {error}") from None
         known = {"name", "command", "cwd", "env", "decision_timeout", "startup_timeout"}
         unknown = sorted(set(data) - known)
@@ -786,7 +782,7 @@ class ProtocolBot:
         return self._declared.pop(tuple(sorted(int(c) for c in cards)), False)
 
     def _arrangement(self, answer: dict[str, Any], what: str) -> Arrangement:
-        rows: list[str] = [answer.get(row) for row in ("front", "middle", "back")]  # type: ignore[misc]
+        rows: list[str] = [answer.get(row) for row in ROWS]  # type: ignore[misc]
         if not all(isinstance(r, str) for r in rows):
             raise _BadAnswer(f"bot '{self.name}' answered {what} without front, middle and back: "
                              f"{_answer_quote(answer)}")

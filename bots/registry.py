@@ -5,25 +5,33 @@ bot (``greedy``), an import path ``package.module:Class``, or a name that anothe
 installed package declares in the ``chinese_poker.bots`` entry-point group. Values
 are read as int, float or bool (``true``/``false``) when they look like one, else kept
 as text: ``exhaustive:samples=2000:opponent=greedy``.
+
+Any bot but ``exhaustive`` can be the solver's opponent model (``opponent_model``); the
+exhaustive bot is given the registry's opponent models when it is made, so that its
+``opponent`` may name any bot the registry can make.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import importlib
 import inspect
 from collections.abc import Callable
 from importlib.metadata import entry_points
 from typing import Any
 
-from bots.base import Bot, BotError
-from bots.exhaustive import ExhaustiveBot
+import numpy as np
+
+from bots.base import Bot, BotError, arrange_many
+from bots.exhaustive import DEFAULT_OPPONENT, ExhaustiveBot
 from bots.greedy import GreedyBot
 from bots.heuristic import HeuristicBot
 from bots.protocol import ProtocolBot, ProtocolFactory, protocol_factory
 from bots.random_bot import RandomBot
 from bots.table import TableBot
-from solver.rules import Rules
+from solver.opponent import OpponentModel
+from solver.rules import Rules, as_rules
 
 ENTRY_POINT_GROUP = "chinese_poker.bots"
 
@@ -148,6 +156,8 @@ def make_bot(spec: str, **params: Any) -> Bot:
     if unknown:
         choices = ", ".join(sorted(known)) or "none"
         raise BotError(f"bot {name!r} has no parameter {unknown[0]!r}; its parameters: {choices}")
+    if factory is ExhaustiveBot:
+        merged["opponent_models"] = shared_opponent_model
     try:
         bot = factory(**merged)
     except BotError:
@@ -209,3 +219,52 @@ def bot_spec(bot: Bot) -> dict[str, Any]:
     params = {k: (v.name if isinstance(v, Rules) else v) for k, v in params.items()}
     return {"name": getattr(bot, "name", cls.__name__), "params": params,
             "class": f"{cls.__module__}:{cls.__qualname__}", **_package_of(cls.__module__)}
+
+
+class BotOpponent:
+    """A bot seen as an opponent model: ``arrange_many`` over a batch of hands."""
+
+    def __init__(self, bot: Bot, name: str):
+        self.bot = bot
+        self.name = name
+
+    def arrange_many(self, hands: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        return arrange_many(self.bot, hands, rng)
+
+    def __repr__(self) -> str:
+        return f"BotOpponent({self.name!r})"
+
+
+def opponent_model(spec: str | Bot | OpponentModel = DEFAULT_OPPONENT, rules: Rules | str | None = None) -> OpponentModel:
+    """The opponent model named by a bot spec, playing for ``rules`` unless the spec names its own.
+
+    >>> opponent_model("table", "1-6").name
+    'table:rules=1-6'
+    >>> opponent_model("exhaustive")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    bots.base.BotError: the exhaustive bot cannot be the opponent model: it would solve every simulated opponent; ...
+    """
+    played = as_rules(rules)
+    if not isinstance(spec, str):
+        if callable(getattr(spec, "arrange_many", None)):
+            return spec  # type: ignore[return-value]
+        if callable(getattr(spec, "arrange", None)):
+            return BotOpponent(spec, str(getattr(spec, "name", type(spec).__name__)))  # type: ignore[arg-type]
+        raise BotError(f"an opponent must be a bot spec, a bot or an opponent model, got {spec!r}")
+    name, params = parse_spec(spec)
+    if name == "exhaustive":
+        raise BotError("the exhaustive bot cannot be the opponent model: it would solve every simulated opponent; "
+                       "choose a fast bot such as table, heuristic or greedy")
+    bot = make_bot_for(spec, played)
+    label = spec.strip()
+    if getattr(bot, "rules", None) is played:  # the rules were filled in: say so
+        label += f":rules={played.name}"
+    return BotOpponent(bot, label)
+
+
+@functools.cache
+def shared_opponent_model(spec: str, rules: Rules) -> OpponentModel:
+    """``opponent_model(spec, rules)``, made once and shared by every exhaustive bot that plays
+    against it."""
+    return opponent_model(spec, rules)

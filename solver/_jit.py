@@ -93,9 +93,12 @@ inline = numba.njit(cache=True, nogil=True, inline="always")  # a helper the ker
 
 def compiled_before(dispatcher: Any) -> bool:
     """Whether a kernel's compiled code is in the cache already and fresh (else its first call compiles)."""
-    cache_file = getattr(getattr(dispatcher, "_cache", None), "_cache_file", None)
-    try:
-        return bool(cache_file._load_index())  # empty when missing or stale
-    except Exception:  # numba's private layout moved: fall back to whether the index file exists
-        path = getattr(getattr(dispatcher, "_cache", None), "_cache_path", None)
-        return bool(path) and any(Path(path).glob(f"*{dispatcher.py_func.__name__}*.nbi"))
+    cache = getattr(dispatcher, "_cache", None)
+    cache_file = getattr(cache, "_cache_file", None)
+    if cache_file is not None:
+        try:
+            return bool(cache_file._load_index())  # empty when missing or stale
+        except Exception:  # numba's private layout moved: fall back to whether the index file exists
+            pass
+    path = getattr(cache, "_cache_path", None)
+    return bool(path) and any(Path(str(path)).glob(f"*{dispatcher.py_func.__name__}*.nbi"))

@@ -29,10 +29,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from solver.arrangement import ROWS
 from solver.evaluator import CATEGORY_NAMES
 
 SCORING_METHODS = ("basic", "1-6", "2-4")  # a method's index is its code in the kernels (solver._settle)
-ROW_NAMES = ("front", "middle", "back")
 ROYALTY_HANDS = CATEGORY_NAMES + ("royal flush",)  # what a royalty line names: a category, or the royal flush apart
 NATURALS = ("dragon", "four trips", "three straights", "six pairs", "three flushes")  # highest (rarest) first
 
@@ -86,7 +86,7 @@ class Rules:
         if self.scoring not in SCORING_METHODS:
             raise RulesError(f"unknown scoring method {self.scoring!r}; choose from: {', '.join(SCORING_METHODS)}")
         for (row, category), units in self.royalties:
-            if row not in ROW_NAMES:
+            if row not in ROWS:
                 raise RulesError(f"unknown row {row!r} in the royalty table; rows are front, middle, back")
             if category not in ROYALTY_HANDS:
                 raise RulesError(f"unknown hand {category!r} in the royalty table; hands are "
@@ -223,6 +223,20 @@ def _preset(part: str) -> dict[str, Any]:
                      "or a .toml/.json file")
 
 
+def parse_toml(text: str) -> dict[str, Any]:
+    """TOML text as a dict, with the standard library's ``tomllib`` (``tomli`` on Python 3.10);
+    raises the parser's own error on text that is not TOML.
+
+    >>> parse_toml('command = ["python3", "bot.py"]')
+    {'command': ['python3', 'bot.py']}
+    """
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib  # type: ignore[no-redef]
+    return tomllib.loads(text)
+
+
 def _read(path: Path) -> dict[str, Any]:
     """The settings table of a TOML or JSON file."""
     try:
@@ -233,11 +247,7 @@ def _read(path: Path) -> dict[str, Any]:
         raise RulesError(f"cannot read rules file {str(path)!r}: it is not UTF-8 text") from None
     try:
         if path.suffix.lower() == ".toml":
-            try:
-                import tomllib
-            except ModuleNotFoundError:  # Python 3.10
-                import tomli as tomllib  # type: ignore[no-redef]
-            data = tomllib.loads(text)
+            data = parse_toml(text)
         else:
             data = json.loads(text)
     except Exception as error:  # both parsers raise their own error types
@@ -310,8 +320,8 @@ def _royalty_table(royalties: Any, fail) -> dict[tuple[str, str], int]:
         raise fail('royalties must be a table of rows and hands, a list, or "common"')
     table: dict[tuple[str, str], int] = {}
     for row, hand, units in entries:
-        if row not in ROW_NAMES:
-            raise fail(f"unknown row {row!r} in the royalty table; rows are {', '.join(ROW_NAMES)}")
+        if row not in ROWS:
+            raise fail(f"unknown row {row!r} in the royalty table; rows are {', '.join(ROWS)}")
         if hand not in ROYALTY_HANDS:
             raise fail(f"unknown hand {hand!r} in the royalty table; hands are {', '.join(ROYALTY_HANDS)}")
         if row == "front" and hand not in ("high card", "pair", "three of a kind"):

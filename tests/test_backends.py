@@ -8,7 +8,6 @@ start-up limit of a minute), never by a factor a loaded machine can close."""
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -19,25 +18,16 @@ from pathlib import Path
 import psutil
 import pytest
 
-from bench.tournament import Match, run_deals
+from bench.runner import run_deals
+from bench.tournament import RunSettings
 from solver.rules import BASIC
+from tests.helpers import ENV, ROOT
+from tests.helpers import bench as _bench
+from tests.helpers import without_seconds as _strip
 
-ROOT = Path(__file__).resolve().parents[1]
-ENV = os.environ | {"PYTHONPATH": str(ROOT)}
 SORTED = str(ROOT / "examples" / "bots" / "sorted_bot.toml")
 BACKENDS = [("sequential", 1), ("loky", 1), ("loky", 2), ("threading", 1), ("threading", 2), ("dask", 1),
             ("dask", 2)]
-
-
-def _bench(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "bench.cli", *args], cwd=ROOT, env=env or ENV, capture_output=True,
-                          text=True, timeout=600)
-
-
-def _strip(records: list[dict]) -> list[dict]:
-    """Records without the seconds each decision took (timing is not reproducible)."""
-    return [r | {"plays": [[{k: v for k, v in p.items() if k != "seconds"} for p in row] for row in r["plays"]]}
-            for r in records]
 
 
 def _noting_bot(tmp_path: Path, name: str = "noting", slow: float = 0.0) -> tuple[Path, Path]:
@@ -60,13 +50,13 @@ def test_protocol_and_python_bots_give_the_same_records_on_every_backend(on_faul
     """Fails if threads share a bot (a protocol bot's answers then go to the wrong thread:
     faults, or a run stopped blaming a correct bot), or if any backend changes a record."""
     pytest.importorskip("dask.distributed")
-    match = Match(specs, 2, 5, BASIC, decision_timeout=30.0, on_fault=on_fault)
-    expected = _strip(run_deals(specs, 2, 5, 24, backend="sequential", match=match, chunk_size=2))
+    match = RunSettings(specs, 2, 5, BASIC, decision_timeout=30.0, on_fault=on_fault)
+    expected = _strip(run_deals(specs, 2, 5, 24, backend="sequential", settings=match, chunk_size=2))
     if on_fault == "foul":
         assert any(p.get("fault") for r in expected for p in r["plays"][2])  # the flaky bot's hands
     assert not any(p.get("fault") for r in expected for row in r["plays"][:2] for p in row)
     for backend, jobs in BACKENDS:
-        records = run_deals(specs, 2, 5, 24, jobs=jobs, backend=backend, match=match, chunk_size=2)
+        records = run_deals(specs, 2, 5, 24, jobs=jobs, backend=backend, settings=match, chunk_size=2)
         assert _strip(records) == expected, (backend, jobs)
 
 
@@ -91,8 +81,8 @@ def test_a_decision_over_its_limit_is_the_same_fault_on_every_backend(backend, j
     every decision is the same fault (and the test does not wait 2 s per hand where a timer
     can stop it)."""
     specs = ("tests.backend_bots:SlowBot:seconds=2", "greedy")
-    match = Match(specs, 2, 3, BASIC, decision_timeout=0.001, on_fault="foul")
-    records = run_deals(specs, 2, 3, 2, jobs=jobs, backend=backend, match=match, chunk_size=1)
+    match = RunSettings(specs, 2, 3, BASIC, decision_timeout=0.001, on_fault="foul")
+    records = run_deals(specs, 2, 3, 2, jobs=jobs, backend=backend, settings=match, chunk_size=1)
     slow = [p for r in records for p in r["plays"][0]]
     assert len(slow) == 4 and all(p["foul"] for p in slow)
     assert all("no answer within the time limit of 0.001 s for hand" in p["fault"] for p in slow)
@@ -105,15 +95,15 @@ def test_a_protocol_bot_over_the_match_limit_is_judged_alike_on_every_backend(tm
     no answer left in the pipe), so the other hands are the same everywhere."""
     path, folder = _noting_bot(tmp_path, slow=2.0)
     specs = ("greedy", str(path))
-    match = Match(specs, 2, 4, BASIC, decision_timeout=0.5, on_fault="foul")
-    expected = _strip(run_deals(specs, 2, 4, 8, backend="sequential", match=match, chunk_size=2))
+    match = RunSettings(specs, 2, 4, BASIC, decision_timeout=0.5, on_fault="foul")
+    expected = _strip(run_deals(specs, 2, 4, 8, backend="sequential", settings=match, chunk_size=2))
     aces = [(r["deal"], s) for r in expected for s, hand in enumerate(r["hands"]) if "AS" in hand.split()]
     faults = [(r["deal"], s) for r in expected for s, p in enumerate(r["plays"][1]) if p.get("fault")]
     assert aces and faults == aces
     assert all("no answer within the time limit of 0.5 s" in r["plays"][1][s]["fault"] for r in expected
                for s in range(2) if (r["deal"], s) in aces)
     for backend, jobs in [("threading", 2), ("loky", 2)]:
-        records = run_deals(specs, 2, 4, 8, jobs=jobs, backend=backend, match=match, chunk_size=2)
+        records = run_deals(specs, 2, 4, 8, jobs=jobs, backend=backend, settings=match, chunk_size=2)
         assert _strip(records) == expected, backend
 
 
@@ -123,13 +113,13 @@ def test_a_tiny_limit_is_a_fault_of_the_bot_never_an_internal_error(on_fault):
     its answer is checked) is the bot's time fault."""
     from bench.tournament import DecisionFault
 
-    match = Match(("greedy", "random"), 2, 1, BASIC, decision_timeout=1e-6, on_fault=on_fault)
+    match = RunSettings(("greedy", "random"), 2, 1, BASIC, decision_timeout=1e-6, on_fault=on_fault)
     for _ in range(5):
         if on_fault == "stop":
             with pytest.raises(DecisionFault, match="time limit of 1e-06 s"):
-                run_deals(match.specs, 2, 1, 8, backend="sequential", match=match, chunk_size=8)
+                run_deals(match.specs, 2, 1, 8, backend="sequential", settings=match, chunk_size=8)
             continue
-        records = run_deals(match.specs, 2, 1, 8, backend="sequential", match=match, chunk_size=8)
+        records = run_deals(match.specs, 2, 1, 8, backend="sequential", settings=match, chunk_size=8)
         plays = [p for r in records for row in r["plays"] for p in row]
         assert all(p["foul"] and "time limit of 1e-06 s" in p["fault"] for p in plays if p.get("fault"))
 

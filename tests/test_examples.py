@@ -4,19 +4,17 @@ line, with its parameters read from the spec."""
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.helpers import ROOT, bench
+
 HAND = "AS AD KH KC QS QD JH JC TS TD 9H 9C 2S"
 
 
 def _bench(*args: str) -> subprocess.CompletedProcess:
-    env = os.environ | {"PYTHONPATH": str(ROOT / "examples" / "bots")}
-    return subprocess.run([sys.executable, "-m", "bench.cli", *args], env=env, cwd=ROOT, capture_output=True,
-                          text=True, timeout=300)
+    return bench(*args, env=os.environ | {"PYTHONPATH": str(ROOT / "examples" / "bots")})
 
 
 def test_the_example_bot_plays_from_the_command_line():

@@ -26,9 +26,9 @@ from bench import files
 from bench.cli import main as bench_main
 from bench.journal import JOURNAL, Journal, line_check
 from solver import Arrangement, Card, all_splits
+from tests.helpers import ENV, ROOT
+from tests.helpers import results_records as _records
 
-ROOT = Path(__file__).resolve().parents[1]
-ENV = os.environ | {"PYTHONPATH": str(ROOT)}
 RUN = ["tournament", "--bots", "greedy,table", "--sessions", "3", "--seed", "3", "--jobs", "1"]
 DEALS = 24
 
@@ -44,15 +44,6 @@ class SlowBot:
         time.sleep(self.pause)
         splits = all_splits(cards)
         return splits.arrangement(int(np.flatnonzero(splits.legal)[0]))
-
-
-def _strip(records: list[dict]) -> list[dict]:
-    return [r | {"plays": [[{k: v for k, v in p.items() if k != "seconds"} for p in row] for row in r["plays"]]}
-            for r in sorted(records, key=lambda r: r["deal"])]
-
-
-def _records(folder: Path) -> list[dict]:
-    return _strip(json.loads((folder / "results.json").read_text())["records"])
 
 
 @pytest.fixture(scope="module")
@@ -624,9 +615,10 @@ def test_a_results_file_is_replaced_whole_or_not_at_all(tmp_path, monkeypatch):
 def test_one_worker_sizes_chunks_after_the_pilots_have_run(tmp_path):
     """With one worker the chunks after the two pilots are sized from their measured time, not
     from 0: a run of slow decisions is journaled a few deals at a time."""
-    from bench.tournament import Match, play_sized
+    from bench.runner import play_sized
+    from bench.tournament import RunSettings
 
-    match = Match(("greedy", "tests.test_journal:SlowBot"), 2, 1)
+    match = RunSettings(("greedy", "tests.test_journal:SlowBot"), 2, 1)
     for backend, jobs in (("sequential", 2), ("loky", 1), ("threading", 1)):
         chunks: list[list[int]] = []
         play_sized(match, list(range(16)), lambda part, chunks=chunks: chunks.append([r["deal"] for r in part]), jobs=jobs,

@@ -49,3 +49,157 @@ def test_the_walk_sees_lazy_imports(tmp_path):
     source = tmp_path / "m.py"
     source.write_text("def f():\n    from bots.base import Bot\n    import bench.cli\n")
     assert imported_packages(source) == {"bots", "bench"}
+
+
+PACKAGES = ("solver", "bots", "bench")
+MOST_LINES = 60  # a function a reader holds in their head; kernels are exempt (Numba wants them whole)
+
+
+def module_name(path: Path, root: Path) -> str:
+    """``bench/commands/match.py`` -> ``bench.commands.match``; a package's ``__init__.py`` is the package."""
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imported_modules(node: ast.AST, module: str, is_package: bool, known: set[str]) -> set[str]:
+    """The known modules one import statement names: ``import a.b``, ``from a import b`` (module
+    ``a.b`` when there is one, else ``a``), relative forms resolved from ``module``. A parent
+    package is not counted: Python loads it before any module inside it."""
+    if isinstance(node, ast.Import):
+        names = [alias.name for alias in node.names]
+    elif isinstance(node, ast.ImportFrom):
+        base = node.module or ""
+        if node.level:
+            package = module.split(".") if is_package else module.split(".")[:-1]
+            package = package[: len(package) - node.level + 1]
+            base = ".".join(package + ([base] if base else []))
+        names = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base for alias in node.names]
+    else:
+        return set()
+    found = set()
+    for name in names:
+        parts = name.split(".")
+        for end in range(len(parts), 0, -1):  # the longest prefix that is one of our modules
+            if ".".join(parts[:end]) in known:
+                found.add(".".join(parts[:end]))
+                break
+    return found
+
+
+def import_graph(root: Path, packages=PACKAGES) -> dict[str, set[str]]:
+    """Module -> the modules of ``packages`` it imports, every import statement at any depth."""
+    paths = {module_name(p, root): p for package in packages for p in sorted((root / package).rglob("*.py"))}
+    known = set(paths)
+    graph = {}
+    for module, path in paths.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        is_package = path.name == "__init__.py"
+        graph[module] = {target for node in ast.walk(tree)
+                         for target in _imported_modules(node, module, is_package, known)} - {module}
+    return graph
+
+
+def import_circles(graph: dict[str, set[str]]) -> list[tuple[list[str], list[str]]]:
+    """Each group of modules that import each other (Tarjan's strongly connected components),
+    sorted, with one circle through it written as a path that comes back to its start."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    groups: list[set[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for target in sorted(graph.get(node, ())):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            group = set()
+            while True:
+                member = stack.pop()
+                group.add(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                groups.append(group)
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return [(sorted(group), _circle_in(group, graph)) for group in groups]
+
+
+def _circle_in(group: set[str], graph: dict[str, set[str]]) -> list[str]:
+    """A shortest path from the group's first module back to itself, inside the group."""
+    start = min(group)
+    paths = {start: [start]}
+    frontier = [start]
+    while frontier:
+        following = []
+        for node in frontier:
+            for target in sorted(graph[node] & group):
+                if target == start:
+                    return paths[node] + [start]
+                if target not in paths:
+                    paths[target] = paths[node] + [target]
+                    following.append(target)
+        frontier = following
+    raise AssertionError(f"no circle through {start} in {sorted(group)}")
+
+
+def test_no_import_circles():
+    circles = import_circles(import_graph(ROOT))
+    assert not circles, "import circles: " + "; ".join(
+        f"{' -> '.join(circle)} (modules on circles with it: {', '.join(group)})" for group, circle in circles)
+
+
+def test_the_circle_check_finds_a_circle(tmp_path):
+    """The check itself: a circle through a lazy relative import and a ``from pkg import
+    module`` is found and named; the same package without it has none."""
+    package = tmp_path / "pkg"
+    (package / "sub").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "sub" / "__init__.py").write_text("")
+    (package / "a.py").write_text("from pkg.sub import b\n")
+    (package / "sub" / "b.py").write_text("import os\n\ndef f():\n    from ..c import g\n")
+    (package / "c.py").write_text("def g():\n    from pkg import a\n")
+    assert import_circles(import_graph(tmp_path, ("pkg",))) == [(["pkg.a", "pkg.c", "pkg.sub.b"],
+                                                                 ["pkg.a", "pkg.sub.b", "pkg.c", "pkg.a"])]
+    (package / "c.py").write_text("def g():\n    import os\n")
+    assert import_circles(import_graph(tmp_path, ("pkg",))) == []
+
+
+def is_kernel_module(path: Path) -> bool:
+    name = path.name
+    return (name.startswith("_") and not name.startswith("__")) or path.relative_to(ROOT).as_posix() in KERNEL_MODULES
+
+
+def long_functions(path: Path, root: Path = ROOT, most: int = MOST_LINES) -> list[str]:
+    """``file:line name (n lines)`` for each function (nested ones too) longer than ``most``
+    lines, counted from its ``def`` line to its last line."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            lines = (node.end_lineno or node.lineno) - node.lineno + 1
+            if lines > most:
+                found.append(f"{path.relative_to(root).as_posix()}:{node.lineno} {node.name} ({lines} lines)")
+    return found
+
+
+def test_no_function_is_over_60_lines_outside_the_kernels():
+    offenders = [entry for package in PACKAGES for p in sources(package) if not is_kernel_module(p)
+                 for entry in long_functions(p)]
+    assert not offenders, f"functions over {MOST_LINES} lines: {offenders}"
+
+
+def test_the_length_check_counts_every_line(tmp_path):
+    """The check itself: a 61-line function, an async one and a nested one are found; a 60-line one is not."""
+    source = tmp_path / "m.py"
+    body = "    x = 1\n"
+    source.write_text("def fits():\n" + body * 59 + "\n\nasync def over():\n" + body * 60
+                      + "\n\ndef outer():\n    def inner():\n" + ("    " + body) * 60)
+    found = [entry.split(" ", 1)[1] for entry in long_functions(source, tmp_path)]
+    assert found == ["over (61 lines)", "outer (62 lines)", "inner (61 lines)"]

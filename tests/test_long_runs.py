@@ -17,23 +17,11 @@ import psutil
 import pytest
 
 from bench import run_deals, summarise
-from bench.tournament import Match
+from bench.tournament import RunSettings
 from solver.rules import BASIC
-
-ROOT = Path(__file__).resolve().parents[1]
-ENV = os.environ | {"PYTHONPATH": str(ROOT)}
-
-
-def _bench(*args: str, **kwargs) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "bench.cli", *args], cwd=ROOT, env=ENV, capture_output=True,
-                          text=True, timeout=600, **kwargs)
-
-
-def _records(folder: Path) -> list[dict]:
-    doc = json.loads((folder / "results.json").read_text())
-    return [r | {"plays": [[{k: v for k, v in p.items() if k != "seconds"} for p in row] for row in r["plays"]]}
-            for r in doc["records"]]
-
+from tests.helpers import ENV, ROOT
+from tests.helpers import bench as _bench
+from tests.helpers import results_records as _records
 
 RUN = ["tournament", "--bots", "greedy,exhaustive:samples=150", "--sessions", "20", "--seed", "4", "--jobs", "2"]
 
@@ -169,8 +157,8 @@ def test_a_lost_dask_worker_does_not_change_the_results():
     task to another worker and the records equal a sequential run's."""
     distributed = pytest.importorskip("dask.distributed")
     specs = ["random", "exhaustive:samples=30"]
-    match = Match(tuple(specs), 2, 77, BASIC)
-    expected = run_deals(specs, 2, 77, 24, backend="sequential", match=match)
+    match = RunSettings(tuple(specs), 2, 77, BASIC)
+    expected = run_deals(specs, 2, 77, 24, backend="sequential", settings=match)
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
         killed = []
 
@@ -181,7 +169,7 @@ def test_a_lost_dask_worker_does_not_change_the_results():
                 killed.append(pids[0])
 
         records = run_deals(specs, 2, 77, 24, jobs=2, backend="dask", scheduler=cluster.scheduler_address,
-                            chunk_size=3, on_progress=progress, match=match)
+                            chunk_size=3, on_progress=progress, settings=match)
     assert killed
     strip = lambda rs: [r | {"plays": [[{k: v for k, v in p.items() if k != "seconds"} for p in row]  # noqa: E731
                                        for row in r["plays"]]} for r in rs]

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -21,22 +20,17 @@ import pytest
 from bench.sprt import Sprt
 from bots import BotError, BotFault, make_bot
 from solver import Card, parse_hand
+from tests.helpers import ENV, ROOT
+from tests.helpers import bench as _bench
 
-ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples" / "bots"
 HAND = "AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C"
-ENV = os.environ | {"PYTHONPATH": str(ROOT)}
 BOT_FILES = [EXAMPLES / "sorted_bot.toml", EXAMPLES / "sorted_bot_js.toml"]
 
 
 def _needs(path: Path) -> None:
     if path.name.endswith("_js.toml") and shutil.which("node") is None:
         pytest.skip("node (Node.js) is not installed: the JavaScript example cannot run")
-
-
-def _bench(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "bench.cli", *args], cwd=ROOT, env=ENV, capture_output=True,
-                          text=True, timeout=600)
 
 
 def _misbehaving(tmp_path: Path, mode: str, **extra) -> Path:

@@ -18,14 +18,8 @@ from bench.cli import main as bench_main
 from bench.parsing import NUMBER_LIST
 from bench.sprt import Moments, Sprt, SprtError
 from solver import solution
-
-ROOT = Path(__file__).resolve().parents[1]
-ENV = os.environ | {"PYTHONPATH": str(ROOT)}
-
-
-def _bench(*args: str, **kwargs) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "bench.cli", *args], cwd=ROOT, env=ENV, capture_output=True,
-                          text=True, timeout=600, **kwargs)
+from tests.helpers import ENV, ROOT
+from tests.helpers import bench as _bench
 
 
 class SlowBot:

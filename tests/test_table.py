@@ -1,7 +1,8 @@
 import numpy as np
 import pytest
 
-from bench.tournament import run_deals, summarise
+from bench.runner import run_deals
+from bench.tournament import summarise
 from bots import BotError, make_bot
 from bots.table import FieldTables, shipped_tables
 from bots.training import train, training_hands

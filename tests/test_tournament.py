@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 from bench.cli import main as bench_main
-from bench.tournament import HANDS_PER_SESSION, deal_table, dealer_of, play_deals, run_deals, seatings, summarise
+from bench.runner import run_deals
+from bench.tournament import HANDS_PER_SESSION, deal_table, dealer_of, play_deals, seatings, summarise
 from solver import Arrangement, score_pair
 from solver.rules import Rules
 
@@ -301,13 +302,13 @@ def test_ev_against_three_opponents_is_three_times_one_by_simulation():
 def test_batches_give_the_records_of_one_decision_at_a_time(rules):
     """Bots that are batch-safe set a chunk's hands in one call; every record but the timing
     is what setting the hands one at a time gives, beside bots that cannot be batched."""
-    from bench.tournament import Match
+    from bench.tournament import RunSettings
     from solver.rules import as_rules
 
     specs = ("table", "greedy", "heuristic", "random")
-    match = Match(specs, 4, 21, as_rules(rules))
-    batched = play_deals(specs, 4, 21, list(range(30)), match=match)
-    single = play_deals(specs, 4, 21, list(range(30)), match=match, one_by_one=True)
+    match = RunSettings(specs, 4, 21, as_rules(rules))
+    batched = play_deals(specs, 4, 21, list(range(30)), settings=match)
+    single = play_deals(specs, 4, 21, list(range(30)), settings=match, one_by_one=True)
     strip = lambda rs: [r | {"plays": [[{k: v for k, v in p.items() if k != "seconds"} for p in row]  # noqa: E731
                                        for row in r["plays"]]} for r in rs]
     assert strip(batched) == strip(single)

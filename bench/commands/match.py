@@ -9,7 +9,7 @@ import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
-from bench.parsing import positive, seed
+from bench.parsing import BACKENDS, positive, seed
 
 CHUNK = 16  # deals between two looks at the test; the same for any number of workers
 
@@ -36,7 +36,7 @@ def add_parser(sub) -> None:
     parser.add_argument("--seed", type=seed, default=None, help="seed entropy (default: fresh, printed)")
     parser.add_argument("--rules", default="basic", help="rule set (default basic)")
     parser.add_argument("--jobs", type=int, default=-1, help="parallel workers (default: all cores)")
-    parser.add_argument("--backend", choices=("loky", "threading", "sequential", "dask"), default="loky")
+    parser.add_argument("--backend", choices=BACKENDS, default="loky")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
 
 
@@ -133,18 +133,18 @@ def _set_up(args: argparse.Namespace):
 def _play(args: argparse.Namespace, looks: _Looks, entropy: int):
     """Play chunks until the test decides, --max-deals is reached or a signal stops the match
     (returned, to report what was looked at)."""
-    from bench.cli import available_cores
     from bench.parsing import Stopped, UsageError, stoppable
     from bench.progress import note, progress
     from bench.runner import run_chunks
-    from bench.tournament import Match, TournamentError
+    from bench.tournament import RunSettings, TournamentError
+    from bots.points import available_cores
 
-    match = Match((args.a, args.b), 2, entropy, looks.rules)
+    settings = RunSettings((args.a, args.b), 2, entropy, looks.rules)
     jobs = available_cores() if args.jobs < 1 else args.jobs
     with progress(total=args.max_deals, desc="deals", unit="deal") as bar:
         try:
             with stoppable():
-                run_chunks(match, looks.chunks, lambda part: looks.finished(part, bar), jobs=jobs,
+                run_chunks(settings, looks.chunks, lambda part: looks.finished(part, bar), jobs=jobs,
                            backend=args.backend)
         except _Decided:
             pass

@@ -9,9 +9,8 @@ import shlex
 import time
 from pathlib import Path
 
-from bench.parsing import Stopped, positive, seconds, seed, stoppable, writable_folder
+from bench.parsing import BACKENDS, Stopped, positive, seconds, seed, stoppable, writable_folder
 
-BACKENDS = ("loky", "threading", "sequential", "dask")
 DEFAULT_DECISION_TIMEOUT = 60.0
 DEFAULT_STARTUP_TIMEOUT = 60.0
 MOST_SESSIONS = 1_000_000  # the journal's schema holds the same ceiling
@@ -211,74 +210,24 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace, settings: dict, out: Path | None, contents) -> int:
-    from bench.cli import available_cores
-    from bench.files import describe
-    from bench.journal import (
-        JOURNAL,
-        Journal,
-        JournalError,
-        identity_change,
-        records_problem,
-        replay_problem,
-        run_identity,
-    )
-    from bench.parsing import UsageError
+    from bench.journal import JOURNAL, run_identity
     from bench.progress import note
-    from bench.tournament import HANDS_PER_SESSION, Match, TournamentError, make_bots
-    from bots import BotError
-    from solver.rules import Rules, RulesError
+    from bench.tournament import HANDS_PER_SESSION
+    from bots.points import available_cores
 
-    try:
-        rules = Rules.from_dict(settings["rules"], label=settings["rules"].get("name"))
-    except RulesError as error:
-        raise UsageError(f"--resume {args.resume}: the journal's rules: {error}") from None
-    specs, players, entropy = settings["bots"], settings["players"], settings["seed"]
-    try:
-        made = make_bots(specs, rules, str(out) if out is not None else None)
-    except BotError as error:
-        where = f" (the bots of the run in {args.resume} can no longer be made)" if args.resume else ""
-        raise UsageError(f"{error}{where}") from None
+    rules = _settled_rules(args, settings)
+    specs, entropy = settings["bots"], settings["seed"]
+    made = _made_bots(args, specs, rules, out)
     identity = run_identity(specs, made)
-    names = _display_names(specs, made)
-    resume = f"bench tournament --resume {shlex.quote(str(out))}" if out is not None else None
-    records: list[dict] = []
     journal_path = out / JOURNAL if out is not None else None
-    if contents is not None:
-        changed = identity_change(contents.identity, identity)
-        if changed:
-            raise UsageError(f"--resume {out}: {changed} since the run started; it cannot be continued as the "
-                             "same run")
-        problem = records_problem(contents.records, settings)
-        if problem:
-            raise UsageError(f"--resume {out}: {journal_path}: {problem}")
-        records = contents.records
+    records = _resumed_records(contents, identity, settings, out, journal_path)
+    run_settings = _run_settings(args, settings, rules, out, contents, journal_path)
+    command = settings.get("command") or _command(args, settings, rules, run_settings)
+    settings = settings | {"command": command}
+    journal = _open_journal(contents, journal_path, settings, identity)
     jobs = available_cores() if args.jobs < 1 else args.jobs
     n_deals = settings["sessions"] * HANDS_PER_SESSION
-    try:
-        match = Match(tuple(specs), players, entropy, rules, settings["decision_timeout"], settings["on_fault"],
-                      str(out) if out is not None else None, args.startup_timeout)
-    except TournamentError as error:
-        raise UsageError(str(error)) from None
-    if contents is not None:
-        problem = replay_problem(contents, match)
-        if problem:
-            raise UsageError(f"--resume {out}: {journal_path}: {problem}")
-    command = settings.get("command") or (
-        f"bench tournament --bots {','.join(specs)} --players {players} --sessions {settings['sessions']} "
-        f"--seed {entropy} --rules {shlex.quote(args.rules) if args.rules else rules.name}"
-        f" --on-fault {match.on_fault} --decision-timeout {match.decision_timeout:g}")
-    settings = settings | {"command": command}
-
-    journal = None
-    try:
-        if contents is not None and journal_path is not None:
-            if contents.dropped:
-                note("the journal's last line was cut short by a crash; its deals are played again")
-            journal = Journal.reopen(journal_path, contents)
-        elif journal_path is not None:
-            journal = Journal.create(journal_path, settings, identity)
-    except JournalError as error:
-        raise UsageError(str(error)) from None
+    resume = f"bench tournament --resume {shlex.quote(str(out))}" if out is not None else None
     done = {r["deal"] for r in records}
     missing = [d for d in range(n_deals) if d not in done]
     if contents is not None:
@@ -287,18 +236,7 @@ def _run(args: argparse.Namespace, settings: dict, out: Path | None, contents) -
         note(f"seed entropy {entropy} (replay with --seed {entropy})")
     before = len(records)
     started = time.perf_counter()
-    stopped: Stopped | None = None
-    try:
-        with stoppable():
-            _play(match, missing, records, journal, jobs, args)
-    except Stopped as error:
-        stopped = error
-    except JournalError as error:
-        raise UsageError(f"{error}; the journal keeps the {len(records):,} deals played before it; once there is "
-                         f"room, continue with: {resume}") from None
-    finally:
-        if journal is not None:
-            journal.close()
+    stopped = _play_missing(run_settings, missing, records, journal, jobs, args, resume)
     wall = time.perf_counter() - started
     status = 0
     if stopped is not None:
@@ -307,17 +245,132 @@ def _run(args: argparse.Namespace, settings: dict, out: Path | None, contents) -
         note(f"stopped by {stopped.name} after {len(records):,} of {n_deals:,} deals; to continue: {hint}")
         if not records:
             return status
+    _write_results(args, out, records, n_deals, resume, command=command, specs=specs,
+                   names=_display_names(specs, made), bot_specs=_bot_specs(specs, made), players=settings["players"],
+                   sessions=settings["sessions"], entropy=entropy, wall=wall, jobs=jobs, rules=rules,
+                   deals_played=len(records) - before)
+    return status
+
+
+def _settled_rules(args: argparse.Namespace, settings: dict):
+    """The run's rules, from its settings (a resumed run's from its journal)."""
+    from bench.parsing import UsageError
+    from solver.rules import Rules, RulesError
+
     try:
-        _report(args, out, records, n_deals, command=command, specs=specs, names=names,
-                bot_specs=_bot_specs(specs, made), players=players,
-                sessions=settings["sessions"], entropy=entropy, wall=wall, jobs=jobs, rules=rules,
-                deals_played=len(records) - before)
+        return Rules.from_dict(settings["rules"], label=settings["rules"].get("name"))
+    except RulesError as error:
+        raise UsageError(f"--resume {args.resume}: the journal's rules: {error}") from None
+
+
+def _made_bots(args: argparse.Namespace, specs: list[str], rules, out: Path | None) -> dict:
+    """One bot of each spec, made here so that a bad spec fails in one line before any deal."""
+    from bench.parsing import UsageError
+    from bench.tournament import make_bots
+    from bots import BotError
+
+    try:
+        return make_bots(specs, rules, str(out) if out is not None else None)
+    except BotError as error:
+        where = f" (the bots of the run in {args.resume} can no longer be made)" if args.resume else ""
+        raise UsageError(f"{error}{where}") from None
+
+
+def _resumed_records(contents, identity: dict, settings: dict, out: Path | None, journal_path: Path | None) -> list[dict]:
+    """The deals a resumed run's journal holds, once its bots and records are checked; none for a new run."""
+    from bench.journal import identity_change, records_problem
+    from bench.parsing import UsageError
+
+    if contents is None:
+        return []
+    changed = identity_change(contents.identity, identity)
+    if changed:
+        raise UsageError(f"--resume {out}: {changed} since the run started; it cannot be continued as the same run")
+    problem = records_problem(contents.records, settings)
+    if problem:
+        raise UsageError(f"--resume {out}: {journal_path}: {problem}")
+    return contents.records
+
+
+def _run_settings(args: argparse.Namespace, settings: dict, rules, out: Path | None, contents, journal_path: Path | None):
+    """What every worker needs to play the deals; a resumed run's journal must replay under it."""
+    from bench.journal import replay_problem
+    from bench.parsing import UsageError
+    from bench.tournament import RunSettings, TournamentError
+
+    try:
+        run_settings = RunSettings(tuple(settings["bots"]), settings["players"], settings["seed"], rules,
+                      settings["decision_timeout"], settings["on_fault"], str(out) if out is not None else None,
+                      args.startup_timeout)
+    except TournamentError as error:
+        raise UsageError(str(error)) from None
+    if contents is not None:
+        problem = replay_problem(contents, run_settings)
+        if problem:
+            raise UsageError(f"--resume {out}: {journal_path}: {problem}")
+    return run_settings
+
+
+def _command(args: argparse.Namespace, settings: dict, rules, run_settings) -> str:
+    """The command line that plays this run again."""
+    return (f"bench tournament --bots {','.join(settings['bots'])} --players {settings['players']} "
+            f"--sessions {settings['sessions']} --seed {settings['seed']} "
+            f"--rules {shlex.quote(args.rules) if args.rules else rules.name}"
+            f" --on-fault {run_settings.on_fault} --decision-timeout {run_settings.decision_timeout:g}")
+
+
+def _open_journal(contents, journal_path: Path | None, settings: dict, identity: dict):
+    """The run's journal, reopened to append to (a resumed run) or created; None without --out."""
+    from bench.journal import Journal, JournalError
+    from bench.parsing import UsageError
+    from bench.progress import note
+
+    try:
+        if contents is not None and journal_path is not None:
+            if contents.dropped:
+                note("the journal's last line was cut short by a crash; its deals are played again")
+            return Journal.reopen(journal_path, contents)
+        if journal_path is not None:
+            return Journal.create(journal_path, settings, identity)
+    except JournalError as error:
+        raise UsageError(str(error)) from None
+    return None
+
+
+def _play_missing(run_settings, missing: list[int], records: list[dict], journal, jobs: int, args: argparse.Namespace,
+                  resume: str | None) -> Stopped | None:
+    """Play the missing deals until done or stopped by a signal (returned); the journal is
+    closed either way."""
+    from bench.journal import JournalError
+    from bench.parsing import UsageError
+
+    try:
+        with stoppable():
+            _play(run_settings, missing, records, journal, jobs, args)
+    except Stopped as error:
+        return error
+    except JournalError as error:
+        raise UsageError(f"{error}; the journal keeps the {len(records):,} deals played before it; once there is "
+                         f"room, continue with: {resume}") from None
+    finally:
+        if journal is not None:
+            journal.close()
+    return None
+
+
+def _write_results(args: argparse.Namespace, out: Path | None, records: list[dict], n_deals: int, resume: str | None,
+                   **document) -> None:
+    """The report; a run's file that cannot be written is one line that says how to write it later."""
+    from bench.files import describe
+    from bench.parsing import UsageError
+
+    try:
+        _report(args, out, records, n_deals, **document)
     except OSError as error:
         if out is None or error.filename is None:  # the standard output, not the run's files
             raise
         raise UsageError(f"cannot write {error.filename}: {describe(error)}; the journal keeps all "
                          f"{len(records):,} deals played; once there is room, write them with: {resume}") from None
-    return status
 
 
 def _bot_specs(specs: list[str], made: dict) -> list[dict]:
@@ -335,11 +388,12 @@ def _display_names(specs: list[str], made: dict) -> list[str]:
     return [made[spec].name if isinstance(made[spec], ProtocolBot) else spec for spec in specs]
 
 
-def _play(match, missing: list[int], records: list[dict], journal, jobs: int, args: argparse.Namespace) -> None:
+def _play(run_settings, missing: list[int], records: list[dict], journal, jobs: int, args: argparse.Namespace) -> None:
     """Play the missing deals; every finished chunk goes to the journal as it completes."""
     from bench.parsing import UsageError
     from bench.progress import progress
-    from bench.tournament import TournamentError, play_sized
+    from bench.runner import play_sized
+    from bench.tournament import TournamentError
 
     with progress(total=len(missing), desc="deals", unit="deal") as bar:
 
@@ -350,7 +404,7 @@ def _play(match, missing: list[int], records: list[dict], journal, jobs: int, ar
             bar.update(len(part))
 
         try:
-            play_sized(match, missing, finished, jobs=jobs, backend=args.backend, scheduler=args.scheduler)
+            play_sized(run_settings, missing, finished, jobs=jobs, backend=args.backend, scheduler=args.scheduler)
         except TournamentError as error:
             raise UsageError(str(error)) from None
 

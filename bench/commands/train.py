@@ -40,8 +40,8 @@ def checkpoint_of(out: Path) -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
-    from bench.cli import available_cores
     from bench.parsing import UsageError
+    from bots.points import available_cores
     from bots.training import TrainingState
     from solver.rules import Rules, RulesError
 

@@ -33,44 +33,79 @@ def play(seed: int, hand_number: int, players: int, bots: list[str], arrangement
     """One hand of a session: the bots set their cards (and declare what naturals they hold),
     the table is settled pair by pair, and the player's choice is graded against the best one
     (seat 0 is the player; bot k sits in seat k)."""
-    from bench.tournament import deal_table, spec_key
-    from bots import checked_arrangement, grade_hand, make_bot_for, solve_hand
-    from bots.base import declared_natural
-    from solver import Arrangement, Card, Rules, SolveError, describe, foul_reason, row_results, score_pair
+    from bench.tournament import deal_table
+    from solver import Arrangement, Card, Rules, row_results, score_pair
     from solver.naturals import best_natural
 
     played = Rules.parse(rules)
     hands = deal_table(seed, hand_number, players)
     dealt = tuple(Card(int(c)) for c in hands[0])
     natural = best_natural(dealt, played) if played.naturals else None
-    if declare and natural is None:
-        raise SolveError("there is no natural to declare: this hand holds none under these rules")
-    mine: Arrangement | None = None
-    if not declare:
-        if arrangement is None:
-            raise SolveError("set your 13 cards (or declare your natural) first")
-        mine = Arrangement.parse(arrangement)
-        if sorted(int(c) for c in mine.cards) != sorted(int(c) for c in dealt):
-            raise SolveError("the arrangement holds other cards than the hand dealt to you")
-    seats: list[dict[str, Any]] = []
-    plays: list[Any] = [natural if declare else mine]
+    mine = _your_arrangement(dealt, arrangement, declare, natural)
+    plays: list[Any] = [natural if declare else mine, *_bot_plays(bots, hands, seed, hand_number, played)]
+    pairs = [[score_pair(a, b, played) if i != j else 0 for j, b in enumerate(plays)] for i, a in enumerate(plays)]
+    rows = [[list(row_results(a, b)) if i != j and isinstance(a, Arrangement) and isinstance(b, Arrangement) else None
+             for j, b in enumerate(plays)] for i, a in enumerate(plays)]
+    doc, review = _review(dealt, mine, natural, seed * 8 + hand_number, players, samples, played)
+    return {"seats": _seats(["you", *bots], plays), "pairs": pairs, "rows": rows, "scores": [sum(r) for r in pairs],
+            "grade": doc, "review": review}
+
+
+def _your_arrangement(dealt, arrangement: str | None, declare: bool, natural):
+    """The player's arrangement, checked to hold the cards dealt; None when they declare their natural."""
+    from solver import Arrangement, SolveError
+
+    if declare:
+        if natural is None:
+            raise SolveError("there is no natural to declare: this hand holds none under these rules")
+        return None
+    if arrangement is None:
+        raise SolveError("set your 13 cards (or declare your natural) first")
+    mine = Arrangement.parse(arrangement)
+    if sorted(int(c) for c in mine.cards) != sorted(int(c) for c in dealt):
+        raise SolveError("the arrangement holds other cards than the hand dealt to you")
+    return mine
+
+
+def _bot_plays(bots: list[str], hands: np.ndarray, seed: int, hand_number: int, played) -> list[Any]:
+    """What each bot plays from its seat (bot k in seat k): a natural it declares, else its arrangement."""
+    from bench.tournament import seat_seed
+    from bots import checked_arrangement, make_bot_for
+    from bots.base import declared_natural
+    from solver import Card
+
+    plays: list[Any] = []
     for seat, spec in enumerate(bots, start=1):
         bot = make_bot_for(spec, played)
         cards = tuple(Card(int(c)) for c in hands[seat])
-        rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(hand_number, seat, spec_key(spec))))
+        rng = np.random.default_rng(seat_seed(seed, hand_number, seat, spec))
         theirs = declared_natural(bot, cards, rng, played)
         plays.append(theirs if theirs is not None else checked_arrangement(bot, cards, rng))
-    for index, (name, chosen) in enumerate(zip(["you", *bots], plays)):
+    return plays
+
+
+def _seats(names: list[str], plays: list[Any]) -> list[dict[str, Any]]:
+    """Each seat's play as the page shows it: an arrangement with its hands, or a declared natural."""
+    from solver import Arrangement, describe, foul_reason
+
+    seats: list[dict[str, Any]] = []
+    for index, (name, chosen) in enumerate(zip(names, plays)):
         if isinstance(chosen, Arrangement):
             seats.append({"name": name, "arrangement": chosen.format(), "hands": [describe(r) for r in chosen.rows],
                           "foul": foul_reason(chosen), "natural": None})
         else:
             seats.append({"name": name, "arrangement": None, "hands": None, "foul": None, "natural": chosen.kind})
         seats[-1]["seat"] = index
-    pairs = [[score_pair(a, b, played) if i != j else 0 for j, b in enumerate(plays)] for i, a in enumerate(plays)]
-    rows = [[list(row_results(a, b)) if i != j and isinstance(a, Arrangement) and isinstance(b, Arrangement) else None
-             for j, b in enumerate(plays)] for i, a in enumerate(plays)]
-    grading_seed = seed * 8 + hand_number
+    return seats
+
+
+def _review(dealt, mine, natural, grading_seed: int, players: int, samples: int,
+            played) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+    """The player's choice against the best one (by ``table`` opponents): the grade document
+    when they set their cards, and the review the page shows."""
+    from bots import grade_hand, solve_hand
+
+    declare = mine is None
     if mine is not None:
         graded = grade_hand(dealt, mine, "table", samples=samples, seed=grading_seed, players=players, rules=played)
         best, doc = graded.solution, graded.to_dict()
@@ -85,7 +120,7 @@ def play(seed: int, hand_number: int, players: int, bots: list[str], arrangement
     best_choice = max(best_play, natural_ev) if natural_ev is not None else best_play
     review = {
         "hand": " ".join(str(c) for c in sorted(dealt, reverse=True)),
-        "yours": "declared " + natural.kind if declare else mine.format(),  # type: ignore[union-attr]
+        "yours": "declared " + natural.kind if declare else mine.format(),
         "best": f"declare {natural.kind}" if natural is not None and natural_ev is not None and natural_ev > best_play
         else best.arrangement.format(),
         "best_arrangement": best.arrangement.format(),
@@ -97,8 +132,7 @@ def play(seed: int, hand_number: int, players: int, bots: list[str], arrangement
         "play_ev": round(best_play, 6),
         "samples": samples,
     }
-    return {"seats": seats, "pairs": pairs, "rows": rows, "scores": [sum(r) for r in pairs], "grade": doc,
-            "review": review}
+    return doc, review
 
 
 def warm_up() -> None:

@@ -8,7 +8,7 @@ seating; a field of four copies of one spec sets each hand once.
 
 import pytest
 
-from bench.tournament import run_deals
+from bench.runner import run_deals
 
 FIELDS = {"greedy": ("greedy", 64), "table": ("table", 64), "exhaustive": ("exhaustive", 4)}
 
