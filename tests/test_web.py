@@ -31,12 +31,25 @@ def client():
         yield client
 
 
-def test_solve_returns_the_solve_document(client):
-    done = client.post("/api/solve", json={"hand": HAND, "seed": 1, "samples": 300})
+@pytest.mark.parametrize("rules, players", [("basic", 2), ("2-4+royalties", 3)])
+def test_solve_returns_the_solve_document(client, rules, players):
+    """The page's solve is the library's: the same play, and an EV that is the sum of its
+    parts computed on their own by the slow reference (tests/naive.py) against the opponents
+    the library samples with that seed, times the opponents. Fails if the page solves
+    anything else, or if a part of the EV is wrong."""
+    from bots import solve_hand
+    from tests import naive
+
+    done = client.post("/api/solve", json={"hand": HAND, "seed": 1, "samples": 300, "rules": rules,
+                                           "players": players})
     assert done.status_code == 200
     doc = done.json()
     assert doc["schema_version"] == 2 and " / ".join(doc["arrangement"].values()) == BEST
-    assert sum(doc["ev_parts"]["per_opponent"].values()) == pytest.approx(doc["ev"], abs=1e-5)
+    solution = solve_hand(HAND, samples=300, seed=1, rules=rules, players=players, keep_sample=True)
+    parts = naive.parts_of(solution)
+    assert solution.parts == pytest.approx(parts, abs=1e-12)
+    assert doc["ev"] == pytest.approx((players - 1) * sum(parts.values()), abs=1e-6)
+    assert ("royalties" in parts) == ("royalties" in rules)
 
 
 def test_a_hand_is_read_as_a_player_writes_it(client):
