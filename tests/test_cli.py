@@ -145,13 +145,44 @@ def test_bench_arrange_declares_naturals(capsys):
 
 
 def test_bench_train_writes_tables_a_bot_can_use(tmp_path, capsys):
+    """The file holds, per row, the share of each row class in the field: with 400 hands a
+    round and one round, the field is the mean of two rounds' counts over 400, so every share
+    is a whole number of 800ths, and they sum to 1. A table bot made with the file plays, on
+    each hand, a legal split that scores the most by those shares: P(win) - P(lose) per row
+    against the field, summed, found here by brute force over every split. Fails if the bot
+    ignores the file (the shipped tables choose other plays on these hands) or misreads it."""
+    import numpy as np
+
     from bots import make_bot
+    from solver import all_splits, evaluate
+    from solver.classes import row_classes
+    from tests.conftest import random_hands
 
     out = tmp_path / "t.npz"
     assert bench_main(["train", "--hands", "400", "--rounds", "1", "--seed", "2", "--jobs", "1", "--out", str(out)]) == 0
     assert "round   1:" in capsys.readouterr().err
-    bot = make_bot(f"table:tables={out}")
-    assert bot.arrange_many(__import__("numpy").arange(13, dtype="uint8")[None, :], None).shape == (1, 13)
+    with np.load(out) as data:
+        shares = [np.asarray(data[row], np.float64) for row in ("front", "middle", "back")]
+        info = json.loads(str(data["info"]))
+    assert (info["hands_per_round"], info["rounds"], info["seed"]) == (400, 1, 2)
+    for share in shares:
+        assert share.sum() == pytest.approx(1.0, abs=1e-12)
+        assert np.allclose(share * 800, np.round(share * 800), atol=1e-9, rtol=0)
+    classes = row_classes()
+    points = [np.cumsum(s) - s - (1 - np.cumsum(s)) for s in shares]  # P(win) - P(lose) of each class
+    bot, shipped = make_bot(f"table:tables={out}"), make_bot("table")
+    differ = 0
+    for hand in random_hands(np.random.default_rng(3), 30):
+        splits = all_splits(hand.tolist())
+        score = sum(p[np.searchsorted(classes, v)] for p, v in zip(points, (splits.front, splits.middle, splits.back)))
+        best = score[splits.legal].max()
+        played = bot.arrange_many(hand[None, :], None)[0]
+        values = [evaluate(played[:3].tolist()), evaluate(played[3:8].tolist()), evaluate(played[8:].tolist())]
+        assert sorted(played.tolist()) == sorted(hand.tolist())
+        assert sum(p[np.searchsorted(classes, v)] for p, v in zip(points, values)) == pytest.approx(best, abs=1e-12)
+        assert values[0] <= values[1] <= values[2]
+        differ += not np.array_equal(shipped.arrange_many(hand[None, :], None)[0], played)
+    assert differ > 0  # these tables play otherwise than the shipped ones
 
 
 @pytest.mark.parametrize(
