@@ -228,15 +228,30 @@ def test_a_large_body_is_refused_before_it_is_read(client):
 
 
 def test_a_solve_over_its_time_limit_is_stopped_with_its_worker():
-    """The worker computing a request past its limit is killed and a fresh one takes its place."""
-    app = create_app(Settings(solve_timeout=0.001, allowed_hosts=("testserver",), workers=1))
+    """The worker computing a request past its limit is killed and a fresh one takes its place.
+
+    The worker is frozen (SIGSTOP) once it is idle, before the request is sent, so it cannot
+    answer however fast the machine is: the limit is sure to pass, and the request must come
+    back 503 with the frozen worker ended. Fails if the limit is not enforced, or the worker
+    past it is kept or not replaced."""
+    import signal
+
+    app = create_app(Settings(solve_timeout=0.5, allowed_hosts=("testserver",), workers=1, warm_up=False))
     with TestClient(app) as slow:
-        assert slow.post("/api/deal", json={}).status_code == 200
-        first = _wait_for(lambda: app.state.pool.worker_pids())
-        done = slow.post("/api/solve", json={"hand": HAND, "samples": 20000, "players": 4})
-        assert done.status_code == 503 and "took longer than" in done.json()["detail"]
-        assert app.state.pool.replaced == 1 and not _alive(first[0])
-        assert _wait_for(lambda: app.state.pool.worker_pids() and app.state.pool.worker_pids() != first)
+        pool = app.state.pool
+        _wait_for(lambda: pool._idle is not None and pool._idle.qsize() == 1)  # started, and waiting for work
+        first = pool.worker_pids()
+        os.kill(first[0], signal.SIGSTOP)
+        with ThreadPoolExecutor(1) as background:
+            request = background.submit(slow.post, "/api/solve", json={"hand": HAND, "samples": 10})
+            try:
+                done = request.result(timeout=120)  # a guard against a limit that never fires
+            finally:
+                if _alive(first[0]):
+                    os.kill(first[0], signal.SIGKILL)  # never leave the frozen worker behind
+        assert done.status_code == 503 and done.json()["detail"].startswith("the work took longer than 0.5 s")
+        assert pool.replaced == 1 and not _alive(first[0])
+        assert _wait_for(lambda: pool.worker_pids() and pool.worker_pids() != first)
 
 
 def test_a_full_queue_answers_429_with_retry_after_at_once():
