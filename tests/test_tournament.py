@@ -55,8 +55,8 @@ def _by_the_reference(records, n_bots: int, players: int, rules: Rules):
         plays = record["plays"]
         rows = [[[naive.parse(r) for r in p["arrangement"].split(" / ")] for p in row] for row in plays]
         held = [[(p.get("natural") or {}).get("kind") for p in row] for row in plays]
-        for b, row in enumerate(plays):
-            for seat, play in enumerate(row):
+        for b in range(n_bots):
+            for seat in range(players):
                 dealt = naive.parse(record["hands"][seat])
                 assert sorted(sum(rows[b][seat], [])) == sorted(dealt)
                 assert held[b][seat] == (naive.best_natural(dealt, payouts) if held[b][seat] else None)
