@@ -7,6 +7,7 @@ so far is smaller (the rules: a missing kicker ranks below any real card).
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 
 RANKS = "23456789TJQKA"
@@ -159,12 +160,16 @@ def naturals(cards: list[int]) -> set[str]:
             need[suit] += size
         if need == suits:
             found.add("three flushes")
-    for front in _runs(3):
-        for middle in _runs(5):
-            for back in _runs(5):
-                if Counter(front + middle + back) == ranks:
-                    found.add("three straights")
+    if tuple(sorted(c // 4 for c in cards)) in _three_straights():
+        found.add("three straights")
     return found
+
+
+@functools.cache
+def _three_straights() -> frozenset[tuple[int, ...]]:
+    """The sorted ranks of every front run of 3 with a middle and a back run of 5."""
+    return frozenset(tuple(sorted(front + middle + back))
+                     for front in _runs(3) for middle in _runs(5) for back in _runs(5))
 
 
 def _assignments(choices: int, length: int):
@@ -181,3 +186,85 @@ def best_natural(cards: list[int], payouts: dict[str, int] | None = None) -> str
     payouts = payouts or NATURAL_PAYOUT
     held = naturals(cards)
     return max(held, key=lambda kind: (payouts[kind], NATURAL_ORDER.index(kind))) if held else None
+
+
+# --- the parts of an expected score, each on its own ----------------------------------------
+
+
+def ev_parts(mine, opponents, scoring="basic", royalties=None, needs_win=False, payouts=None) -> dict[str, float]:
+    """Units per opponent of the set hand ``mine`` (three rows of card ids) against
+    ``opponents`` (13 card ids each, set front | middle | back), taken apart: each row's result
+    (+1 / 0 / -1; a fouled opponent loses every row), the bonus 1-6 or 2-4 adds to the rows,
+    the royalties won less those paid, and what opponents who declare a natural collect.
+
+    Each part is computed for itself, from the rules text: they are means over every
+    opponent, and only their sum is the expected score. ``payouts`` (natural -> units) means
+    the rules have naturals: an opponent holding one declares the best paid and is not played
+    against, so no row, bonus or royalty is settled with them."""
+    royalties = royalties or {}
+    names = ("front", "middle", "back")
+    totals = dict.fromkeys(names, 0)
+    bonus = royalty = natural = 0
+    for cards in opponents:
+        cards = [int(c) for c in cards]
+        if payouts is not None:
+            held = best_natural(cards, payouts)
+            if held is not None:
+                natural -= payouts[held]
+                continue
+        theirs = (cards[:3], cards[3:8], cards[8:])
+        foul_mine, foul_theirs = fouled(*mine), fouled(*theirs)
+        for name, result in zip(names, _row_results(mine, foul_mine, theirs, foul_theirs)):
+            totals[name] += result
+        royalty += _royalties(mine, foul_mine, theirs, foul_theirs, royalties, needs_win)
+        bonus += _bonus(mine, foul_mine, theirs, foul_theirs, scoring)
+    n = len(opponents)
+    parts = {name: totals[name] / n for name in names}
+    if scoring != "basic":
+        parts["bonus"] = bonus / n
+    if royalties:
+        parts["royalties"] = royalty / n
+    if payouts is not None:
+        parts["naturals"] = natural / n
+    return parts
+
+
+def _row_results(a, foul_a, b, foul_b) -> list[int]:
+    if foul_a and foul_b:
+        return [0, 0, 0]
+    if foul_a or foul_b:
+        return [foul_b - foul_a] * 3
+    return [compare(x, y) for x, y in zip(a, b)]
+
+
+def _bonus(a, foul_a, b, foul_b, scoring) -> int:
+    """What a scoring method adds to the sum of the rows: 1-6 pays a scoop 6 instead of 3,
+    2-4 one more unit to whoever won more rows."""
+    rows = _row_results(a, foul_a, b, foul_b)
+    wins, losses = rows.count(1), rows.count(-1)
+    if scoring == "1-6":
+        return 3 * ((wins == 3) - (losses == 3))
+    if scoring == "2-4":
+        return (wins > losses) - (losses > wins)
+    return 0
+
+
+def _royalties(a, foul_a, b, foul_b, royalties, needs_win) -> int:
+    """Royalties A collects from B less those B collects from A; a fouled hand earns none."""
+    rows = _row_results(a, foul_a, b, foul_b)
+    units = 0
+    for name, mine, theirs, result in zip(("front", "middle", "back"), a, b, rows):
+        if not foul_a and (not needs_win or result == 1):
+            units += royalties.get((name, royalty_hand(mine, name, royalties)), 0)
+        if not foul_b and (not needs_win or result == -1):
+            units -= royalties.get((name, royalty_hand(theirs, name, royalties)), 0)
+    return units
+
+
+def parts_of(solution) -> dict[str, float]:
+    """:func:`ev_parts` of a solver's play against the opponents it sampled (solved with
+    ``keep_sample=True``), under its rules."""
+    rules = solution.rules
+    mine = [[int(c) for c in row] for row in solution.arrangement.rows]
+    return ev_parts(mine, solution.sample, rules.scoring, rules.royalty_table(), rules.royalty_needs_win,
+                    rules.payouts() if rules.naturals else None)

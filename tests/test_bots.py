@@ -21,6 +21,7 @@ from bots.points import RowPoints, best_splits_by_points
 from solver import Card, all_splits, evaluate_many, is_foul
 from solver.classes import row_classes
 from solver.solution import row_values
+from tests import naive
 from tests.conftest import load_vectors, random_hands
 
 FAST = {"exhaustive": "exhaustive:samples=40"}  # the solver as a bot, kept small for the test run
@@ -36,13 +37,18 @@ def _cards(row) -> tuple[Card, ...]:
 
 @pytest.mark.parametrize("name", sorted(BOTS))
 def test_bot_sets_exactly_its_cards_legally(name):
+    """The bot's own answer (not passed through ``checked_arrangement``, which would refuse
+    other cards itself): rows of 3, 5 and 5 holding exactly the dealt cards, in order by the
+    slow reference (tests/naive.py). Fails if a bot drops, repeats or invents a card, or fouls."""
     bot = _bot(name)
     hands = random_hands(np.random.default_rng(11), 1_000)
     for i, hand in enumerate(hands):
         cards = _cards(hand)
-        arrangement = checked_arrangement(bot, cards, np.random.default_rng(i))
-        assert sorted(arrangement.cards) == sorted(cards)
-        assert not is_foul(arrangement), (name, arrangement)
+        arrangement = bot.arrange(cards, np.random.default_rng(i))
+        rows = [[int(c) for c in row] for row in arrangement.rows]
+        assert [len(r) for r in rows] == [3, 5, 5], (name, arrangement)
+        assert sorted(rows[0] + rows[1] + rows[2]) == sorted(int(c) for c in hand), (name, arrangement)
+        assert not naive.fouled(*rows), (name, arrangement)
 
 
 @pytest.mark.parametrize("name", sorted(BOTS))
@@ -169,8 +175,17 @@ def test_bad_specs(spec, message):
 
 
 def test_spec_values_are_typed():
-    assert parse_spec("x.y:Z:a=1:b=0.5:c=true:d=text") == ("x.y:Z", {"a": 1, "b": 0.5, "c": True, "d": "text"})
-    json.dumps(parse_spec("exhaustive:samples=10"))
+    """Each value gets the first type that reads it: bool (any case), then int, then float,
+    else text. Compared with their types, since ``1 == 1.0 == True`` in Python: fails if a
+    whole number comes back a float or a bool, or a number as text."""
+    name, params = parse_spec(" x.y:Z:a=1:b=0.5:c=true:d=text:e=FALSE:f=-3:g=1e3:h=07:i= 2 ")
+    assert name == "x.y:Z"
+    assert [(k, type(v), v) for k, v in params.items()] == [
+        ("a", int, 1), ("b", float, 0.5), ("c", bool, True), ("d", str, "text"), ("e", bool, False),
+        ("f", int, -3), ("g", float, 1000.0), ("h", int, 7), ("i", int, 2),
+    ]
+    assert json.dumps(parse_spec("exhaustive:samples=10")) == '["exhaustive", {"samples": 10}]'
+    assert parse_spec("greedy") == ("greedy", {})
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])

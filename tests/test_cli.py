@@ -146,13 +146,44 @@ def test_bench_arrange_declares_naturals(capsys):
 
 
 def test_bench_train_writes_tables_a_bot_can_use(tmp_path, capsys):
+    """The file holds, per row, the share of each row class in the field: with 400 hands a
+    round and one round, the field is the mean of two rounds' counts over 400, so every share
+    is a whole number of 800ths, and they sum to 1. A table bot made with the file plays, on
+    each hand, a legal split that scores the most by those shares: P(win) - P(lose) per row
+    against the field, summed, found here by brute force over every split. Fails if the bot
+    ignores the file (the shipped tables choose other plays on these hands) or misreads it."""
+    import numpy as np
+
     from bots import make_bot
+    from solver import all_splits, evaluate
+    from solver.classes import row_classes
+    from tests.conftest import random_hands
 
     out = tmp_path / "t.npz"
     assert bench_main(["train", "--hands", "400", "--rounds", "1", "--seed", "2", "--jobs", "1", "--out", str(out)]) == 0
     assert "round   1:" in capsys.readouterr().err
-    bot = make_bot(f"table:tables={out}")
-    assert bot.arrange_many(__import__("numpy").arange(13, dtype="uint8")[None, :], None).shape == (1, 13)
+    with np.load(out) as data:
+        shares = [np.asarray(data[row], np.float64) for row in ("front", "middle", "back")]
+        info = json.loads(str(data["info"]))
+    assert (info["hands_per_round"], info["rounds"], info["seed"]) == (400, 1, 2)
+    for share in shares:
+        assert share.sum() == pytest.approx(1.0, abs=1e-12)
+        assert np.allclose(share * 800, np.round(share * 800), atol=1e-9, rtol=0)
+    classes = row_classes()
+    points = [np.cumsum(s) - s - (1 - np.cumsum(s)) for s in shares]  # P(win) - P(lose) of each class
+    bot, shipped = make_bot(f"table:tables={out}"), make_bot("table")
+    differ = 0
+    for hand in random_hands(np.random.default_rng(3), 30):
+        splits = all_splits(hand.tolist())
+        score = sum(p[np.searchsorted(classes, v)] for p, v in zip(points, (splits.front, splits.middle, splits.back)))
+        best = score[splits.legal].max()
+        played = bot.arrange_many(hand[None, :], None)[0]
+        values = [evaluate(played[:3].tolist()), evaluate(played[3:8].tolist()), evaluate(played[8:].tolist())]
+        assert sorted(played.tolist()) == sorted(hand.tolist())
+        assert sum(p[np.searchsorted(classes, v)] for p, v in zip(points, values)) == pytest.approx(best, abs=1e-12)
+        assert values[0] <= values[1] <= values[2]
+        differ += not np.array_equal(shipped.arrange_many(hand[None, :], None)[0], played)
+    assert differ > 0  # these tables play otherwise than the shipped ones
 
 
 @pytest.mark.parametrize(
@@ -206,22 +237,37 @@ def test_solve_says_declare_first_and_notes_ignored_naturals(capsys):
 
 @pytest.mark.parametrize("rules", ["basic", "2-4+royalties", "1-6+royalties-win+naturals"])
 def test_the_ev_parts_add_up(capsys, rules):
-    """The rows, bonus, royalties and naturals, times the opponents, are the headline EV
-    (text and JSON). Fails if a part is missing or counted twice."""
+    """Each part of the EV (the rows, the bonus, the royalties, the opponents' naturals) is
+    computed on its own by the slow reference (tests/naive.py) against the opponents the
+    solver sampled; the solver's parts equal them, and the headline EV of ``solve`` (JSON and
+    text) is their sum times the opponents. Fails if a part is missing, counted twice, or
+    is the remainder of a wrong EV."""
+    from bots import solve_hand
+    from tests import naive
+
+    solution = solve_hand(SIX_PAIRS, samples=300, seed=2, rules=rules, players=3, keep_sample=True)
+    expected = naive.parts_of(solution)
+    assert solution.parts == pytest.approx(expected, abs=1e-12)
+    assert [r.ev for r in solution.rows] == pytest.approx([expected[r] for r in ("front", "middle", "back")], abs=1e-12)
+    assert solution.ev == pytest.approx(2 * sum(expected.values()), abs=1e-12)
+    if "royalties" in rules:
+        assert expected["royalties"] != 0 and expected["bonus"] != 0
+    if "naturals" in rules:
+        assert expected["naturals"] < 0  # some opponent declared a natural
     assert solve_main([SIX_PAIRS, "--samples", "300", "--seed", "2", "--rules", rules, "--players", "3",
                        "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
+    assert doc["ev"] == pytest.approx(2 * sum(expected.values()), abs=1e-6)
     parts = dict(doc["ev_parts"]["per_opponent"])
     assert doc["ev_parts"]["opponent_count"] == 2
     row_parts = parts.pop("rows")
-    assert (sum(row_parts.values()) + sum(parts.values())) * 2 == pytest.approx(doc["ev"], abs=1e-5)
+    assert row_parts == pytest.approx({r: expected[r] for r in ("front", "middle", "back")}, abs=1e-6)
     assert ("bonus" in parts) == ("2-4" in rules or "1-6" in rules)
     assert ("royalty" in parts) == ("royalties" in rules)
-    assert [doc["rows"][r]["ev"] for r in ("front", "middle", "back")] == [row_parts[r] for r in ("front", "middle", "back")]
     assert solve_main([SIX_PAIRS, "--samples", "300", "--seed", "2", "--rules", rules, "--players", "3"]) == 0
     line = next(x for x in capsys.readouterr().out.splitlines() if x.strip().startswith("= 2 × ("))
     shown = [float(x.split()[-1]) for x in line.split("(", 1)[1].rstrip(")").split(", ")]
-    assert sum(shown) * 2 == pytest.approx(doc["ev"], abs=0.01)
+    assert shown == pytest.approx(list(expected.values()), abs=5e-4)  # printed to 3 decimals
 
 
 def test_runners_up_differ_in_hands_by_default(capsys):

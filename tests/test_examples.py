@@ -58,8 +58,37 @@ def test_the_readme_studies_run():
     assert sum(naturals["naturals"].values()) == 2 and 0 <= naturals["declare_share"] <= 1
 
 
-def test_the_speed_study_runs():
-    from bench.studies import speed_study
+def test_the_speed_study_takes_medians_of_times_and_of_ratios(monkeypatch):
+    """The study on a clock of its own, so that its figures are known exactly (no speed is
+    measured or asserted): every reading of the clock advances it 2 ms, which is then what
+    the yardstick takes, and each solve advances it by a set amount, so a hand's time is
+    that amount plus 2 ms. For basic, solves of 8, 28 and 3 ms make times of 10, 30 and 5 ms:
+    median 10 ms, ratios 5, 15 and 2.5, median 5. Fails if the study times the wrong thing,
+    takes a mean, or divides the other way."""
+    import types
 
-    result = speed_study(hands=1, samples=20, entropy=5)
-    assert set(result) >= {"basic", "2-4", "1-6"} and result["basic"]["median_yardsticks"] > 0
+    import bots
+    from bench import studies
+
+    extra = {"basic": [8, 28, 3], "2-4": [18, 0, 48], "1-6": [4, 4, 98]}  # ms a solve of hand i takes
+    clock = [0.0]
+    solved = []
+
+    def perf_counter() -> float:
+        clock[0] += 0.002
+        return clock[0]
+
+    def solve_hand(hand, *, rules, samples, seed):
+        solved.append((tuple(hand), rules, samples, seed))
+        clock[0] += extra[rules][seed] / 1000
+
+    monkeypatch.setattr(studies, "time", types.SimpleNamespace(perf_counter=perf_counter))
+    monkeypatch.setattr(bots, "solve_hand", solve_hand)
+    result = studies.speed_study(hands=3, samples=20, entropy=5)
+    expected = {"basic": (10, 5), "2-4": (20, 10), "1-6": (6, 3)}  # 2-4: 20, 2, 50 ms; 1-6: 6, 6, 100 ms
+    for rules, (ms, ratio) in expected.items():
+        assert result[rules]["median_ms"] == pytest.approx(ms, abs=1e-9)
+        assert result[rules]["median_yardsticks"] == pytest.approx(ratio, abs=1e-9)
+        hands = {hand for hand, r, samples, _ in solved if r == rules and samples == 20}
+        assert len(hands) == 3 and all(len(set(h)) == 13 for h in hands)
+    assert (result["hands"], result["samples"], result["seed"]) == (3, 20, 5)

@@ -11,6 +11,7 @@ import json
 import shutil
 import subprocess
 import sys
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -59,12 +60,50 @@ def test_example_bots_play_everywhere(path, tmp_path):
     assert list(tmp_path.glob("*.stderr.log"))
     done = _bench("match", str(path), "greedy", "--sprt", "0,0.5", "--seed", "3", "--max-deals", "64", "--json")
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout)["decision"] in ("H0", "H1", "none")
+    match = json.loads(done.stdout)
+    expected = _match_by_the_reference(path, "greedy", entropy=3, max_deals=64, h0=0.0, h1=0.5)
+    assert (match["decision"], match["llr"], match["mean"]) == (expected[0], pytest.approx(expected[1], abs=1e-5),
+                                                                pytest.approx(expected[2], abs=1e-5))
     done = subprocess.run([sys.executable, "-m", "bench.solve", HAND, "--opponent", str(path), "--samples", "300",
                            "--seed", "1", "--json"], cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["opponent"] == str(path)
     assert not _running_here("sorted_bot")
+
+
+def _match_by_the_reference(a: Path, b: str, entropy: int, max_deals: int, h0: float, h1: float,
+                            alpha: float = 0.05, beta: float = 0.05) -> tuple[str, float, float]:
+    """``bench match A B --json``'s decision, LLR and mean worked out on their own: each deal's
+    two hands set by both bots, scored by the slow reference (tests/naive.py) with A in either
+    seat and averaged, and the GSPRT of docs/match.md looked at every 16 deals: with ``m`` the
+    mean and ``v`` the variance (over n) of the n deals so far, LLR = n/2 ln((v + (m - h0)^2) /
+    (v + (m - h1)^2)), H1 at or above ln((1 - beta) / alpha), H0 at or below ln(beta / (1 - alpha)).
+    A run of equal deals (v = 0) decides nothing."""
+    import math
+
+    from bench.tournament import deal_table
+    from tests import naive
+
+    bots = [make_bot(str(a)), make_bot(b)]
+    try:
+        results, llr = [], 0.0
+        for deal in range(max_deals):
+            hands = [tuple(Card(int(c)) for c in h) for h in deal_table(entropy, deal, 2)]
+            rows = [[[[int(c) for c in row] for row in bot.arrange(h, np.random.default_rng(0)).rows] for h in hands]
+                    for bot in bots]
+            results.append((naive.score_pair(rows[0][0], rows[1][1]) + naive.score_pair(rows[0][1], rows[1][0])) / 2)
+            if len(results) % 16:
+                continue
+            n, m = len(results), float(np.mean(results))
+            v = float(np.mean((np.array(results) - m) ** 2))
+            llr = n / 2 * math.log((v + (m - h0) ** 2) / (v + (m - h1) ** 2)) if v > 0 else 0.0
+            if llr >= math.log((1 - beta) / alpha):
+                return "H1", llr, m
+            if llr <= math.log(beta / (1 - alpha)):
+                return "H0", llr, m
+        return "none", llr, float(np.mean(results))
+    finally:
+        bots[0].close()
 
 
 def _running_here(word: str) -> list[psutil.Process]:
@@ -206,22 +245,52 @@ def test_many_exchanges_stay_in_step():
 # --- the SPRT ---------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("true_mean, accepted, rate", [(0.0, "H1", 0.05), (0.1, "H0", 0.05)])
-def test_sprt_errs_at_about_its_stated_rates(true_mean, accepted, rate):
-    """2,000 simulated matches (deal results with sd 1, looked at every 16 deals): when the
-    truth is one hypothesis, the other is accepted at about its error rate, and nearly every
-    match decides. Fails if the bounds or the ratio are wrong."""
+def _binomial_bound(n: int, p: Fraction, false_failure: float) -> int:
+    """The smallest k with P(Binomial(n, p) > k) <= false_failure, summed exactly."""
+    from math import comb
+
+    q, total, tail = p.denominator - p.numerator, p.denominator**n, 0
+    for k in range(n, -1, -1):
+        if tail > Fraction(false_failure) * total:
+            return k + 1
+        tail += comb(n, k) * p.numerator**k * q ** (n - k)
+    return 0
+
+
+@pytest.mark.parametrize("true_mean, accepted", [(0.0, "H1"), (0.1, "H0")])
+def test_sprt_errs_at_most_at_its_stated_rates(true_mean, accepted):
+    """2,000 simulated matches (deal results with sd 1, looked at every 16 deals, as bench
+    match does), when the truth is one hypothesis.
+
+    Exact part: the stopping bounds are ln(beta / (1 - alpha)) and ln((1 - beta) / alpha), and
+    the LLR at every look is n/2 ln((v + (m - h0)^2) / (v + (m - h1)^2)) computed here from
+    the running sums (m the mean, v the variance over n).
+
+    Statistical part: Wald's inequality bounds the chance of accepting the wrong hypothesis
+    by 1 / e^bound = alpha / (1 - beta) = 1/19 (here alpha = beta = 0.05); overshooting the bound
+    at a look only lowers it. If the true rate were at that limit, more than ``limit`` wrong
+    decisions among 2,000 would happen with probability at most 1e-6 (``limit`` is the
+    binomial tail computed exactly). Fails if the bounds, the ratio or its variance are
+    wrong, or the test errs more often than it promises."""
     test = Sprt(0.0, 0.1, alpha=0.05, beta=0.05)
+    assert test.lower == pytest.approx(np.log(0.05 / 0.95), abs=1e-12)
+    assert test.upper == pytest.approx(np.log(0.95 / 0.05), abs=1e-12)
     rng = np.random.default_rng(2026)
     streams = rng.normal(true_mean, 1.0, size=(2000, 8000))
     paths = test.llr_paths(streams)[:, 15::16]  # looks after 16, 32, ... deals
+    blocks = streams.reshape(2000, 500, 16)
+    n = 16.0 * np.arange(1, 501)
+    mean = blocks.sum(axis=2).cumsum(axis=1) / n
+    variance = (blocks**2).sum(axis=2).cumsum(axis=1) / n - mean**2
+    reference = n / 2 * np.log((variance + (mean - 0.0) ** 2) / (variance + (mean - 0.1) ** 2))
+    assert np.allclose(paths, reference, rtol=1e-9, atol=1e-9)
     up, down = paths >= test.upper, paths <= test.lower
     first_up = np.where(up.any(axis=1), up.argmax(axis=1), np.inf)
     first_down = np.where(down.any(axis=1), down.argmax(axis=1), np.inf)
-    decided = np.isfinite(np.minimum(first_up, first_down))
     wrong = (first_up < first_down) if accepted == "H1" else (first_down < first_up)
-    assert decided.mean() > 0.98
-    assert wrong.mean() < rate * 1.6, wrong.mean()  # looking every 16 deals makes it a little conservative
+    limit = _binomial_bound(2000, Fraction(5, 95), 1e-6)
+    assert int(wrong.sum()) <= limit, (int(wrong.sum()), limit)
+    assert np.isfinite(np.minimum(first_up, first_down)).all()  # 8,000 deals is ample: every match decides
 
 
 def test_sprt_matches_the_llr_of_its_paths():

@@ -89,13 +89,53 @@ def test_random_pairs_match_the_reference_and_are_zero_sum(rng, rules):
         assert score_pair(b, a, parsed) == -expected
 
 
-@pytest.mark.parametrize("rules", ["1-6", "2-4+royalties-win"])
-def test_tables_are_zero_sum_under_every_rule_set(rng, rules):
+# A table of three worked by hand: V (back quads, legal), F (fouls) and T: front trips
+# (3 in the preset), a middle full house (2) and a back full house (no line).
+T = "2D 2H 2S / 3C 3H 3S 4C 4D / QC QD QH JD JH"
+
+
+@pytest.mark.parametrize(
+    "rules, expected",
+    [
+        # V v T: T takes the front and the middle, V the back: -1 before any extra.
+        ("basic", (3 - 1, 1 + 3, -6)),
+        ("1-6", (6 - 1, 1 + 6, -12)),  # each scoops F: 6
+        ("2-4", (4 - 2, 2 + 4, -8)),  # V v T: one row of three, -1 more; F is scooped: 4
+        # V earns 4 (back quads) from F and T; T earns 3 + 2 from F and V; F earns nothing.
+        ("royalties", (3 + 4 + (-1 + 4 - 5), (1 - 4 + 5) + 3 + 5, -6 - 4 - 5)),
+        # With the win switch every royalty above is on a row won (F's rows all count as lost).
+        ("2-4+royalties-win", (4 + 4 + (-2 + 4 - 5), (2 - 4 + 5) + 4 + 5, -8 - 4 - 5)),
+    ],
+)
+def test_a_table_of_three_worked_by_hand(rules, expected):
+    assert score_table([V, T, F], rules) == expected
+    assert score_table([F, V, T], rules) == (expected[2], expected[0], expected[1])
+
+
+@pytest.mark.parametrize("rules", ["1-6", "2-4+royalties-win", "1-6+royalties"])
+def test_tables_under_every_rule_set_agree_with_the_reference(rng, rules):
+    """Four seats: each seat's score is the sum of the reference's settlements against the
+    other three (tests/naive.py). Half the hands are set by ``greedy`` (legal, often with
+    royalties), half at random (often fouled). Fails if a pairing is dropped or settled wrong."""
+    from bots import make_bot
+
+    parsed = Rules.parse(rules)
+    table = dict(COMMON_ROYALTIES) if parsed.royalties else {}
+    greedy = make_bot("greedy")
+    earned = 0
     for _ in range(50):
         cards = random_hands(rng, 1, size=52)[0].tolist()
         arrs = [Arrangement(cards[13 * p:13 * p + 3], cards[13 * p + 3:13 * p + 8], cards[13 * p + 8:13 * p + 13])
                 for p in range(4)]
-        assert sum(score_table(arrs, rules)) == 0
+        arrs[2:] = [greedy.arrange(a.cards, None) for a in arrs[2:]]
+        rows = [[[int(c) for c in r] for r in a.rows] for a in arrs]
+        scores = score_table(arrs, parsed)
+        for i in range(4):
+            assert scores[i] == sum(naive.settle(rows[i], rows[j], parsed.scoring, table, parsed.royalty_needs_win)
+                                    for j in range(4) if j != i)
+        earned += sum(table.get((name, naive.royalty_hand(row, name, table)), 0) > 0
+                      for r in rows if not naive.fouled(*r) for name, row in zip(("front", "middle", "back"), r))
+    assert earned > 0 or not table  # some row earned a royalty
 
 
 # --- naturals ---------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ import pytest
 from bench.cli import main as bench_main
 from bench.runner import run_deals
 from bench.tournament import HANDS_PER_SESSION, deal_table, dealer_of, play_deals, seatings, summarise
-from solver import Arrangement, score_pair
+from solver import Arrangement, Card, score_pair
 from solver.rules import Rules
 
 
@@ -37,12 +37,78 @@ def _run(specs, players=None, sessions=2, **kwargs):
     return records, summarise(records, names, players), names
 
 
-def test_scores_are_zero_sum_and_sessions_have_eight_hands():
-    records, summary, _ = _run(["greedy", "heuristic", "table"], players=3, sessions=3)
-    assert summary["zero_sum"] and summary["deals"] == 24 and summary["sessions"] == 3
+def _by_the_reference(records, n_bots: int, players: int, rules: Rules):
+    """Each bot's units per hand and share of sessions won, and the pairings settled by a
+    natural, worked out from the records' arrangements and declared naturals by the slow
+    reference (tests/naive.py): in every seating of every deal, each seat's units against
+    every other; a bot's figure for a deal is the mean over the seats it holds. A declared
+    natural (checked to be the best paid one the seat's cards hold) collects its payout from
+    a hand played out; of two, the higher kind collects. A session is 8 deals; in each
+    seating the highest total wins it, ties sharing."""
+    from tests import naive
+
+    plan = seatings(n_bots, players)
+    payouts = rules.payouts() if rules.naturals else None
+    per_deal = np.zeros((len(records), n_bots))
+    totals = np.zeros((len(records), len(plan), players))
+    by_naturals = np.zeros(n_bots, int)
+    for d, record in enumerate(records):
+        plays = record["plays"]
+        rows = [[[naive.parse(r) for r in p["arrangement"].split(" / ")] for p in row] for row in plays]
+        held = [[(p.get("natural") or {}).get("kind") for p in row] for row in plays]
+        for b in range(n_bots):
+            for seat in range(players):
+                dealt = naive.parse(record["hands"][seat])
+                assert sorted(sum(rows[b][seat], [])) == sorted(dealt)
+                assert held[b][seat] == (naive.best_natural(dealt, payouts) if held[b][seat] else None)
+        sums, counts = np.zeros(n_bots), np.zeros(n_bots)
+        for q, seats in enumerate(plan):
+            for i in range(players):
+                mine = held[seats[i]][i]
+                for j in range(players):
+                    if i == j:
+                        continue
+                    theirs = held[seats[j]][j]
+                    if mine or theirs:
+                        by_naturals[seats[i]] += 1
+                        order = naive.NATURAL_ORDER
+                        assert not (mine and theirs and mine == theirs), "two naturals of one kind met"
+                        if mine and (not theirs or order.index(mine) > order.index(theirs)):
+                            units = payouts[mine]
+                        else:
+                            units = -payouts[theirs]
+                    else:
+                        units = naive.settle(rows[seats[i]][i], rows[seats[j]][j], rules.scoring,
+                                             rules.royalty_table(), rules.royalty_needs_win)
+                    totals[d, q, i] += units
+                sums[seats[i]] += totals[d, q, i]
+                counts[seats[i]] += 1
+        per_deal[d] = sums / counts
+    sessions = totals[: len(records) // 8 * 8].reshape(-1, 8, len(plan), players).sum(axis=1)
+    leaders = sessions == sessions.max(axis=-1, keepdims=True)
+    shares = leaders / leaders.sum(axis=-1, keepdims=True)
+    plan_array = np.array(plan)
+    won = [float(shares[:, plan_array == b].mean()) if len(sessions) else float("nan") for b in range(n_bots)]
+    return per_deal.mean(axis=0), won, by_naturals
+
+
+def test_units_and_sessions_agree_with_the_reference():
+    """Three bots at a table of three for three sessions: the deals are numbered and dealt in
+    turn, every play holds exactly its seat's cards, and each bot's units per hand and share
+    of sessions won equal those worked out by the slow reference from the records. Fails if
+    a seat's score, the averaging over seatings or the session winner is wrong."""
+    names = ["greedy", "heuristic", "table"]
+    records, summary, _ = _run(names, players=3, sessions=3)
+    assert summary["deals"] == 24 and summary["sessions"] == 3
     assert [r["deal"] for r in records] == list(range(24))
     assert [r["dealer"] for r in records[:8]] == [0, 1, 2, 0, 1, 2, 0, 1]
-    assert sum(b["units_per_hand"]["mean"] for b in summary["bots"].values()) == pytest.approx(0, abs=1e-12)
+    for r in records:
+        assert r["hands"] == [" ".join(str(Card(int(c))) for c in h) for h in deal_table(2026, r["deal"], 3)]
+    units, won, _ = _by_the_reference(records, 3, 3, Rules())
+    for b, name in enumerate(names):
+        assert summary["bots"][name]["units_per_hand"]["mean"] == pytest.approx(units[b], abs=1e-12)
+        assert summary["bots"][name]["session_win_share"] == pytest.approx(won[b], abs=1e-12)
+    assert len(set(np.round(units, 9))) == 3  # the bots differ: a swap of two would show
 
 
 @pytest.mark.parametrize("spec", ["greedy", "random"])
@@ -159,11 +225,22 @@ def test_play_deals_is_a_pure_function_of_the_seed():
 
 @pytest.mark.parametrize("rules", ["1-6", "2-4+royalties-win+naturals"])
 def test_tournaments_under_other_rules(rules):
-    records = run_deals(["table", "greedy", "heuristic"], 3, entropy=5, n_deals=16, rules=rules)
-    summary = summarise(records, ["table", "greedy", "heuristic"], 3, rules)
-    assert summary["zero_sum"]
-    basic = summarise(records, ["table", "greedy", "heuristic"], 3)
-    assert summary["bots"]["table"]["units_per_hand"]["mean"] != basic["bots"]["table"]["units_per_hand"]["mean"]
+    """Each bot's units per hand under a bonus rule, royalties and naturals equal those the
+    slow reference settles from the records, and so does the count of pairings settled by a
+    natural. The deals include some where a seat holds a natural. Fails if a rule is left
+    out of the tournament's settlement or applied to the wrong pairings."""
+    from solver.naturals import natural_mask
+
+    names = ["table", "greedy", "heuristic"]
+    parsed = Rules.parse(rules)
+    deals = [d for d in range(3000) if natural_mask(deal_table(5, d, 3)).any()][:3] + list(range(12))
+    records = play_deals(names, 3, 5, deals, rules=parsed)
+    summary = summarise(records, names, 3, parsed)
+    units, _, by_naturals = _by_the_reference(sorted(records, key=lambda r: r["deal"]), 3, 3, parsed)
+    for b, name in enumerate(names):
+        assert summary["bots"][name]["units_per_hand"]["mean"] == pytest.approx(units[b], abs=1e-12)
+        assert summary["bots"][name]["pairings_by_naturals"] == by_naturals[b]
+    assert by_naturals.sum() > 0 or not parsed.naturals
 
 
 def test_naturals_are_settled_in_tournaments():

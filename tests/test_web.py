@@ -31,13 +31,25 @@ def client():
         yield client
 
 
-def test_solve_returns_the_solve_document(client):
-    done = client.post("/api/solve", json={"hand": HAND, "seed": 1, "samples": 300})
+@pytest.mark.parametrize("rules, players", [("basic", 2), ("2-4+royalties", 3)])
+def test_solve_returns_the_solve_document(client, rules, players):
+    """The page's solve is the library's: the same play, and an EV that is the sum of its
+    parts computed on their own by the slow reference (tests/naive.py) against the opponents
+    the library samples with that seed, times the opponents. Fails if the page solves
+    anything else, or if a part of the EV is wrong."""
+    from bots import solve_hand
+    from tests import naive
+
+    done = client.post("/api/solve", json={"hand": HAND, "seed": 1, "samples": 300, "rules": rules,
+                                           "players": players})
     assert done.status_code == 200
     doc = done.json()
     assert doc["schema_version"] == 3 and " / ".join(doc["arrangement"].values()) == BEST
-    parts = dict(doc["ev_parts"]["per_opponent"])
-    assert sum(parts.pop("rows").values()) + sum(parts.values()) == pytest.approx(doc["ev"], abs=1e-5)
+    solution = solve_hand(HAND, samples=300, seed=1, rules=rules, players=players, keep_sample=True)
+    parts = naive.parts_of(solution)
+    assert solution.parts == pytest.approx(parts, abs=1e-12)
+    assert doc["ev"] == pytest.approx((players - 1) * sum(parts.values()), abs=1e-6)
+    assert ("royalties" in parts) == ("royalties" in rules)
 
 
 def test_a_hand_is_read_as_a_player_writes_it(client):
@@ -216,15 +228,30 @@ def test_a_large_body_is_refused_before_it_is_read(client):
 
 
 def test_a_solve_over_its_time_limit_is_stopped_with_its_worker():
-    """The worker computing a request past its limit is killed and a fresh one takes its place."""
-    app = create_app(Settings(solve_timeout=0.001, allowed_hosts=("testserver",), workers=1))
+    """The worker computing a request past its limit is killed and a fresh one takes its place.
+
+    The worker is frozen (SIGSTOP) once it is idle, before the request is sent, so it cannot
+    answer however fast the machine is: the limit is sure to pass, and the request must come
+    back 503 with the frozen worker ended. Fails if the limit is not enforced, or the worker
+    past it is kept or not replaced."""
+    import signal
+
+    app = create_app(Settings(solve_timeout=0.5, allowed_hosts=("testserver",), workers=1, warm_up=False))
     with TestClient(app) as slow:
-        assert slow.post("/api/deal", json={}).status_code == 200
-        first = _wait_for(lambda: app.state.pool.worker_pids())
-        done = slow.post("/api/solve", json={"hand": HAND, "samples": 20000, "players": 4})
-        assert done.status_code == 503 and "took longer than" in done.json()["detail"]
-        assert app.state.pool.replaced == 1 and not _alive(first[0])
-        assert _wait_for(lambda: app.state.pool.worker_pids() and app.state.pool.worker_pids() != first)
+        pool = app.state.pool
+        _wait_for(lambda: pool._idle is not None and pool._idle.qsize() == 1)  # started, and waiting for work
+        first = pool.worker_pids()
+        os.kill(first[0], signal.SIGSTOP)
+        with ThreadPoolExecutor(1) as background:
+            request = background.submit(slow.post, "/api/solve", json={"hand": HAND, "samples": 10})
+            try:
+                done = request.result(timeout=120)  # a guard against a limit that never fires
+            finally:
+                if _alive(first[0]):
+                    os.kill(first[0], signal.SIGKILL)  # never leave the frozen worker behind
+        assert done.status_code == 503 and done.json()["detail"].startswith("the work took longer than 0.5 s")
+        assert pool.replaced == 1 and not _alive(first[0])
+        assert _wait_for(lambda: pool.worker_pids() and pool.worker_pids() != first)
 
 
 def test_a_full_queue_answers_429_with_retry_after_at_once():
