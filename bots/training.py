@@ -32,6 +32,7 @@ from solver.rules import BASIC, Rules, as_rules
 
 CHUNKS = 16
 CHECK_KEY = 10**6
+HANDS, ROUNDS, SEED, CHECK_HANDS = 200_000, 24, 0, 10_000  # the defaults: the shipped tables are made with them
 
 
 def training_hands(n: int, seed: np.random.SeedSequence) -> np.ndarray:
@@ -193,10 +194,10 @@ def _checkpoint_problem(arrays: dict[str, np.ndarray], meta: Any) -> str | None:
 
 
 def train(
-    hands: int = 200_000,
-    rounds: int = 24,
-    seed: int = 0,
-    check_hands: int = 10_000,
+    hands: int = HANDS,
+    rounds: int = ROUNDS,
+    seed: int = SEED,
+    check_hands: int = CHECK_HANDS,
     jobs: int = 1,
     on_round: Callable[[RoundReport], None] | None = None,
     rules: Rules | str | None = None,
@@ -208,57 +209,79 @@ def train(
 
     ``checkpoint`` is handed the state after every round; ``resume`` continues from such a
     state (its settings win over the arguments), and the tables are then the same as those
-    of an uninterrupted run."""
-    rules = as_rules(rules)
-    settings: dict[str, Any] = {"hands": hands, "rounds": rounds, "seed": seed, "check_hands": check_hands,
-                                "rules": rules.name}
-    if resume is not None:
+    of an uninterrupted run. The tables' ``info`` holds the settings and their ``sha256``
+    (``shares_digest``)."""
+    settings: dict[str, Any]
+    if resume is None:
+        settings = {"hands": hands, "rounds": rounds, "seed": seed, "check_hands": check_hands,
+                    "rules": as_rules(rules).name}
+    else:
         settings = dict(resume.settings)
-        hands, rounds, seed, check_hands = (int(settings[k]) for k in ("hands", "rounds", "seed", "check_hands"))
-        rules = as_rules(str(settings["rules"]))
-    if hands < 1 or rounds < 0 or check_hands < 1:
+    if settings["hands"] < 1 or settings["rounds"] < 0 or settings["check_hands"] < 1:
         raise ValueError("hands and check_hands must be positive and rounds at least 0")
+    root = np.random.SeedSequence(int(settings["seed"]))
+    check = training_hands(int(settings["check_hands"]), np.random.SeedSequence(root.entropy, spawn_key=(CHECK_KEY,)))
+    state = resume if resume is not None else _round_zero(settings, root, check, jobs)
+    while state.round < settings["rounds"]:
+        state = _next_round(state, root, check, jobs)
+        if checkpoint is not None:
+            checkpoint(state)
+        if on_round is not None:
+            on_round(state.reports[-1])
+    field = state.field
+    return FieldTables(field.front, field.middle, field.back, info=_info(state)), state.reports
+
+
+def _round_zero(settings: dict[str, Any], root: np.random.SeedSequence, check: np.ndarray,
+                jobs: int) -> TrainingState:
+    """The field the starting strategy (``heuristic``) makes, and the check hands as it sets them."""
     from bots.heuristic import heuristic_points
 
-    root = np.random.SeedSequence(seed)
-    check = training_hands(check_hands, np.random.SeedSequence(root.entropy, spawn_key=(CHECK_KEY,)))
-    if resume is None:
-        start = heuristic_points()
-        first = training_hands(hands, np.random.SeedSequence(root.entropy, spawn_key=(0,)))
-        field = FieldTables.from_arranged(_arrange(first, start, BASIC, jobs))
-        previous = _arrange(check, start, BASIC, jobs)
-        previous_middle: np.ndarray | None = None
-        reports: list[RoundReport] = []
-        done = 0
-    else:
-        field, previous, previous_middle = resume.field, resume.previous, resume.previous_middle
-        reports, done = list(resume.reports), resume.round
-    for r in range(done + 1, rounds + 1):
-        policy = field.policy(rules)
-        points = field.points()
-        dealt = training_hands(hands, np.random.SeedSequence(root.entropy, spawn_key=(r,)))
-        response = FieldTables.from_arranged(_arrange(dealt, policy, rules, jobs))
-        field = field.blend(response, 1.0 / (r + 1))
-        current = _arrange(check, policy, rules, jobs)
-        moved = float(np.mean(np.any(current != previous, axis=1)))
-        delta = float("nan")
-        if previous_middle is not None:
-            finite = np.isfinite(points.middle)
-            delta = float(np.max(np.abs(points.middle[finite] - previous_middle[finite])))
-        report = RoundReport(round=r, changed=moved, points_change=delta)
-        reports.append(report)
-        previous, previous_middle = current, np.asarray(points.middle)
-        if checkpoint is not None:
-            checkpoint(TrainingState(settings, r, field, previous, previous_middle, list(reports)))
-        if on_round is not None:
-            on_round(report)
-    info = {
+    start = heuristic_points()
+    first = training_hands(int(settings["hands"]), np.random.SeedSequence(root.entropy, spawn_key=(0,)))
+    field = FieldTables.from_arranged(_arrange(first, start, BASIC, jobs))
+    return TrainingState(settings, 0, field, _arrange(check, start, BASIC, jobs), None, [])
+
+
+def _next_round(state: TrainingState, root: np.random.SeedSequence, check: np.ndarray, jobs: int) -> TrainingState:
+    """One round of fictitious play: fresh hands set by the best response to the field,
+    blended into it with weight ``1 / (round + 1)``; how much the check set and the middle
+    points moved."""
+    r = state.round + 1
+    rules = as_rules(str(state.settings["rules"]))
+    policy = state.field.policy(rules)
+    points = state.field.points()
+    dealt = training_hands(int(state.settings["hands"]), np.random.SeedSequence(root.entropy, spawn_key=(r,)))
+    response = FieldTables.from_arranged(_arrange(dealt, policy, rules, jobs))
+    field = state.field.blend(response, 1.0 / (r + 1))
+    current = _arrange(check, policy, rules, jobs)
+    moved = float(np.mean(np.any(current != state.previous, axis=1)))
+    delta = float("nan")
+    if state.previous_middle is not None:
+        finite = np.isfinite(points.middle)
+        delta = float(np.max(np.abs(points.middle[finite] - state.previous_middle[finite])))
+    reports = [*state.reports, RoundReport(round=r, changed=moved, points_change=delta)]
+    return TrainingState(state.settings, r, field, current, np.asarray(points.middle), reports)
+
+
+def shares_digest(tables: FieldTables) -> str:
+    """sha256 of the front, middle and back shares, each as 7,917 little-endian float64, in that order."""
+    digest = hashlib.sha256()
+    for shares in tables.shares():
+        digest.update(np.ascontiguousarray(shares, "<f8").tobytes())
+    return digest.hexdigest()
+
+
+def _info(state: TrainingState) -> dict[str, Any]:
+    """What the tables record of how they were made: the settings, and the digest of their shares."""
+    settings, reports = state.settings, state.reports
+    return {
         "method": "fictitious play from heuristic, field blended with weight 1/(round+1)",
-        "rules": rules.name,
-        "hands_per_round": hands,
-        "rounds": rounds,
-        "seed": seed,
-        "check_hands": check_hands,
+        "rules": settings["rules"],
+        "hands_per_round": settings["hands"],
+        "rounds": settings["rounds"],
+        "seed": settings["seed"],
+        "check_hands": settings["check_hands"],
         "changed_last_round": reports[-1].changed if reports else None,
+        "sha256": shares_digest(state.field),
     }
-    return FieldTables(field.front, field.middle, field.back, info=info), reports

@@ -34,14 +34,65 @@ def test_shipped_tables_are_valid_shares():
     assert tables.info["rounds"] >= 1 and tables.info["rules"] == "basic"
 
 
-def test_training_is_reproducible_and_independent_of_workers():
-    a, reports = train(hands=2_000, rounds=2, seed=5, check_hands=500, jobs=1)
-    b, _ = train(hands=2_000, rounds=2, seed=5, check_hands=500, jobs=2)
-    c, _ = train(hands=2_000, rounds=2, seed=6, check_hands=500, jobs=1)
-    for x, y, z in zip(a.shares(), b.shares(), c.shares()):
-        assert np.array_equal(x, y)
-        assert not np.array_equal(x, z)
+@pytest.mark.parametrize("rules", ["basic", "2-4"])
+def test_training_is_reproducible_and_independent_of_workers(rules, monkeypatch):
+    """The same seed gives the same tables bit for bit: run twice, on one worker and one core, or
+    on two workers with each batch split in three over a pool of threads; another seed does not."""
+    from bots import points
+
+    monkeypatch.setattr(points, "available_cores", lambda: 1)
+    a, reports = train(hands=2_000, rounds=2, seed=5, check_hands=500, jobs=1, rules=rules)
+    again, _ = train(hands=2_000, rounds=2, seed=5, check_hands=500, jobs=1, rules=rules)
+    other, _ = train(hands=2_000, rounds=2, seed=6, check_hands=500, jobs=1, rules=rules)
+    monkeypatch.setattr(points, "available_cores", lambda: 3)
+    monkeypatch.setattr(points, "PARALLEL_BATCH", 16)  # each chunk of 125 hands is split in three
+    b, _ = train(hands=2_000, rounds=2, seed=5, check_hands=500, jobs=2, rules=rules)
+    for x, y, z, w in zip(a.shares(), again.shares(), b.shares(), other.shares()):
+        assert np.array_equal(x, y) and np.array_equal(x, z)
+        assert not np.array_equal(x, w)
+    assert a.info["sha256"] == again.info["sha256"] == b.info["sha256"] != other.info["sha256"]
     assert [r.round for r in reports] == [1, 2] and 0 <= reports[-1].changed <= 1
+
+
+@pytest.mark.parametrize("rules", ["basic", "1-6"])
+def test_training_resumed_from_any_round_equals_an_uninterrupted_one(rules, tmp_path):
+    """A checkpoint saved after round 1 or 2 and read back continues to the same tables and reports."""
+    from bots.training import TrainingState
+
+    states: list[TrainingState] = []
+    whole, reports = train(hands=1_500, rounds=3, seed=9, check_hands=300, rules=rules, checkpoint=states.append)
+    assert [s.round for s in states] == [1, 2, 3]
+    for state in states[:2]:
+        state.save(tmp_path / "state.npz")
+        resumed, resumed_reports = train(resume=TrainingState.load(tmp_path / "state.npz"))
+        assert all(np.array_equal(x, y) for x, y in zip(whole.shares(), resumed.shares()))
+        assert resumed.info == whole.info
+        assert [(r.round, r.changed) for r in resumed_reports] == [(r.round, r.changed) for r in reports]
+
+
+@pytest.mark.parametrize("scoring", ["basic", "1-6", "2-4"])
+def test_shipped_tables_are_what_bench_train_makes_with_its_defaults(scoring, tmp_path):
+    """What ``bench train --help`` promises: each shipped table records the command that made it,
+    which is ``bench train --rules SCORING`` with every default spelled out, and the sha256 of its
+    shares, which the shares still have."""
+    import hashlib
+    import inspect
+    import shlex
+
+    from bench.cli import build_parser
+    from bench.commands.train import resolve
+    from solver.rules import Rules
+
+    tables = shipped_tables(Rules(scoring=scoring))
+    digest = hashlib.sha256(b"".join(np.asarray(s, "<f8").tobytes() for s in tables.shares())).hexdigest()
+    assert tables.info.get("sha256") == digest
+    defaults = build_parser().parse_args(["train", "--rules", scoring, "--out", str(tmp_path / "t.npz")])
+    recorded = build_parser().parse_args([*shlex.split(tables.info["command"])[1:], "--out", str(tmp_path / "t.npz")])
+    for args in (defaults, recorded):
+        resolve(args)
+        assert (args.hands, args.rounds, args.seed, args.rules) == (
+            tables.info["hands_per_round"], tables.info["rounds"], tables.info["seed"], tables.info["rules"])
+    assert tables.info["check_hands"] == inspect.signature(train).parameters["check_hands"].default
 
 
 def test_tables_round_trip_through_a_file(tmp_path):
