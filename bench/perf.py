@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 from importlib import metadata
@@ -148,6 +149,7 @@ def figures(raw: dict[str, Any]) -> dict[str, Any]:
         "schema_version": SCHEMA_VERSION,
         "document": "perf",
         "seed": raw["seed"],
+        "command": f"bench perf --seed {raw['seed']}" + (f" -k {shlex.quote(raw['select'])}" if raw.get("select") else ""),
         "run": {"datetime": raw.get("datetime"), "commit": (raw.get("commit_info") or {}).get("id")},
         "machine": _machine(raw),
         "yardstick": {"kernel": YARDSTICK, "median_ms": stick.get("median_ms"),
@@ -211,7 +213,8 @@ def _header(doc: dict[str, Any]) -> list[str]:
     return [
         "# Benchmark report", "",
         f"Machine: {m['cpu']}, {m['core_count'] or '?'} cores; Python {m['python']}; numpy {m['numpy']}, "
-        f"numba {m['numba']}. Run {run['datetime'] or ''}, commit {run['commit'] or 'unknown'}, seed {doc['seed']}.", "",
+        f"numba {m['numba']}. Run {run['datetime'] or ''}, commit {run['commit'] or 'unknown'}, seed {doc['seed']}: "
+        f"`{doc['command']}`.", "",
         "Every figure is also given in *yardsticks*: its time over the yardstick's, a fixed Numba kernel "
         f"({stick['kernel']}) timed between the figure's own rounds in the same run, so that load weighs on both "
         f"alike. Alone, it took {_f(stick['median_ms'], '.1f', 1, ' ms')} in this run (numpy sorting 2 million "
@@ -272,7 +275,7 @@ def _bots_section(doc: dict[str, Any]) -> list[str]:
 
 def _goals_section(doc: dict[str, Any]) -> list[str]:
     lines = ["", "## Against the goals", "", "| figure | measured | yardsticks | goal, yardsticks |", "|---|---|---|---|"]
-    lines += [f"| {g['figure']} | {_f(g['median_ms'], '.4g', 1, ' ms')} | {_f(g['yardsticks'], '.3f')} | "
+    lines += [f"| {g['figure']} | {_f(g['median_ms'], '.4g', 1, ' ms')} | {_f(g['yardsticks'], '.4g')} | "
               f"{_f(g['goal_yardsticks'], '.2f')} |" for g in doc["goals"]]
     return lines
 

@@ -2,6 +2,7 @@
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -33,6 +34,7 @@ def test_perf_json_is_a_perf_document(report):
     document = json.loads((report / "perf.json").read_text(encoding="utf-8"))
     jsonschema.validate(document, json.loads(SCHEMA.read_text(encoding="utf-8")))
     assert (document["document"], document["schema_version"], document["seed"]) == ("perf", 1, 3)
+    assert document["command"] == f"bench perf --seed 3 -k {shlex.quote(SMALL)}"
     [solve] = document["solves"]
     assert (solve["rules"], solve["sample_count"], solve["hand_count"]) == ("basic", 250, 30)
     assert solve["yardsticks"] == pytest.approx(solve["median_ms"] / solve["yardstick_ms"])

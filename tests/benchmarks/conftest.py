@@ -25,6 +25,7 @@ def pytest_collection_modifyitems(items):
 
 def pytest_benchmark_update_json(config, benchmarks, output_json):
     output_json["seed"] = SEED
+    output_json["select"] = config.option.keyword or None
 
 
 def rng(stream: int) -> np.random.Generator:
