@@ -3,7 +3,8 @@
 Every figure is timed round by round with the yardstick (``bench/_yardstick.py``) timed
 between its rounds, so that load on the machine weighs on both alike; ``extra_info`` then
 holds ``yardstick_ms`` (the median of those yardstick timings) and ``yardsticks`` (the
-figure's median over it). The seed comes from ``BENCH_PERF_SEED`` (``bench perf --seed``).
+median over the rounds of each round's time over the yardstick timed just before it, so
+that a busy spell weighs on a round and its yardstick together). The seed comes from ``BENCH_PERF_SEED`` (``bench perf --seed``).
 """
 
 import os
@@ -46,17 +47,19 @@ def timed(benchmark):
         _yardstick.warm()
         every = max(1, rounds // YARDSTICK_TIMINGS)
         sticks: list[float] = []
+        beside: list[float] = []  # for each round, the yardstick timed last before it
         count = iter(range(10**9))
 
         def setup():
             if next(count) % every == 0:
                 sticks.append(_yardstick.one_ms())
+            beside.append(sticks[-1])
             return args, {}
 
         result = benchmark.pedantic(target, setup=setup, rounds=rounds, iterations=1)
-        stick = float(np.median(sticks))
-        benchmark.extra_info["yardstick_ms"] = stick
-        benchmark.extra_info["yardsticks"] = benchmark.stats.stats.median * 1e3 / stick
+        rounds_ms = np.array(benchmark.stats.stats.data) * 1e3
+        benchmark.extra_info["yardstick_ms"] = float(np.median(sticks))
+        benchmark.extra_info["yardsticks"] = float(np.median(rounds_ms / np.array(beside[-len(rounds_ms):])))
         return result
 
     return run
