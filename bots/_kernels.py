@@ -7,7 +7,7 @@ are ``(n, 13)`` uint8 arrays of card ids and the tables those of
 
 import numpy as np
 
-from solver.kernels import HASH_BITS, HASH_MULTIPLIER, class_number, expected_units, inline, kernel, subset_values
+from solver.kernels import class_number, expected_units, inline, kernel, subset_values
 
 SLACK = 1e-9  # the joint search's bounds and values are summed in different orders: never prune on a rounding
 
@@ -36,38 +36,6 @@ def _best_with_back(b, best, best_split, v3, v5, by_back, back_middle, back_fron
 
 
 @kernel
-def _packed_hash(keys, numbers):
-    """The class hash as one array: each slot's key in the high bits, its class in the low 16,
-    so that a look-up reads one slot instead of two arrays."""
-    out = np.empty(keys.shape[0], np.int64)
-    for i in range(keys.shape[0]):
-        out[i] = (np.int64(keys[i]) << 16) | np.int64(numbers[i])
-    return out
-
-
-@inline
-def _packed_class(packed, value):
-    """``class_number`` over ``_packed_hash``'s table."""
-    slot = ((np.int64(value) * HASH_MULTIPLIER) & 0xFFFFFFFF) >> (32 - HASH_BITS)
-    while (packed[slot] >> 16) != value:
-        slot = (slot + 1) & ((1 << HASH_BITS) - 1)
-    return packed[slot] & 0xFFFF
-
-
-@kernel
-def _five_points(middle, back, front_upto, middle_upto):
-    """A five-card class's four numbers side by side (one cache line a class): its points as a
-    middle and as a back, the best front and the best middle at or below it."""
-    out = np.empty((middle.shape[0], 4), np.float64)
-    for c in range(middle.shape[0]):
-        out[c, 0] = middle[c]
-        out[c, 1] = back[c]
-        out[c, 2] = front_upto[c]
-        out[c, 3] = middle_upto[c]
-    return out
-
-
-@kernel
 def best_by_class_points(hands, columns3, columns5, by_back, back_middle, back_front, keys, numbers,
                          front, middle, back, front_upto, middle_upto):
     """Best split of each hand when each row scores by its class (``bots.points.RowPoints``).
@@ -84,9 +52,7 @@ def best_by_class_points(hands, columns3, columns5, by_back, back_middle, back_f
     n5 = back_middle.shape[0]
     cards3 = np.empty(columns3.shape, np.uint8)
     cards5 = np.empty(columns5.shape, np.uint8)
-    packed_hash = _packed_hash(keys, numbers)
-    as_five = _five_points(middle, back, front_upto, middle_upto)
-    middle_upto_of = np.empty(n5, np.float64)
+    c5 = np.empty(n5, np.int32)
     front_points = np.empty(n3, np.float64)
     middle_points = np.empty(n5, np.float64)
     back_points = np.empty(n5, np.float64)
@@ -96,19 +62,19 @@ def best_by_class_points(hands, columns3, columns5, by_back, back_middle, back_f
         v3, v5 = subset_values(hands[h], columns3, columns5, cards3, cards5)
         hand_front = -np.inf
         for k in range(n3):
-            front_points[k] = front[_packed_class(packed_hash, v3[k])]
+            front_points[k] = front[class_number(keys, numbers, v3[k])]
             hand_front = max(hand_front, front_points[k])
         hand_middle = -np.inf
         for k in range(n5):
-            c = _packed_class(packed_hash, v5[k])
-            middle_points[k] = as_five[c, 0]
-            back_points[k] = as_five[c, 1]
-            front_cap[k] = min(as_five[c, 2], hand_front)
-            middle_upto_of[k] = as_five[c, 3]
+            c = class_number(keys, numbers, v5[k])
+            c5[k] = c
+            middle_points[k] = middle[c]
+            back_points[k] = back[c]
+            front_cap[k] = min(front_upto[c], hand_front)
             hand_middle = max(hand_middle, middle_points[k])
         top = 0
         for k in range(n5):
-            bound[k] = back_points[k] + min(middle_upto_of[k], hand_middle) + front_cap[k]
+            bound[k] = back_points[k] + min(middle_upto[c5[k]], hand_middle) + front_cap[k]
             if bound[k] > bound[top]:
                 top = k
         best = -np.inf
