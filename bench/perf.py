@@ -1,13 +1,16 @@
 """``bench perf``: run the pytest-benchmark suite and turn its JSON into a report.
 
 The suite lives in ``tests/benchmarks`` of a source checkout. The report gives every
-figure with the run it came from; throughputs are compared as ratios measured in the
-same run, because the machines are noisy.
+figure with the run it came from, and in yardsticks: its ratio to a fixed kernel
+(``bench/_yardstick.py``) timed between its rounds in the same run, because the machines
+are noisy and differ. ``perf.json`` is the ``perf`` document (``bench/schemas/perf.schema.json``).
 """
 
 from __future__ import annotations
 
 import json
+import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -23,8 +26,8 @@ class PerfError(RuntimeError):
     """The suite could not be found or did not run."""
 
 
-def run_suite(json_path: Path, select: str | None = None) -> None:
-    """Run the benchmark suite, writing pytest-benchmark's JSON to ``json_path``."""
+def run_suite(json_path: Path, select: str | None = None, seed: int = 1) -> None:
+    """Run the benchmark suite with the run's ``seed``, writing pytest-benchmark's JSON to ``json_path``."""
     if not SUITE.is_dir():
         raise PerfError(f"the benchmark suite is not here ({SUITE}); bench perf runs from a source checkout")
     try:
@@ -35,7 +38,7 @@ def run_suite(json_path: Path, select: str | None = None) -> None:
                f"--benchmark-json={json_path}", "--benchmark-columns=median,iqr,rounds"]
     if select:
         command += ["-k", select]
-    result = subprocess.run(command, cwd=SUITE.parents[1])
+    result = subprocess.run(command, cwd=SUITE.parents[1], env=dict(os.environ, BENCH_PERF_SEED=str(seed)))
     if result.returncode != 0:
         raise PerfError(f"the benchmark suite failed (pytest exit status {result.returncode})")
 
@@ -55,162 +58,246 @@ def benchmarks_problem(raw: Any) -> str | None:
     return None
 
 
+SCHEMA_VERSION = 1
+YARDSTICK = "bench/_yardstick.py: 1,000,000 fixed 5-card hands classified into the nine categories, one core"
+
+
 def _by_name(raw: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {b["name"]: b for b in raw["benchmarks"]}
 
 
-def figures(raw: dict[str, Any]) -> dict[str, Any]:
-    """The report's figures from pytest-benchmark's JSON."""
-    b = _by_name(raw)
+def _param(name: str) -> str:
+    return name.split("[")[1].rstrip("]")
 
-    def info(name: str, key: str) -> float | None:
-        return b[name]["extra_info"].get(key) if name in b else None
 
-    def median_ms(name: str) -> float | None:
-        return b[name]["stats"]["median"] * 1e3 if name in b else None
+def _timed(bench: dict[str, Any]) -> dict[str, Any]:
+    """A figure's median and its same-run yardstick, from one benchmark entry."""
+    info = bench["extra_info"]
+    return {"median_ms": bench["stats"]["median"] * 1e3, "yardstick_ms": info.get("yardstick_ms"),
+            "yardsticks": info.get("yardsticks")}
 
-    ours = info("test_eval5_one_core", "per_second")
-    baselines = {}
+
+def _rate(bench: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A throughput: per second, and per yardstick (how many in the time the yardstick takes)."""
+    if bench is None:
+        return None
+    info = bench["extra_info"]
+    stick = info.get("yardstick_ms")
+    return {"per_second": info["per_second"], "per_yardstick": info["per_second"] * stick / 1e3 if stick else None,
+            "yardstick_ms": stick}
+
+
+def _evaluator(b: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    ours = _rate(b.get("test_eval5_one_core"))
+    baselines = []
     for name in BASELINES:
-        rate = info(f"test_baseline_{name}", "per_second")
+        rate = _rate(b.get(f"test_baseline_{name}"))
         if rate is not None:
-            baselines[name] = {"per_second": rate, "ratio": ours / rate if ours else None, "version": _version(name)}
-    evaluator = {
-        "one_core_per_second": ours,
-        "all_cores_per_second": info("test_eval5_all_cores", "per_second"),
-        "baselines": baselines,
-    }
-    solve = {
-        int(name.split("[")[1].rstrip("]")): {
-            "median_ms": median_ms(name),
-            **{k: v for k, v in bench["extra_info"].items()},
-        }
-        for name, bench in b.items() if name.startswith("test_solve_per_decision[")
-    }
-    solve_rules = {
-        name.split("[")[1].rstrip("]"): {"median_ms": median_ms(name), **bench["extra_info"]}
-        for name, bench in b.items() if name.startswith("test_solve_bonus_rules[")
-    }
-    bots = {
-        name.split("[")[1].rstrip("]"): dict(bench["extra_info"])
-        for name, bench in b.items() if name.startswith("test_one_decision[")
-    }
-    for prefix, key in (("test_batch_of_1000[", "batch_ms_per_hand"),
-                        ("test_batch_of_1000_one_core[", "batch_one_core_ms_per_hand")):
+            ratio = ours["per_second"] / rate["per_second"] if ours else None
+            baselines.append({"name": name, "version": _version(name), **rate, "ratio": ratio})
+    return {"one_core": ours, "all_cores": _rate(b.get("test_eval5_all_cores")), "baselines": baselines}
+
+
+def _solves(b: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    keys = ("rules", "sample_count", "hand_count", "deal_ms", "arrange_ms", "score_ms", "ev_se", "diff_se",
+            "ev_se_root_ms", "diff_se_root_ms", "ev_se_root_yardsticks", "diff_se_root_yardsticks")
+    found = [{**_timed(bench), **{k: bench["extra_info"].get(k) for k in keys}}
+             for name, bench in b.items()
+             if name.startswith(("test_solve_per_decision[", "test_solve_bonus_rules["))]
+    return sorted(found, key=lambda s: (s["rules"] != "basic", s["rules"] or "", s["sample_count"] or 0))
+
+
+def _bots(b: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    bots: dict[str, dict[str, Any]] = {}
+    for name, bench in b.items():
+        if name.startswith("test_one_decision["):
+            bots.setdefault(_param(name), {}).update(
+                {**_timed(bench), "p95_ms": bench["extra_info"].get("p95_ms")})
+    for prefix, key in (("test_batch_of_1000[", "batch"), ("test_batch_of_1000_one_core[", "batch_one_core")):
         for name, bench in b.items():
             if name.startswith(prefix):
-                bots.setdefault(name.split("[")[1].rstrip("]"), {})[key] = bench["extra_info"]["ms_per_hand"]
-    fields = {name.split("[")[1].rstrip("]"): dict(bench["extra_info"])
-              for name, bench in b.items() if name.startswith("test_four_player_field[")}
-    return {
-        "evaluator": evaluator,
-        "all_splits_ms_per_hand": {k: info(f"test_all_splits_one_core[{k}]", "ms_per_hand") for k in ("canonical", "full")},
-        "solve": dict(sorted(solve.items())),
-        "solve_rules": solve_rules,
-        "bots": bots,
-        "tournament_fields": fields,
-        "startup": dict(b["test_compile_then_warm_start"]["extra_info"]) if "test_compile_then_warm_start" in b else {},
-        "protocol_decisions_per_second": info("test_protocol_decisions_per_second", "per_second"),
-        "yardstick_ms": info("test_yardstick", "median_ms"),
-        "solve_command": ({"cold_s": info("test_solve_command_end_to_end", "cold_s"),
-                           "warm_s": b["test_solve_command_end_to_end"]["stats"]["median"]}
-                          if "test_solve_command_end_to_end" in b else {}),
+                bots.setdefault(_param(name), {}).update(
+                    {f"{key}_ms_per_hand": bench["extra_info"]["ms_per_hand"],
+                     f"{key}_yardsticks_per_hand": bench["extra_info"].get("yardsticks_per_hand")})
+    return [{"bot": name, **figs} for name, figs in sorted(bots.items())]
+
+
+def _fields(b: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{"field": _param(name), "deals_per_second": bench["extra_info"]["deals_per_second"],
+             "hands_per_second": bench["extra_info"]["hands_per_second"], **_timed(bench)}
+            for name, bench in sorted(b.items()) if name.startswith("test_four_player_field[")]
+
+
+def _machine(raw: dict[str, Any]) -> dict[str, Any]:
+    machine = raw.get("machine_info") or {}
+    cpu = machine.get("cpu") or {}
+    return {"cpu": cpu.get("brand_raw") or machine.get("processor") or machine.get("machine"),
+            "core_count": cpu.get("count"), "python": machine.get("python_version"),
+            "numpy": _version("numpy"), "numba": _version("numba")}
+
+
+def figures(raw: dict[str, Any]) -> dict[str, Any]:
+    """The report's document (``document: perf``) from pytest-benchmark's JSON."""
+    b = _by_name(raw)
+    stick = b.get("test_yardstick", {}).get("extra_info", {})
+    splits = [{"scan": scan, "ms_per_hand": b[name]["extra_info"]["ms_per_hand"],
+               "yardsticks_per_hand": b[name]["extra_info"]["yardsticks"] / 1000}
+              for scan in ("canonical", "full") if (name := f"test_all_splits_one_core[{scan}]") in b]
+    start = b.get("test_compile_then_warm_start")
+    command = b.get("test_solve_command_end_to_end")
+    protocol = _rate(b.get("test_protocol_decisions_per_second"))
+    document = {
+        "schema_version": SCHEMA_VERSION,
+        "document": "perf",
+        "seed": raw["seed"],
+        "command": f"bench perf --seed {raw['seed']}" + (f" -k {shlex.quote(raw['select'])}" if raw.get("select") else ""),
+        "run": {"datetime": raw.get("datetime"), "commit": (raw.get("commit_info") or {}).get("id")},
+        "machine": _machine(raw),
+        "yardstick": {"kernel": YARDSTICK, "median_ms": stick.get("median_ms"),
+                      "numpy_sort_ms": stick.get("numpy_sort_ms")},
+        "evaluator": _evaluator(b),
+        "all_splits": splits,
+        "solves": _solves(b),
+        "bots": _bots(b),
+        "tournament_fields": _fields(b),
+        "startup": dict(start["extra_info"]) if start else None,
+        "protocol": protocol,
+        "solve_command": ({"cold_s": command["extra_info"]["cold_s"], "warm_s": command["stats"]["median"],
+                           "yardsticks": command["extra_info"].get("yardsticks"),
+                           "yardstick_ms": command["extra_info"].get("yardstick_ms")} if command else None),
     }
+    document["goals"] = goal_rows(document)
+    return document
 
 
-GOALS_MS_AT = 37.0  # goals given in milliseconds were set on a machine whose yardstick took this long
+GOALS = (  # (figure, where it is, goal in yardsticks)
+    ("solve, 1,000 opponents, basic", ("solves", "basic", 1000), 0.60),
+    ("solve, 1,000 opponents, 1-6", ("solves", "1-6", 1000), 1.00),
+    ("solve, 1,000 opponents, 2-4", ("solves", "2-4", 1000), 1.00),
+    ("exhaustive bot, one decision", ("bots", "exhaustive", None), 1.0),
+    ("table bot, one hand a call", ("bots", "table", None), None),
+)
 
 
-def yardstick_rows(figs: dict[str, Any]) -> list[tuple[str, float | None, float | None]]:
-    """(figure, milliseconds, goal in yardsticks) for the figures with a speed goal."""
-    solve = figs["solve"].get(1000, {})
-    rules = figs.get("solve_rules", {})
-    table = figs["bots"].get("table", {})
-    exhaustive = figs["bots"].get("exhaustive", {})
-    cold = (figs.get("solve_command") or {}).get("cold_s")
-    return [
-        ("solve, 1,000 opponents, basic", solve.get("median_ms"), 0.40),
-        ("solve, 1,000 opponents, 1-6", rules.get("1-6", {}).get("median_ms"), 1.35),
-        ("solve, 1,000 opponents, 2-4", rules.get("2-4", {}).get("median_ms"), 1.35),
-        ("exhaustive bot, one decision", exhaustive.get("median_ms"), 0.40),
-        ("table bot, one hand a call", table.get("median_ms"), 0.05 / GOALS_MS_AT),
-        ("table bot, per hand in a batch, one core", table.get("batch_one_core_ms_per_hand"), 0.01 / GOALS_MS_AT),
-        ("solve command, first run (empty cache)", cold * 1e3 if cold else None, None),
-    ]
+def _find(document: dict[str, Any], where: tuple[str, str, int | None]) -> dict[str, Any]:
+    part, name, samples = where
+    for entry in document[part]:
+        if (entry.get("rules"), entry.get("sample_count")) == (name, samples) or entry.get("bot") == name:
+            return entry
+    return {}
+
+
+def goal_rows(document: dict[str, Any]) -> list[dict[str, Any]]:
+    """The figures with a speed goal: milliseconds, yardsticks (same run) and the goal."""
+    rows = []
+    for label, where, goal in GOALS:
+        entry = _find(document, where)
+        rows.append({"figure": label, "median_ms": entry.get("median_ms"), "yardsticks": entry.get("yardsticks"),
+                     "goal_yardsticks": goal})
+    return rows
 
 
 def _f(x: float | None, spec: str, scale: float = 1.0, suffix: str = "") -> str:
     return "—" if x is None else f"{x * scale:{spec}}{suffix}"
 
 
-def render_markdown(raw: dict[str, Any], figs: dict[str, Any], plot: bool) -> str:
-    machine = raw.get("machine_info", {})
-    cpu = machine.get("cpu", {})
-    lines = [
-        "# Benchmark report",
-        "",
-        f"Machine: {cpu.get('brand_raw') or machine.get('processor') or machine.get('machine')}, "
-        f"{cpu.get('count', '?')} cores; Python {machine.get('python_version')}; numpy {_version('numpy')}, "
-        f"numba {_version('numba')}. Run {raw.get('datetime', '')}, commit "
-        f"{(raw.get('commit_info') or {}).get('id', 'unknown')}.",
-        "",
-        "## Row evaluation (5 cards, random rows)",
-        "",
-        "| evaluator | rows per second | ours is |",
-        "|---|---|---|",
-        f"| this project, one core | {_f(figs['evaluator']['one_core_per_second'], ',.0f', 1e-6, ' M')} | |",
-        f"| this project, all cores | {_f(figs['evaluator']['all_cores_per_second'], ',.0f', 1e-6, ' M')} | |",
+def _header(doc: dict[str, Any]) -> list[str]:
+    m, run = doc["machine"], doc["run"]
+    stick = doc["yardstick"]
+    return [
+        "# Benchmark report", "",
+        f"Machine: {m['cpu']}, {m['core_count'] or '?'} cores; Python {m['python']}; numpy {m['numpy']}, "
+        f"numba {m['numba']}. Run {run['datetime'] or ''}, commit {run['commit'] or 'unknown'}, seed {doc['seed']}: "
+        f"`{doc['command']}`.", "",
+        "Every figure is also given in *yardsticks*: its time over the yardstick's, a fixed Numba kernel "
+        f"({stick['kernel']}) timed between the figure's own rounds in the same run, so that load weighs on both "
+        f"alike. Alone, it took {_f(stick['median_ms'], '.1f', 1, ' ms')} in this run (numpy sorting 2 million "
+        f"doubles, the unit of earlier reports: {_f(stick['numpy_sort_ms'], '.1f', 1, ' ms')}).",
     ]
-    for name, base in figs["evaluator"]["baselines"].items():
-        lines.append(f"| {name} {base['version']} (Python loop) | {_f(base['per_second'], ',.2f', 1e-6, ' M')} | "
-                     f"{_f(base['ratio'], ',.0f', 1, '×')} |")
-    splits = figs["all_splits_ms_per_hand"]
-    lines += ["", "## All 72,072 splits of a hand, evaluated and foul-checked (one core, 1,000 hands a call)", "",
-              f"canonical scan {_f(splits['canonical'], '.3f', 1, ' ms')} per hand; "
-              f"full scan {_f(splits['full'], '.3f', 1, ' ms')} per hand.", "",
-              "## solve, per decision (default opponent model, warm, one core)", "",
-              "| samples | median | deal | arrange opponents | score | EV standard error |", "|---|---|---|---|---|---|"]
-    for samples, s in figs["solve"].items():
-        lines.append(f"| {samples:,} | {s['median_ms']:.1f} ms | {s['deal_ms']:.1f} ms | {s['arrange_ms']:.1f} ms | "
-                     f"{s['score_ms']:.1f} ms | {s['ev_se']:.3f} |")
-    for rules, s in figs.get("solve_rules", {}).items():
-        lines.append(f"| 1,000 under {rules} | {s['median_ms']:.1f} ms | {s['deal_ms']:.1f} ms | {s['arrange_ms']:.1f} ms | "
-                     f"{s['score_ms']:.1f} ms | {s['ev_se']:.3f} |")
-    lines += ["", "## Bots, per decision", "",
-              "| bot | median | p95 | in a batch of 1,000, per hand | the same on one core |", "|---|---|---|---|---|"]
-    for name, s in sorted(figs["bots"].items()):
-        lines.append(f"| {name} | {_f(s.get('median_ms'), '.3f', 1, ' ms')} | {_f(s.get('p95_ms'), '.3f', 1, ' ms')} | "
-                     f"{_f(s.get('batch_ms_per_hand'), '.4f', 1, ' ms') if 'batch_ms_per_hand' in s else ''} | "
-                     f"{_f(s.get('batch_one_core_ms_per_hand'), '.4f', 1, ' ms') if 'batch_one_core_ms_per_hand' in s else ''} |")
-    if figs["tournament_fields"]:
+
+
+def _evaluator_section(doc: dict[str, Any]) -> list[str]:
+    ev = doc["evaluator"]
+    lines = ["", "## Row evaluation (5 cards, random rows)", "",
+             "| evaluator | rows per second | rows per yardstick | ours is |", "|---|---|---|---|"]
+    for label, rate in (("this project, one core", ev["one_core"]), ("this project, all cores", ev["all_cores"])):
+        rate = rate or {}
+        lines.append(f"| {label} | {_f(rate.get('per_second'), ',.0f', 1e-6, ' M')} | "
+                     f"{_f(rate.get('per_yardstick'), ',.1f', 1e-6, ' M')} | |")
+    for base in ev["baselines"]:
+        lines.append(f"| {base['name']} {base['version']} (Python loop) | {_f(base['per_second'], ',.2f', 1e-6, ' M')} | "
+                     f"{_f(base['per_yardstick'], ',.3f', 1e-6, ' M')} | {_f(base['ratio'], ',.0f', 1, '×')} |")
+    lines += ["", "## All 72,072 splits of a hand, evaluated and foul-checked (one core, 1,000 hands a call)", ""]
+    lines += [f"{s['scan']} scan: {s['ms_per_hand']:.3f} ms per hand ({s['yardsticks_per_hand']:.5f} yardsticks)."
+              for s in doc["all_splits"]]
+    return lines
+
+
+def _solve_section(doc: dict[str, Any]) -> list[str]:
+    lines = ["", "## solve, per decision (default opponent model, warm)", "",
+             "Median over the suite's hands. SE: the standard error of the best play's EV, and of the paired "
+             "difference to the runner-up. SE × √ms is the SE a solve taking 1 ms would have (a Monte Carlo SE "
+             "falls as one over the root of the work): lower is more precision per time; SE × √yardsticks is "
+             "the same in yardsticks.", "",
+             "| rules | samples | median | yardsticks | deal | arrange opponents | score | EV SE | diff SE | "
+             "EV SE × √ms | diff SE × √ms | EV SE × √yardsticks | diff SE × √yardsticks |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for s in doc["solves"]:
+        lines.append(f"| {s['rules']} | {s['sample_count']:,} | {s['median_ms']:.1f} ms | {_f(s['yardsticks'], '.3f')} | "
+                     f"{s['deal_ms']:.1f} ms | {s['arrange_ms']:.1f} ms | {s['score_ms']:.1f} ms | {s['ev_se']:.4f} | "
+                     f"{_f(s['diff_se'], '.4f')} | {_f(s['ev_se_root_ms'], '.4f')} | {_f(s['diff_se_root_ms'], '.4f')} | "
+                     f"{_f(s['ev_se_root_yardsticks'], '.4f')} | {_f(s['diff_se_root_yardsticks'], '.4f')} |")
+    return lines
+
+
+def _bots_section(doc: dict[str, Any]) -> list[str]:
+    lines = ["", "## Bots, per decision", "",
+             "| bot | median | p95 | yardsticks | in a batch of 1,000, per hand | the same on one core | "
+             "one core, yardsticks per hand |", "|---|---|---|---|---|---|---|"]
+    for s in doc["bots"]:
+        lines.append(f"| {s['bot']} | {_f(s.get('median_ms'), '.3f', 1, ' ms')} | {_f(s.get('p95_ms'), '.3f', 1, ' ms')} | "
+                     f"{_f(s.get('yardsticks'), '.4g')} | {_f(s.get('batch_ms_per_hand'), '.4f', 1, ' ms')} | "
+                     f"{_f(s.get('batch_one_core_ms_per_hand'), '.4f', 1, ' ms')} | "
+                     f"{_f(s.get('batch_one_core_yardsticks_per_hand'), '.3g')} |")
+    if doc["tournament_fields"]:
         lines += ["", "## Tournaments: 4-player fields of one bot, one worker", "",
-                  "| field | deals per second | hands per second |", "|---|---|---|"]
-        for name, s in sorted(figs["tournament_fields"].items()):
-            lines.append(f"| {name} | {s['deals_per_second']:.1f} | {s['hands_per_second']:.1f} |")
-    if figs.get("yardstick_ms"):
-        stick = figs["yardstick_ms"]
-        lines += ["", "## Against the yardstick", "",
-                  f"The yardstick, numpy sorting 2 million random doubles, took {stick:.1f} ms in this run. A ratio "
-                  "to it, measured in the same run, moves far less than milliseconds on a busy machine; it does not "
-                  "carry over between machines whose sort and kernels differ in speed by different factors.", "",
-                  "| figure | measured | yardsticks | goal, yardsticks |", "|---|---|---|---|"]
-        for label, ms, goal in yardstick_rows(figs):
-            lines.append(f"| {label} | {_f(ms, '.4g', 1, ' ms')} | {_f(ms / stick if ms is not None else None, '.4g')} | "
-                         f"{_f(goal, '.4g')} |")
-    if figs.get("protocol_decisions_per_second"):
+                  "| field | deals per second | hands per second | yardsticks per call |", "|---|---|---|---|"]
+        lines += [f"| {s['field']} | {s['deals_per_second']:.1f} | {s['hands_per_second']:.1f} | {_f(s['yardsticks'], '.2f')} |"
+                  for s in doc["tournament_fields"]]
+    return lines
+
+
+def _goals_section(doc: dict[str, Any]) -> list[str]:
+    lines = ["", "## Against the goals", "", "| figure | measured | yardsticks | goal, yardsticks |", "|---|---|---|---|"]
+    lines += [f"| {g['figure']} | {_f(g['median_ms'], '.4g', 1, ' ms')} | {_f(g['yardsticks'], '.4g')} | "
+              f"{_f(g['goal_yardsticks'], '.2f')} |" for g in doc["goals"]]
+    return lines
+
+
+def _process_section(doc: dict[str, Any]) -> list[str]:
+    lines = []
+    if doc["protocol"]:
         lines += ["", "## Protocol bots", "",
                   f"A bot in its own process that answers at once (tests/protocol/echo_bot.py): "
-                  f"{figs['protocol_decisions_per_second']:,.0f} decisions per second on one worker, the "
-                  "protocol's own cost (JSON both ways, the pipe, the checks)."]
-    start = figs["startup"]
+                  f"{doc['protocol']['per_second']:,.0f} decisions per second on one worker "
+                  f"({_f(doc['protocol']['per_yardstick'], ',.0f')} per yardstick), the protocol's own cost "
+                  "(JSON both ways, the pipe, the checks)."]
+    start, command = doc["startup"], doc["solve_command"]
     if start:
         lines += ["", "## Start-up", "",
                   f"Kernels in a fresh process with an empty Numba cache: {start['cold_wall_s']:.1f} s wall "
                   f"({start['cold_first_calls_s']:.1f} s compiling); with a warm cache: {start['warm_wall_s']:.2f} s "
                   f"({start['warm_first_calls_s']:.2f} s loading)."]
-    if figs["solve_command"]:
-        lines.append(f"The `solve` command end to end: {figs['solve_command']['warm_s']:.2f} s warm, "
-                     f"{figs['solve_command']['cold_s']:.1f} s on first run (compiling).")
+    if command:
+        lines.append(f"The `solve` command end to end: {command['warm_s']:.2f} s warm "
+                     f"({_f(command['yardsticks'], '.1f')} yardsticks), {command['cold_s']:.1f} s on first run (compiling).")
+    return lines
+
+
+def render_markdown(doc: dict[str, Any], plot: bool) -> str:
+    """The report as Markdown, section by section, from the perf document."""
+    sections = (_header, _evaluator_section, _solve_section, _bots_section, _goals_section, _process_section)
+    lines = [line for section in sections for line in section(doc)]
     if plot:
         lines += ["", "![benchmarks](perf.png)"]
     return "\n".join(lines) + "\n"
@@ -223,16 +310,16 @@ def write_plot(figs: dict[str, Any], path: Path) -> None:
     import matplotlib.pyplot as plt
 
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
-    names = ["ours (1 core)"] + [f"{n}" for n in figs["evaluator"]["baselines"]]
-    rates = [figs["evaluator"]["one_core_per_second"]] + [b["per_second"] for b in figs["evaluator"]["baselines"].values()]
+    ev = figs["evaluator"]
+    names = ["ours (1 core)"] + [b["name"] for b in ev["baselines"]]
+    rates = [ev["one_core"]["per_second"] if ev["one_core"] else float("nan")] + [b["per_second"] for b in ev["baselines"]]
     left.barh(names, [r / 1e6 for r in rates])
     left.set_xscale("log")
     left.set_xlabel("million 5-card rows per second (log)")
     left.set_title("evaluator throughput")
-    bots = sorted(figs["bots"])
-    right.barh(bots, [figs["bots"][b].get("median_ms", float("nan")) for b in bots])
+    right.barh([b["bot"] for b in figs["bots"]], [b.get("yardsticks") or float("nan") for b in figs["bots"]])
     right.set_xscale("log")
-    right.set_xlabel("ms per decision, median (log)")
+    right.set_xlabel("yardsticks per decision, median (log)")
     right.set_title("bot decision time")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
@@ -246,8 +333,7 @@ def write_report(raw: dict[str, Any], out: Path) -> Path:
         plot = True
     except ImportError:
         plot = False
-    (out / "perf.json").write_text(json.dumps({"machine_info": raw.get("machine_info"), "datetime": raw.get("datetime"),
-                                               "commit_info": raw.get("commit_info"), "figures": figs}, indent=1))
+    (out / "perf.json").write_text(json.dumps(figs, indent=1) + "\n", encoding="utf-8")
     path = out / "perf.md"
-    path.write_text(render_markdown(raw, figs, plot), encoding="utf-8")
+    path.write_text(render_markdown(figs, plot), encoding="utf-8")
     return path

@@ -10,8 +10,10 @@ one (rows compared as sets of cards), and the median time of a solve. ``naturals
 random hands that hold a natural, how often declaring it is worth more than the best play
 (``naturals`` rules, 4 players), and the best play's EV. ``frequencies``: the share of
 random hands that hold each natural. ``speed``: the median time of a solve under basic,
-2-4 and 1-6 scoring, and as a ratio to the yardstick (numpy sorting 2 million doubles)
-timed just before each solve in the same process.
+2-4 and 1-6 scoring, in milliseconds and in yardsticks (``bench/_yardstick.py``, timed
+just before each solve in the same process: the median solve over the median yardstick),
+with the median standard errors of the best play's EV and of its paired difference to the
+runner-up.
 """
 
 from __future__ import annotations
@@ -89,24 +91,25 @@ def frequency_study(hands: int, entropy: int) -> dict:
 
 
 def speed_study(hands: int, samples: int, entropy: int) -> dict:
+    from bench import _yardstick
     from bots import solve_hand
 
-    stick = np.random.default_rng(37).random(2_000_000)
     rng = np.random.default_rng(entropy)
     dealt = _hands(hands, rng)
     out: dict[str, Any] = {"hands": hands, "samples": samples, "seed": entropy}
     for rules in ("basic", "2-4", "1-6"):
         solve_hand(dealt[0], rules=rules, samples=samples, seed=0)  # compiled and loaded before timing
-        seconds, ratios = [], []
+        seconds, sticks, ses, diff_ses = [], [], [], []
         for i, hand in enumerate(dealt):
+            sticks.append(_yardstick.one_ms())
             started = time.perf_counter()
-            np.sort(stick)
-            yardstick = time.perf_counter() - started
-            started = time.perf_counter()
-            solve_hand(hand, rules=rules, samples=samples, seed=i)
-            seconds.append(time.perf_counter() - started)
-            ratios.append(seconds[-1] / yardstick)
-        out[rules] = {"median_ms": float(np.median(seconds) * 1e3), "median_yardsticks": float(np.median(ratios))}
+            solution = solve_hand(hand, rules=rules, samples=samples, seed=entropy + i)
+            seconds.append((time.perf_counter() - started) * 1e3)
+            ses.append(solution.ev_se)
+            diff_ses += [solution.alternatives[0].diff_se] if solution.alternatives else []
+        ms, stick = float(np.median(seconds)), float(np.median(sticks))
+        out[rules] = {"median_ms": ms, "yardstick_ms": stick, "median_yardsticks": ms / stick,
+                      "ev_se": float(np.median(ses)), "diff_se": float(np.median(diff_ses)) if diff_ses else None}
     return out
 
 

@@ -55,6 +55,7 @@ class RowPoints:
 
 
 PARALLEL_BATCH = 256  # batches at least this large are split over the cores
+CHUNKS_PER_CORE = 4  # several chunks a core: a core that is slowed or taken by another process holds up less
 
 
 @functools.cache
@@ -71,11 +72,13 @@ def over_cores(function: Callable[[np.ndarray], np.ndarray], hands: np.ndarray) 
     """``function(hands)`` for a batch of hands, split over the cores when it is large.
 
     The kernels release the GIL (nogil), so threads run them in parallel; each hand is set
-    on its own, so the result is the same however the batch is split."""
+    on its own, so the result is the same however the batch is split. The batch goes out
+    in a few chunks a core, which the threads take in turn."""
     hands = np.ascontiguousarray(hands, np.uint8)
-    parts = min(available_cores(), len(hands) // PARALLEL_BATCH)
-    if parts < 2:
+    cores = min(available_cores(), len(hands) // PARALLEL_BATCH)
+    if cores < 2:
         return function(hands)
+    parts = min(CHUNKS_PER_CORE * cores, len(hands) // 64)
     return np.concatenate(list(_pool().map(function, np.array_split(hands, parts))))
 
 

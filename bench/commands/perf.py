@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from bench.parsing import seed
+
 
 def add_parser(sub) -> None:
     parser = sub.add_parser(
@@ -15,6 +17,7 @@ def add_parser(sub) -> None:
     )
     parser.add_argument("--out", metavar="DIR", default="perf", help="folder for the report (default %(default)s)")
     parser.add_argument("-k", dest="select", metavar="EXPR", help="only benchmarks matching EXPR (pytest -k)")
+    parser.add_argument("--seed", type=seed, default=1, help="the seed of the suite's hands and deals (default %(default)s)")
     parser.add_argument("--from-json", metavar="FILE", help="skip the run: report on an earlier benchmarks.json")
 
 
@@ -26,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
     raw_path = Path(args.from_json) if args.from_json else out / "benchmarks.json"
     if not args.from_json:
         try:
-            run_suite(raw_path, args.select)
+            run_suite(raw_path, args.select, args.seed)
         except PerfError as error:
             raise UsageError(str(error)) from None
     raw = read_json(raw_path)
