@@ -76,6 +76,8 @@ def test_sigint_stops_promptly_keeps_the_work_and_resumes_to_the_same_result(tmp
     again = json.loads((out / "results.json").read_text())
     assert "partial" not in again and again["results"] == whole["results"]
     assert _records(out) == _records(uninterrupted)
+    deals = [r["deal"] for r in again["records"]]
+    assert deals == sorted(deals)  # a resumed run writes its records in deal order, as a whole run does
 
 
 def test_sigterm_exits_143(tmp_path):
