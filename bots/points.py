@@ -78,7 +78,7 @@ def over_cores(function: Callable[[np.ndarray], np.ndarray], hands: np.ndarray) 
     cores = min(available_cores(), len(hands) // PARALLEL_BATCH)
     if cores < 2:
         return function(hands)
-    parts = min(CHUNKS_PER_CORE * cores, len(hands) // 64)
+    parts = max(cores, min(CHUNKS_PER_CORE * cores, len(hands) // 64))
     return np.concatenate(list(_pool().map(function, np.array_split(hands, parts))))
 
 

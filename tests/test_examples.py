@@ -60,35 +60,47 @@ def test_the_readme_studies_run():
 
 def test_the_speed_study_takes_medians_of_times_and_of_ratios(monkeypatch):
     """The study on a clock of its own, so that its figures are known exactly (no speed is
-    measured or asserted): every reading of the clock advances it 2 ms, which is then what
-    the yardstick takes, and each solve advances it by a set amount, so a hand's time is
-    that amount plus 2 ms. For basic, solves of 8, 28 and 3 ms make times of 10, 30 and 5 ms:
-    median 10 ms, ratios 5, 15 and 2.5, median 5. Fails if the study times the wrong thing,
-    takes a mean, or divides the other way."""
+    measured or asserted): every reading of the clock advances it 1 ms, the yardsticks timed
+    before the three hands take 1, 3 and 2 ms, and each solve advances the clock by a set
+    amount, so a hand's time is that amount plus 1 ms. For basic, solves of 9, 29 and 4 ms
+    make times of 10, 30 and 5 ms: median 10 ms; ratios 10, 10 and 2.5, median 10 (the
+    ratio of the medians would be 5). The standard errors are the medians of the
+    solutions'. Fails if the study times the wrong thing, takes a mean, divides the other
+    way or by another hand's yardstick, or solves with other seeds than seed + i."""
+    import itertools
     import types
 
     import bots
-    from bench import studies
+    from bench import _yardstick, studies
 
-    extra = {"basic": [8, 28, 3], "2-4": [18, 0, 48], "1-6": [4, 4, 98]}  # ms a solve of hand i takes
+    extra = {"basic": [9, 29, 4], "2-4": [19, 1, 49], "1-6": [5, 5, 99]}  # ms a solve of hand i takes
     clock = [0.0]
     solved = []
 
     def perf_counter() -> float:
-        clock[0] += 0.002
+        clock[0] += 0.001
         return clock[0]
 
     def solve_hand(hand, *, rules, samples, seed):
         solved.append((tuple(hand), rules, samples, seed))
-        clock[0] += extra[rules][seed] / 1000
+        if seed == 0:  # the warm-up solve, before the timed ones
+            return types.SimpleNamespace(ev_se=None, alternatives=[])
+        clock[0] += extra[rules][seed - 5] / 1000
+        runner_up = types.SimpleNamespace(diff_se=seed / 100)
+        return types.SimpleNamespace(ev_se=seed / 10, alternatives=[runner_up])
 
     monkeypatch.setattr(studies, "time", types.SimpleNamespace(perf_counter=perf_counter))
+    sticks = itertools.cycle([1.0, 3.0, 2.0])
+    monkeypatch.setattr(_yardstick, "one_ms", lambda: next(sticks))
     monkeypatch.setattr(bots, "solve_hand", solve_hand)
     result = studies.speed_study(hands=3, samples=20, entropy=5)
-    expected = {"basic": (10, 5), "2-4": (20, 10), "1-6": (6, 3)}  # 2-4: 20, 2, 50 ms; 1-6: 6, 6, 100 ms
+    expected = {"basic": (10, 10), "2-4": (20, 20), "1-6": (6, 6)}  # 2-4: 20, 2, 50 ms; 1-6: 6, 6, 100 ms
     for rules, (ms, ratio) in expected.items():
         assert result[rules]["median_ms"] == pytest.approx(ms, abs=1e-9)
+        assert result[rules]["yardstick_ms"] == 2.0
         assert result[rules]["median_yardsticks"] == pytest.approx(ratio, abs=1e-9)
-        hands = {hand for hand, r, samples, _ in solved if r == rules and samples == 20}
-        assert len(hands) == 3 and all(len(set(h)) == 13 for h in hands)
+        assert result[rules]["ev_se"] == pytest.approx(0.6) and result[rules]["diff_se"] == pytest.approx(0.06)
+        timed = [(hand, seed) for hand, r, samples, seed in solved if r == rules and samples == 20 and seed]
+        assert [seed for _, seed in timed] == [5, 6, 7]
+        assert len({hand for hand, _ in timed}) == 3 and all(len(set(h)) == 13 for h, _ in timed)
     assert (result["hands"], result["samples"], result["seed"]) == (3, 20, 5)
