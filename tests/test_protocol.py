@@ -51,7 +51,7 @@ def test_example_bots_play_everywhere(path, tmp_path):
     done = _bench("arrange", "--bot", str(path), HAND, "--json")
     assert done.returncode == 0, done.stderr
     record = json.loads(done.stdout)
-    assert sorted((record["front"] + " " + record["middle"] + " " + record["back"]).split()) == sorted(HAND.split())
+    assert sorted(" ".join(record["arrangement"].values()).split()) == sorted(HAND.split())
     done = _bench("tournament", "--bots", f"{path},greedy", "--sessions", "1", "--seed", "2", "--jobs", "2",
                   "--out", str(tmp_path))
     assert done.returncode == 0, done.stderr
