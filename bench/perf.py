@@ -16,7 +16,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bench.versions import installed_version as _version
 
 SUITE = Path(__file__).resolve().parents[1] / "tests" / "benchmarks"
 BASELINES = ("eval7", "treys", "phevaluator", "pokerkit")
@@ -87,14 +86,14 @@ def _rate(bench: dict[str, Any] | None) -> dict[str, Any] | None:
             "yardstick_ms": stick}
 
 
-def _evaluator(b: dict[str, dict[str, Any]]) -> dict[str, Any]:
+def _evaluator(b: dict[str, dict[str, Any]], versions: dict[str, str | None]) -> dict[str, Any]:
     ours = _rate(b.get("test_eval5_one_core"))
     baselines = []
     for name in BASELINES:
         rate = _rate(b.get(f"test_baseline_{name}"))
         if rate is not None:
             ratio = ours["per_second"] / rate["per_second"] if ours else None
-            baselines.append({"name": name, "version": _version(name), **rate, "ratio": ratio})
+            baselines.append({"name": name, "version": versions.get(name), **rate, "ratio": ratio})
     return {"one_core": ours, "all_cores": _rate(b.get("test_eval5_all_cores")), "baselines": baselines}
 
 
@@ -133,7 +132,13 @@ def _machine(raw: dict[str, Any]) -> dict[str, Any]:
     cpu = machine.get("cpu") or {}
     return {"cpu": cpu.get("brand_raw") or machine.get("processor") or machine.get("machine"),
             "core_count": cpu.get("count"), "python": machine.get("python_version"),
-            "numpy": _version("numpy"), "numba": _version("numba")}
+            "numpy": _versions(raw).get("numpy"), "numba": _versions(raw).get("numba")}
+
+
+def _versions(raw: dict[str, Any]) -> dict[str, str | None]:
+    """The packages' versions the run recorded (none for a run that did not record them: the
+    versions installed now may not be the ones that ran)."""
+    return raw.get("version_by_package") or {}
 
 
 def figures(raw: dict[str, Any]) -> dict[str, Any]:
@@ -155,7 +160,7 @@ def figures(raw: dict[str, Any]) -> dict[str, Any]:
         "machine": _machine(raw),
         "yardstick": {"kernel": YARDSTICK, "median_ms": stick.get("median_ms"),
                       "numpy_sort_ms": stick.get("numpy_sort_ms")},
-        "evaluator": _evaluator(b),
+        "evaluator": _evaluator(b, _versions(raw)),
         "all_splits": splits,
         "solves": _solves(b),
         "bots": _bots(b),
@@ -225,7 +230,7 @@ def _evaluator_section(doc: dict[str, Any]) -> list[str]:
         lines.append(f"| {label} | {_f(rate.get('per_second'), ',.0f', 1e-6, ' M')} | "
                      f"{_f(rate.get('per_yardstick'), ',.1f', 1e-6, ' M')} | |")
     for base in ev["baselines"]:
-        lines.append(f"| {base['name']} {base['version']} (Python loop) | {_f(base['per_second'], ',.2f', 1e-6, ' M')} | "
+        lines.append(f"| {base['name']}{' ' + base['version'] if base['version'] else ''} (Python loop) | {_f(base['per_second'], ',.2f', 1e-6, ' M')} | "
                      f"{_f(base['per_yardstick'], ',.3f', 1e-6, ' M')} | {_f(base['ratio'], ',.0f', 1, '×')} |")
     lines += ["", "## All 72,072 splits of a hand, evaluated and foul-checked (one core, 1,000 hands a call)", ""]
     lines += [f"{s['scan']} scan: {s['ms_per_hand']:.3f} ms per hand ({s['yardsticks_per_hand']:.5f} yardsticks)."

@@ -61,3 +61,20 @@ def test_the_report_replays_from_its_benchmarks_json(report, tmp_path):
     assert again == first
     text = (report / "perf.md").read_text(encoding="utf-8")
     assert "EV SE × √ms" in text and "seed 3" in text
+
+
+def test_versions_are_those_the_run_recorded_not_those_installed_now(report, tmp_path):
+    """A report made again from a benchmarks.json names the numpy and numba of the run, and none
+    at all for a run that did not record them (whatever is installed when the report is made)."""
+    raw = json.loads((report / "benchmarks.json").read_text(encoding="utf-8"))
+    assert raw["version_by_package"]["numpy"] == __import__("numpy").__version__
+    raw["version_by_package"] = {"numpy": "0.0.1", "numba": "0.0.2"}
+    (tmp_path / "recorded.json").write_text(json.dumps(raw), encoding="utf-8")
+    del raw["version_by_package"]
+    (tmp_path / "unrecorded.json").write_text(json.dumps(raw), encoding="utf-8")
+    env = os.environ | {"PYTHONPATH": str(ROOT)}
+    for name, expected in (("recorded", ("0.0.1", "0.0.2")), ("unrecorded", (None, None))):
+        subprocess.run([sys.executable, "-m", "bench.cli", "perf", "--from-json", str(tmp_path / f"{name}.json"),
+                        "--out", str(tmp_path / name)], env=env, cwd=ROOT, check=True, capture_output=True)
+        machine = json.loads((tmp_path / name / "perf.json").read_text(encoding="utf-8"))["machine"]
+        assert (machine["numpy"], machine["numba"]) == expected

@@ -25,8 +25,12 @@ def pytest_collection_modifyitems(items):
 
 
 def pytest_benchmark_update_json(config, benchmarks, output_json):
+    from bench.perf import BASELINES
+    from bench.versions import installed_version
+
     output_json["seed"] = SEED
     output_json["select"] = config.option.keyword or None
+    output_json["version_by_package"] = {name: installed_version(name) for name in ("numpy", "numba", *BASELINES)}
 
 
 def rng(stream: int) -> np.random.Generator:
