@@ -16,7 +16,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-
 SUITE = Path(__file__).resolve().parents[1] / "tests" / "benchmarks"
 BASELINES = ("eval7", "treys", "phevaluator", "pokerkit")
 
@@ -230,7 +229,8 @@ def _evaluator_section(doc: dict[str, Any]) -> list[str]:
         lines.append(f"| {label} | {_f(rate.get('per_second'), ',.0f', 1e-6, ' M')} | "
                      f"{_f(rate.get('per_yardstick'), ',.1f', 1e-6, ' M')} | |")
     for base in ev["baselines"]:
-        lines.append(f"| {base['name']}{' ' + base['version'] if base['version'] else ''} (Python loop) | {_f(base['per_second'], ',.2f', 1e-6, ' M')} | "
+        named = f"{base['name']} {base['version']}" if base["version"] else base["name"]
+        lines.append(f"| {named} (Python loop) | {_f(base['per_second'], ',.2f', 1e-6, ' M')} | "
                      f"{_f(base['per_yardstick'], ',.3f', 1e-6, ' M')} | {_f(base['ratio'], ',.0f', 1, '×')} |")
     lines += ["", "## All 72,072 splits of a hand, evaluated and foul-checked (one core, 1,000 hands a call)", ""]
     lines += [f"{s['scan']} scan: {s['ms_per_hand']:.3f} ms per hand ({s['yardsticks_per_hand']:.5f} yardsticks)."
