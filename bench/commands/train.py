@@ -21,9 +21,9 @@ def add_parser(sub) -> None:
         help="train the table bot by self-play",
         description="Train the table bot's tables by fictitious play from the heuristic bot. With the defaults, "
         "bench train --rules basic (or 1-6, 2-4) makes the tables that ship with the package bit for bit, with any "
-        "--jobs. The arithmetic is IEEE double in a fixed order, so other machines give the same bits (checked with "
-        "the kernels built for generic x86-64 and for AVX-512). Each tables file records the command that made it "
-        "and the sha256 of its shares.",
+        "--jobs. The arithmetic is IEEE double in a fixed order, so other machines should give the same bits "
+        "(checked on x86-64 only, with the kernels built for generic x86-64 and for AVX-512). Each tables file "
+        "records the command that made it and the sha256 of its shares.",
     )
     parser.add_argument("--hands", type=positive, default=None, help=f"hands dealt per round (default {HANDS})")
     parser.add_argument("--rounds", type=positive, default=None, help=f"rounds of self-play (default {ROUNDS})")
