@@ -148,6 +148,30 @@ def test_a_session_hand_is_played_graded_and_counted_once(client):
     assert unknown.status_code == 404 and "start a new session" in unknown.json()["detail"]
 
 
+def test_a_hands_grade_seed_replays_the_grade_and_tells_nothing_of_the_next_deal(client):
+    """The grade of a session's hand prints the seed that replays it, yet the session's seed
+    stays hidden: neither that seed nor the seed it would be part of deals the next hand.
+    Fails if the grade's seed is derived from the session's seed in a way that reveals it."""
+    from bench.tournament import deal_table
+    from bots import grade_hand
+    from solver import format_cards
+
+    key = client.post("/api/session/start", json={"seed": 11, "bots": ["greedy"]}).json()["session"]
+    hand = client.post("/api/session/deal", json={"session": key, "hand_number": 0}).json()["hand"]
+    arrangement = _set_by_rank(hand)
+    grade = client.post("/api/session/play", json={"session": key, "hand_number": 0, "samples": 200,
+                                                   "arrangement": arrangement}).json()["grade"]
+    seed = grade["seed"]
+    assert 0 <= seed < 2**53
+    replayed = grade_hand(hand, arrangement, "table", samples=200, seed=seed, players=2).to_dict()
+    # (equal cards may trade places in the best play: the figures are the same)
+    figures = ("ev", "diff", "diff_se", "lost")
+    assert [replayed[k] for k in figures] + [replayed["best"]["ev"]] == [grade[k] for k in figures] + [grade["best"]["ev"]]
+    following = client.post("/api/session/deal", json={"session": key, "hand_number": 1}).json()["hand"]
+    for guess in (seed // 8, seed):
+        assert format_cards(sorted(deal_table(guess, 1, 2)[0].tolist(), reverse=True)) != following
+
+
 def test_two_plays_of_one_hand_sent_at_once_count_once():
     """A double-click sends the same hand twice before the first answer: one is scored, one refused."""
     with TestClient(create_app(Settings(allowed_hosts=("testserver",), workers=2))) as client:

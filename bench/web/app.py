@@ -468,7 +468,7 @@ def _add_session_routes(app: FastAPI, settings: Settings, pool: WorkerPool, sess
     @app.post("/api/session/start")
     async def session_start(request: SessionStart) -> dict[str, Any]:
         specs = tuple(seat_spec(b) for b in request.bots)
-        seed = request.seed if request.seed is not None else secrets.randbits(32)
+        seed = request.seed if request.seed is not None else secrets.randbits(53)
         session = Session(seed=seed, bots=specs, rules=rules_text(request.rules))
         # The seed deals the bots' hands too: it is told when the session is over (or when it was given).
         return web_document("session-start", session=sessions.add(session), seed=request.seed, bots=list(specs),
