@@ -67,17 +67,41 @@ def test_a_hand_is_read_as_a_player_writes_it(client):
     ({"hand": HAND, "opponent": "os:system"}, 400, "unknown opponent 'os:system'"),
     ({"hand": HAND, "opponent": "cmd:/bin/sh"}, 400, "unknown opponent 'cmd:/bin/sh'"),
     ({"hand": HAND, "opponent": "exhaustive"}, 400, "cannot be the opponent model"),
-    ({"hand": HAND, "samples": 10**7}, 422, "less than or equal to 20000"),
-    ({"hand": HAND, "players": 5}, 422, "less than or equal to 4"),
-    ({"hand": HAND, "seed": -1}, 422, "greater than or equal to 0"),
-    ({"hand": "AS " * 100}, 422, "at most 200 characters"),
-    ({"hand": HAND, "tables": "/etc/shadow"}, 422, "Extra inputs are not permitted"),
-    ({}, 422, "Field required"),
+    ({"hand": HAND, "samples": 10**7}, 422, "samples: input should be less than or equal to 20000"),
+    ({"hand": HAND, "players": 5}, 422, "players: input should be less than or equal to 4"),
+    ({"hand": HAND, "seed": -1}, 422, "seed: input should be greater than or equal to 0"),
+    ({"hand": "AS " * 100}, 422, "hand: string should have at most 200 characters"),
+    ({"hand": HAND, "tables": "/etc/shadow"}, 422, "tables: extra inputs are not permitted"),
+    ({}, 422, "hand: field required"),
 ])
 def test_bad_solve_requests_are_readable_400_or_422(client, body, status, message):
     done = client.post("/api/solve", json=body)
     assert done.status_code == status
-    assert message in str(done.json()["detail"])
+    assert message in done.json()["detail"]
+
+
+@pytest.mark.parametrize("path, content, line", [
+    ("/api/session/start", {"bots": ["greedy"] * 4}, "bots: list should have at most 3 items after validation, not 4"),
+    ("/api/session/start", {"bots": ["greedy"], "seed": 2**53}, "seed: input should be less than 9007199254740992"),
+    ("/api/session/start", {"bots": "greedy"}, "bots: input should be a valid list"),
+    ("/api/session/start", {"bots": [7]}, "bots[0]: input should be a valid string"),
+    ("/api/session/deal", {"session": "x", "hand_number": "two"}, "hand_number: input should be a valid integer, "
+                                                              "unable to parse string as an integer"),
+    ("/api/session/play", {"session": "x", "hand_number": 0, "declare": "maybe"},
+     "declare: input should be a valid boolean, unable to interpret input"),
+    ("/api/deal", {"seed": 1.5}, "seed: input should be a valid integer, got a number with a fractional part"),
+    ("/api/solve", b'{"hand": ', "the body is not valid JSON: Expecting value (at character 9)"),
+    ("/api/solve", b"", "the request has no JSON body"),
+    ("/api/solve", {"samples": "many"}, "hand: field required (and 1 more problem)"),
+])
+def test_a_request_that_does_not_fit_the_api_answers_422_with_one_line(client, path, content, line):
+    """Wrong types, invalid JSON, too many bots, a seed past 2**53: 422 with the field and the
+    problem in one line of ``detail`` (the convention of every error answer), never a list."""
+    if isinstance(content, bytes):
+        done = client.post(path, content=content, headers={"content-type": "application/json"})
+    else:
+        done = client.post(path, json=content)
+    assert done.status_code == 422 and done.json() == {"detail": line}
 
 
 @pytest.mark.parametrize("opponent", [
