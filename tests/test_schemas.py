@@ -24,7 +24,7 @@ HAND = "AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C"
 BEST = "9H 9D 2C / 8C 7C 6D 5H 4S / AS KS QS JS TS"
 FOUL = "AS KS QS / 9H 9D JS TS 8C / 7C 6D 5H 4S 2C"
 SIX_PAIRS = "AS AH KS KH QS QH JS JH TS TH 9S 9H 2C"
-NAMES = ("solve", "hand-grade", "grade", "arrange", "web-bots", "web-check", "web-deal", "web-session-start",
+NAMES = ("solve", "hand-grade", "grade", "arrange", "bots", "web-bots", "web-check", "web-deal", "web-session-start",
          "web-session-deal", "web-session-play")
 
 
@@ -265,3 +265,12 @@ def test_the_schemas_refuse_a_natural_or_a_count_the_code_cannot_emit(client):
         assert errors("web-session-play", played | {field: [0]}), field
     for scored in ([9], [3, 3], [-1], list(range(9))):
         assert errors("web-session-play", played | {"hands_scored": scored}), scored
+
+
+def test_bench_bots_json_is_the_bots_document():
+    doc = json.loads(_printed(bench_main, ["bots", "--json"]))
+    valid("bots", doc)
+    assert {b["name"] for b in doc["bots"]} >= {"exhaustive", "greedy", "heuristic", "random", "table"}
+    assert errors("bots", doc["bots"])  # a bare list
+    assert errors("bots", _without(doc, "schema_version"))
+    assert errors("bots", doc | {"bots": [b | {"parameters": []} for b in doc["bots"]]})
