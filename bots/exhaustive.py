@@ -8,7 +8,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from bots.base import takes_cards
+from bots.base import BotError, takes_cards
 from bots.table import rules_of
 from solver import Arrangement, Card
 from solver.opponent import OpponentModel
@@ -44,8 +44,8 @@ class ExhaustiveBot:
         if isinstance(self.samples, bool) or not isinstance(self.samples, int) or self.samples < 1:
             raise ValueError(f"samples must be a positive whole number, got {self.samples!r}")
         if opponent_models is None:
-            raise ValueError("the exhaustive bot needs opponent_models to make its opponent; "
-                             "make it with bots.make_bot('exhaustive')")
+            raise BotError("the exhaustive bot needs opponent_models to make its opponent; "
+                           "make it with bots.make_bot('exhaustive')")
         object.__setattr__(self, "_models", opponent_models)
         self._model(rules_of(self.rules))  # an unknown rule set or opponent fails when the bot is made
 
@@ -61,6 +61,7 @@ class ExhaustiveBot:
     def arrange(self, cards: tuple[Card, ...], rng: np.random.Generator) -> Arrangement:
         return self._solve(cards, rng).arrangement
 
+    @takes_cards
     def declare(self, cards: tuple[Card, ...], rng: np.random.Generator) -> bool:
         """Declare a natural when, by the solver, it is worth more than the best arrangement."""
         return self._solve(cards, rng).declare

@@ -777,6 +777,7 @@ class ProtocolBot:
         self._declared = {tuple(sorted(int(c) for c in cards)): declare}  # asked right after, if at all
         return arrangement
 
+    @takes_cards
     def declare(self, cards: tuple[Card, ...], rng: np.random.Generator) -> bool:
         """What the bot said with its arrangement of these cards (``"declare": true``)."""
         return self._declared.pop(tuple(sorted(int(c) for c in cards)), False)

@@ -230,3 +230,24 @@ def test_checked_arrangement_takes_cards_as_text():
     text = "AS AH KS KH QS QH JS JH TS TH 9S 9H 2C"
     arrangement = checked_arrangement(make_bot("greedy"), text, np.random.default_rng(0))
     assert sorted(arrangement.cards) == sorted(Card(t) for t in text.split())
+
+
+def test_an_exhaustive_bot_made_without_its_opponent_models_raises_bot_error():
+    """Made by hand instead of by make_bot: the project's BotError, saying how to make it."""
+    from bots.exhaustive import ExhaustiveBot
+
+    with pytest.raises(BotError, match=r"needs opponent_models .*make_bot\('exhaustive'\)"):
+        ExhaustiveBot()
+
+
+def test_the_exhaustive_bots_declare_takes_the_cards_as_text_like_its_arrange():
+    """``declare`` reads the cards as ``arrange`` does: as text, with no rng (then seeded 0),
+    the same answer as from parsed cards; bad cards raise the card error."""
+    from solver import CardError, parse_hand
+
+    six_pairs = "AS AH KS KH QS QH JS JH TS TH 9S 9H 2C"
+    bot = make_bot("exhaustive:samples=40:rules=naturals")
+    assert bot.declare(six_pairs) is bot.declare(parse_hand(six_pairs), np.random.default_rng(0))
+    assert isinstance(bot.declare(six_pairs), bool)
+    with pytest.raises(CardError, match="expected 13 cards"):
+        bot.declare("AS KS QS")

@@ -71,7 +71,7 @@ def test_bench_bots_lists_every_bot(capsys):
     for name in ("exhaustive", "greedy", "heuristic", "random", "samples=1000"):
         assert name in out
     assert bench_main(["bots", "--json"]) == 0
-    assert {b["name"] for b in json.loads(capsys.readouterr().out)} >= {"greedy", "exhaustive"}
+    assert {b["name"] for b in json.loads(capsys.readouterr().out)["bots"]} >= {"greedy", "exhaustive"}
 
 
 def test_bench_arrange_one_hand(capsys):

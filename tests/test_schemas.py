@@ -24,7 +24,7 @@ HAND = "AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C"
 BEST = "9H 9D 2C / 8C 7C 6D 5H 4S / AS KS QS JS TS"
 FOUL = "AS KS QS / 9H 9D JS TS 8C / 7C 6D 5H 4S 2C"
 SIX_PAIRS = "AS AH KS KH QS QH JS JH TS TH 9S 9H 2C"
-NAMES = ("solve", "hand-grade", "grade", "arrange", "web-bots", "web-check", "web-deal", "web-session-start",
+NAMES = ("solve", "hand-grade", "grade", "arrange", "bots", "web-bots", "web-check", "web-deal", "web-session-start",
          "web-session-deal", "web-session-play")
 
 
@@ -237,3 +237,40 @@ def test_the_arrange_and_web_schemas_refuse_wrong_documents():
     assert errors("web-session-start", start) == []
     assert errors("web-session-start", _renamed(start, "hand_count", "hands_per_session"))
     assert errors("web-session-start", _renamed(start, "player_count", "players"))
+
+
+def test_the_schemas_refuse_a_natural_or_a_count_the_code_cannot_emit(client):
+    """A natural is one of the kinds the rules know (or null); a hand has at most
+    C(13,3)*C(10,5) = 72072 splits; a session's scores and totals are one a seat (2 to 4) and
+    the hands scored are distinct hand numbers 0 to 7."""
+    from solver.rules import NATURALS
+
+    solved = _solve_document()
+    for kind in (*NATURALS, None):
+        assert errors("solve", solved | {"natural": kind}) == [], kind
+    assert errors("solve", solved | {"natural": "bogus"})
+    assert errors("solve", solved | {"legal_split_count": 72072}) == []
+    assert errors("solve", solved | {"legal_split_count": 99999999})
+    line = json.loads(_printed(bench_main, ["arrange", SIX_PAIRS, "--bot", "greedy", "--rules", "naturals", "--json"]))
+    assert errors("arrange", line) == []
+    assert errors("arrange", line | {"natural": "bogus"})
+    started = _answer(client, "/api/session/start", {"seed": 9, "bots": ["greedy"]})
+    cards = _answer(client, "/api/session/deal", {"session": started["session"], "hand_number": 3})["hand"].split()
+    played = _answer(client, "/api/session/play", {"session": started["session"], "hand_number": 3, "samples": 30,
+                                                   "arrangement": f"{' '.join(cards[10:])} / {' '.join(cards[5:10])} / "
+                                                                  f"{' '.join(cards[:5])}"})
+    assert errors("web-session-play", played) == [] and played["hands_scored"] == [3]
+    for field in ("scores", "totals"):
+        assert errors("web-session-play", played | {field: [0] * 7}), field
+        assert errors("web-session-play", played | {field: [0]}), field
+    for scored in ([9], [3, 3], [-1], list(range(9))):
+        assert errors("web-session-play", played | {"hands_scored": scored}), scored
+
+
+def test_bench_bots_json_is_the_bots_document():
+    doc = json.loads(_printed(bench_main, ["bots", "--json"]))
+    valid("bots", doc)
+    assert {b["name"] for b in doc["bots"]} >= {"exhaustive", "greedy", "heuristic", "random", "table"}
+    assert errors("bots", doc["bots"])  # a bare list
+    assert errors("bots", _without(doc, "schema_version"))
+    assert errors("bots", doc | {"bots": [b | {"parameters": []} for b in doc["bots"]]})

@@ -67,17 +67,41 @@ def test_a_hand_is_read_as_a_player_writes_it(client):
     ({"hand": HAND, "opponent": "os:system"}, 400, "unknown opponent 'os:system'"),
     ({"hand": HAND, "opponent": "cmd:/bin/sh"}, 400, "unknown opponent 'cmd:/bin/sh'"),
     ({"hand": HAND, "opponent": "exhaustive"}, 400, "cannot be the opponent model"),
-    ({"hand": HAND, "samples": 10**7}, 422, "less than or equal to 20000"),
-    ({"hand": HAND, "players": 5}, 422, "less than or equal to 4"),
-    ({"hand": HAND, "seed": -1}, 422, "greater than or equal to 0"),
-    ({"hand": "AS " * 100}, 422, "at most 200 characters"),
-    ({"hand": HAND, "tables": "/etc/shadow"}, 422, "Extra inputs are not permitted"),
-    ({}, 422, "Field required"),
+    ({"hand": HAND, "samples": 10**7}, 422, "samples: input should be less than or equal to 20000"),
+    ({"hand": HAND, "players": 5}, 422, "players: input should be less than or equal to 4"),
+    ({"hand": HAND, "seed": -1}, 422, "seed: input should be greater than or equal to 0"),
+    ({"hand": "AS " * 100}, 422, "hand: string should have at most 200 characters"),
+    ({"hand": HAND, "tables": "/etc/shadow"}, 422, "tables: extra inputs are not permitted"),
+    ({}, 422, "hand: field required"),
 ])
 def test_bad_solve_requests_are_readable_400_or_422(client, body, status, message):
     done = client.post("/api/solve", json=body)
     assert done.status_code == status
-    assert message in str(done.json()["detail"])
+    assert message in done.json()["detail"]
+
+
+@pytest.mark.parametrize("path, content, line", [
+    ("/api/session/start", {"bots": ["greedy"] * 4}, "bots: list should have at most 3 items after validation, not 4"),
+    ("/api/session/start", {"bots": ["greedy"], "seed": 2**53}, "seed: input should be less than 9007199254740992"),
+    ("/api/session/start", {"bots": "greedy"}, "bots: input should be a valid list"),
+    ("/api/session/start", {"bots": [7]}, "bots[0]: input should be a valid string"),
+    ("/api/session/deal", {"session": "x", "hand_number": "two"}, "hand_number: input should be a valid integer, "
+                                                              "unable to parse string as an integer"),
+    ("/api/session/play", {"session": "x", "hand_number": 0, "declare": "maybe"},
+     "declare: input should be a valid boolean, unable to interpret input"),
+    ("/api/deal", {"seed": 1.5}, "seed: input should be a valid integer, got a number with a fractional part"),
+    ("/api/solve", b'{"hand": ', "the body is not valid JSON: Expecting value (at character 9)"),
+    ("/api/solve", b"", "the request has no JSON body"),
+    ("/api/solve", {"samples": "many"}, "hand: field required (and 1 more problem)"),
+])
+def test_a_request_that_does_not_fit_the_api_answers_422_with_one_line(client, path, content, line):
+    """Wrong types, invalid JSON, too many bots, a seed past 2**53: 422 with the field and the
+    problem in one line of ``detail`` (the convention of every error answer), never a list."""
+    if isinstance(content, bytes):
+        done = client.post(path, content=content, headers={"content-type": "application/json"})
+    else:
+        done = client.post(path, json=content)
+    assert done.status_code == 422 and done.json() == {"detail": line}
 
 
 @pytest.mark.parametrize("opponent", [
@@ -146,6 +170,30 @@ def test_a_session_hand_is_played_graded_and_counted_once(client):
     assert hidden["seed"] is None and result["seed"] is None  # the seed would show the bots' hands
     unknown = client.post("/api/session/play", json={**body, "session": "nope"})
     assert unknown.status_code == 404 and "start a new session" in unknown.json()["detail"]
+
+
+def test_a_hands_grade_seed_replays_the_grade_and_tells_nothing_of_the_next_deal(client):
+    """The grade of a session's hand prints the seed that replays it, yet the session's seed
+    stays hidden: neither that seed nor the seed it would be part of deals the next hand.
+    Fails if the grade's seed is derived from the session's seed in a way that reveals it."""
+    from bench.tournament import deal_table
+    from bots import grade_hand
+    from solver import format_cards
+
+    key = client.post("/api/session/start", json={"seed": 11, "bots": ["greedy"]}).json()["session"]
+    hand = client.post("/api/session/deal", json={"session": key, "hand_number": 0}).json()["hand"]
+    arrangement = _set_by_rank(hand)
+    grade = client.post("/api/session/play", json={"session": key, "hand_number": 0, "samples": 200,
+                                                   "arrangement": arrangement}).json()["grade"]
+    seed = grade["seed"]
+    assert 0 <= seed < 2**53
+    replayed = grade_hand(hand, arrangement, "table", samples=200, seed=seed, players=2).to_dict()
+    # (equal cards may trade places in the best play: the figures are the same)
+    figures = ("ev", "diff", "diff_se", "lost")
+    assert [replayed[k] for k in figures] + [replayed["best"]["ev"]] == [grade[k] for k in figures] + [grade["best"]["ev"]]
+    following = client.post("/api/session/deal", json={"session": key, "hand_number": 1}).json()["hand"]
+    for guess in (seed // 8, seed):
+        assert format_cards(sorted(deal_table(guess, 1, 2)[0].tolist(), reverse=True)) != following
 
 
 def test_two_plays_of_one_hand_sent_at_once_count_once():

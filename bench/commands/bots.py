@@ -6,10 +6,12 @@ import argparse
 import json
 from typing import Any
 
+BOTS_SCHEMA_VERSION = 1  # of the bots document (bench/schemas/bots.schema.json)
+
 
 def add_parser(sub) -> None:
     parser = sub.add_parser("bots", help="list the bots", description="List the registered and plug-in bots.")
-    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    parser.add_argument("--json", action="store_true", help="print the bots document (JSON) instead of a table")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -21,7 +23,8 @@ def run(args: argparse.Namespace) -> int:
         factory = resolve_factory(name)
         rows.append({"name": name, "description": describe_bot(factory), "parameters": bot_parameters(factory)})
     if args.json:
-        print(json.dumps(rows, indent=2))
+        document = {"schema_version": BOTS_SCHEMA_VERSION, "document": "bots", "bots": rows}
+        print(json.dumps(document, indent=2, default=repr))
         return 0
     width = max(len(r["name"]) for r in rows)
     for r in rows:

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 from fastapi import FastAPI, HTTPException, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
@@ -75,6 +76,10 @@ class Settings:
 
 class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+
+class ErrorAnswer(BaseModel):
+    detail: str = Field(description="what is wrong, in one line")
 
 
 RULES_FIELD = Field("basic", max_length=60, description="a preset or presets joined with +: basic, 1-6, 2-4, royalties, "
@@ -362,7 +367,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     app = FastAPI(title="Chinese Poker solver", version="2", docs_url=None, redoc_url=None, lifespan=lifespan,
                   description="Solve a hand, grade your own play, and play sessions against the bots. Requests "
-                              "over the time limit answer 503; when the solver is busy, 429 with Retry-After.")
+                              "over the time limit answer 503; when the solver is busy, 429 with Retry-After.",
+                  responses={422: {"model": ErrorAnswer, "description": "a request that does not fit the API"}})
     app.state.pool = pool
     app.state.sessions = Sessions(settings.max_sessions)
     _add_error_handlers(app)
@@ -378,8 +384,42 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     return app
 
 
+def validation_line(errors: list[dict[str, Any]]) -> str:
+    """A request that does not fit the API, in one line: the first field at fault and what is wrong.
+
+    >>> validation_line([{"loc": ("body", "bots"), "msg": "List should have at most 3 items after validation, not 4"}])
+    'bots: list should have at most 3 items after validation, not 4'
+    >>> validation_line([{"loc": ("body", 1), "type": "json_invalid", "msg": "JSON decode error",
+    ...                   "ctx": {"error": "Expecting value"}}, {"loc": ("body", "seed"), "msg": "Field required"}])
+    'the body is not valid JSON: Expecting value (at character 1) (and 1 more problem)'
+    """
+    if not errors:
+        return "the request does not fit the API"
+    first = errors[0]
+    place = [p for p in first.get("loc", ()) if p not in ("body", "query", "path")]
+    if first.get("type") == "json_invalid":
+        reason = first.get("ctx", {}).get("error", "")
+        at = f" (at character {place[0]})" if place and isinstance(place[0], int) else ""
+        line = f"the body is not valid JSON: {reason}{at}" if reason else "the body is not valid JSON"
+    elif not place and first.get("type") == "missing":
+        line = "the request has no JSON body"
+    else:
+        where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in place).lstrip(".") or "the body"
+        message = str(first.get("msg", "is not valid"))
+        line = f"{where}: {message[:1].lower()}{message[1:]}"
+    more = len(errors) - 1
+    if more:
+        line += f" (and {more} more problem{'s' if more > 1 else ''})"
+    return " ".join(line.split())[:300]
+
+
 def _add_error_handlers(app: FastAPI) -> None:
-    """Bad input answers 400, a busy pool 429 with Retry-After, a job over time or a failed worker 503."""
+    """Bad input answers 400, a request that does not fit the API 422, a busy pool 429 with
+    Retry-After, a job over time or a failed worker 503: each with one line in ``detail``."""
+
+    @app.exception_handler(RequestValidationError)
+    async def unfit(request: Request, error: RequestValidationError) -> JSONResponse:
+        return JSONResponse(status_code=422, content={"detail": validation_line(list(error.errors()))})
 
     @app.exception_handler(ValueError)
     async def bad_input(request: Request, error: ValueError) -> JSONResponse:
@@ -468,7 +508,7 @@ def _add_session_routes(app: FastAPI, settings: Settings, pool: WorkerPool, sess
     @app.post("/api/session/start")
     async def session_start(request: SessionStart) -> dict[str, Any]:
         specs = tuple(seat_spec(b) for b in request.bots)
-        seed = request.seed if request.seed is not None else secrets.randbits(32)
+        seed = request.seed if request.seed is not None else secrets.randbits(53)
         session = Session(seed=seed, bots=specs, rules=rules_text(request.rules))
         # The seed deals the bots' hands too: it is told when the session is over (or when it was given).
         return web_document("session-start", session=sessions.add(session), seed=request.seed, bots=list(specs),

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 WARM_UP_HAND = "AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C"
+GRADE_KEY = 0x67726164  # the spawn key that sets a session's grading streams apart from its deals ("grad")
 
 
 def solve(hand: str, opponent: str, samples: int, seed: int | None, players: int, top: int, rules: str) -> dict[str, Any]:
@@ -46,9 +47,21 @@ def play(seed: int, hand_number: int, players: int, bots: list[str], arrangement
     pairs = [[score_pair(a, b, played) if i != j else 0 for j, b in enumerate(plays)] for i, a in enumerate(plays)]
     rows = [[list(row_results(a, b)) if i != j and isinstance(a, Arrangement) and isinstance(b, Arrangement) else None
              for j, b in enumerate(plays)] for i, a in enumerate(plays)]
-    doc, review = _review(dealt, mine, natural, seed * 8 + hand_number, players, samples, played)
+    doc, review = _review(dealt, mine, natural, grading_seed(seed, hand_number), players, samples, played)
     return {"seats": _seats(["you", *bots], plays), "pairs": pairs, "rows": rows, "scores": [sum(r) for r in pairs],
             "grade": doc, "review": review}
+
+
+def grading_seed(seed: int, hand_number: int) -> int:
+    """The seed a session's hand is graded with: printed with the grade so that
+    ``solve --grade --seed`` replays it, yet drawn from its own stream of the session's seed,
+    so that it tells nothing of the session's deals. Below 2**53, so JSON keeps it exact.
+
+    >>> grading_seed(9, 0) == grading_seed(9, 0) != grading_seed(9, 1)
+    True
+    """
+    state = np.random.SeedSequence(seed, spawn_key=(hand_number, GRADE_KEY)).generate_state(1, np.uint64)[0]
+    return int(state >> np.uint64(11))
 
 
 def _your_arrangement(dealt, arrangement: str | None, declare: bool, natural):
