@@ -442,7 +442,7 @@ def records_problem(records: list[dict[str, Any]], settings: dict[str, Any]) -> 
     n_deals = settings["sessions"] * HANDS_PER_SESSION
     names = {format_cards([c]): c for c in range(52)}
     rows: list[list[int]] = []
-    stored: list[tuple[int, list[int], bool]] = []
+    stored: list[tuple[int, list[int], bool, str | None, str]] = []
     for record in records:
         deal = record["deal"]
         where = f"deal {deal}"
@@ -470,15 +470,15 @@ def records_problem(records: list[dict[str, Any]], settings: dict[str, Any]) -> 
                     return f"{where}, bot {b + 1}, seat {seat}: {play['arrangement']!r} is not an arrangement of " \
                            "the seat's hand"
                 rows.append(sum(cards, []))
-                stored.append((deal, play["values"], play["foul"]))
-                if play["foul_reason"] != play_foul_reason(play["arrangement"], play["foul"]):
-                    return f"{where}, bot {b + 1}, seat {seat}: its foul_reason is not that of its arrangement"
+                stored.append((deal, play["values"], play["foul"], play["foul_reason"], play["arrangement"]))
     if rows:
         values = np.stack(row_values(np.array(rows, np.uint8)), axis=1)
         foul = fouls(values)
-        for i, (deal, kept, fouled) in enumerate(stored):
+        for i, (deal, kept, fouled, reason, arrangement) in enumerate(stored):
             if kept != values[i].tolist() or fouled != bool(foul[i]):
                 return f"deal {deal}: a play's row values or foul are not those of its arrangement"
+            if reason != play_foul_reason(arrangement, fouled):
+                return f"deal {deal}: a play's foul_reason is not that of its arrangement"
     return None
 
 
