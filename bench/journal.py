@@ -429,11 +429,11 @@ def records_problem(records: list[dict[str, Any]], settings: dict[str, Any]) -> 
     """What keeps journal records (already of the schema's shape) from being records of the run
     ``settings`` describe, or None: every deal in range with its dealer and the very hands the
     seed deals, one row of plays per bot and a play per seat, each play an arrangement of that
-    seat's hand with the row values and foul that arrangement has (or a fault, under the foul
-    policy)."""
+    seat's hand with the row values, foul and foul reason that arrangement has (or a fault, under
+    the foul policy)."""
     import numpy as np
 
-    from bench.tournament import FAULT_VALUES, HANDS_PER_SESSION, deal_table, dealer_of
+    from bench.tournament import FAULT_VALUES, HANDS_PER_SESSION, deal_table, dealer_of, play_foul_reason
     from solver import format_cards
     from solver.scoring import fouls
     from solver.solution import row_values
@@ -442,7 +442,7 @@ def records_problem(records: list[dict[str, Any]], settings: dict[str, Any]) -> 
     n_deals = settings["sessions"] * HANDS_PER_SESSION
     names = {format_cards([c]): c for c in range(52)}
     rows: list[list[int]] = []
-    stored: list[tuple[int, list[int], bool]] = []
+    stored: list[tuple[int, list[int], bool, str | None, str]] = []
     for record in records:
         deal = record["deal"]
         where = f"deal {deal}"
@@ -459,7 +459,8 @@ def records_problem(records: list[dict[str, Any]], settings: dict[str, Any]) -> 
             for seat, play in enumerate(row):
                 if "fault" in play:
                     if settings["on_fault"] != "foul" or play["arrangement"] != "fault" or \
-                            play["values"] != FAULT_VALUES or play["foul"] is not True:
+                            play["values"] != FAULT_VALUES or play["foul"] is not True or \
+                            play["foul_reason"] != play["fault"]:
                         return f"{where}, bot {b + 1}, seat {seat}: a fault that this run cannot have recorded"
                     continue
                 parts = play["arrangement"].split(" / ")
@@ -469,13 +470,15 @@ def records_problem(records: list[dict[str, Any]], settings: dict[str, Any]) -> 
                     return f"{where}, bot {b + 1}, seat {seat}: {play['arrangement']!r} is not an arrangement of " \
                            "the seat's hand"
                 rows.append(sum(cards, []))
-                stored.append((deal, play["values"], play["foul"]))
+                stored.append((deal, play["values"], play["foul"], play["foul_reason"], play["arrangement"]))
     if rows:
         values = np.stack(row_values(np.array(rows, np.uint8)), axis=1)
         foul = fouls(values)
-        for i, (deal, kept, fouled) in enumerate(stored):
+        for i, (deal, kept, fouled, reason, arrangement) in enumerate(stored):
             if kept != values[i].tolist() or fouled != bool(foul[i]):
                 return f"deal {deal}: a play's row values or foul are not those of its arrangement"
+            if reason != play_foul_reason(arrangement, fouled):
+                return f"deal {deal}: a play's foul_reason is not that of its arrangement"
     return None
 
 
@@ -508,7 +511,8 @@ def replay_problem(contents: Contents, match: Any) -> str | None:
             for seat, (play, kept_play) in enumerate(zip(row, kept_row)):
                 if "fault" in play or "fault" in kept_play:
                     continue
-                if (play["arrangement"], play.get("natural")) != (kept_play["arrangement"], kept_play.get("natural")):
+                if (play["arrangement"], play["foul_reason"], play.get("natural")) != \
+                        (kept_play["arrangement"], kept_play["foul_reason"], kept_play.get("natural")):
                     return (f"deal {record['deal']}, bot {match.specs[b]!r} in seat {seat}: the journal records "
                             f"{kept_play['arrangement']!r}, the bot plays {play['arrangement']!r}; the journal holds "
                             "plays these bots do not make")
@@ -529,5 +533,5 @@ EXAMPLE_IDENTITY: dict[str, Any] = {
 EXAMPLE_RECORD: dict[str, Any] = {
     "deal": 0, "dealer": 0, "hands": ["2c 3c 4c 5c 6c 7c 8c 9c Tc Jc Qc Kc Ac", "2d 3d 4d 5d 6d 7d 8d 9d Td Jd Qd Kd Ad"],
     "plays": [[{"arrangement": "4c 3c 2c / 9c 8c 7c 6c 5c / Ac Kc Qc Jc Tc", "values": [1, 2, 3], "foul": False,
-                "seconds": 0.0}] * 2],
+                "foul_reason": None, "seconds": 0.0}] * 2],
 }

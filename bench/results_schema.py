@@ -260,14 +260,14 @@ def _dealt(doc: dict[str, Any], r: dict[str, Any]) -> tuple[list[frozenset[int]]
 
 
 def _plays_problem(doc: dict[str, Any]) -> str | None:
-    """Each play's row values are those of its arrangement, whose cards are the hand dealt to
-    its seat; a faulted play carries the values of a foul and says why."""
+    """Each play's row values and foul reason are those of its arrangement, whose cards are the
+    hand dealt to its seat; a faulted play carries the values of a foul and says why."""
     from bench.results import arrangement_text
     from bench.tournament import FAULT_VALUES
-    from solver.arrangement import Arrangement
+    from solver.arrangement import Arrangement, foul_reason
 
     names = [b["name"] for b in doc["bots"]]
-    known: dict[str, tuple[frozenset[int], list[int]] | None] = {}
+    known: dict[str, tuple[frozenset[int], list[int], str | None] | None] = {}
     for r in doc["records"]:
         hands, problem = _dealt(doc, r)
         if problem:
@@ -278,13 +278,15 @@ def _plays_problem(doc: dict[str, Any]) -> str | None:
                 if p["arrangement"] is None or "fault" in p:
                     if p["arrangement"] is not None or p["values"] != list(FAULT_VALUES) or "fault" not in p:
                         return f"{who}: a faulted play without the values of a foul or its reason"
+                    if p["foul_reason"] != p["fault"]:
+                        return f"{who}: a faulted play whose foul_reason is not its fault's text"
                     continue
                 text = arrangement_text(p["arrangement"])
                 if text not in known:
                     try:
                         arrangement = Arrangement.parse(text)
                         known[text] = (frozenset(int(c) for c in arrangement.cards),
-                                       [int(v) for v in arrangement.values()])
+                                       [int(v) for v in arrangement.values()], foul_reason(arrangement))
                     except ValueError:
                         known[text] = None
                 seen = known[text]
@@ -294,4 +296,7 @@ def _plays_problem(doc: dict[str, Any]) -> str | None:
                     return f"{who}: the arrangement holds cards that were not dealt to that seat"
                 if p["values"] != seen[1]:
                     return f"{who}: the row values are not those of the arrangement"
+                if p["foul_reason"] != seen[2]:
+                    said = "no foul_reason" if p["foul_reason"] is None else f"foul_reason {p['foul_reason'][:60]!r}"
+                    return f"{who}: the play gives {said}, but its rows say {seen[2] or 'it does not foul'}"
     return None

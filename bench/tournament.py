@@ -298,7 +298,15 @@ class RunSettings:
 
 
 def _fault_play(message: str, seconds: float) -> dict[str, Any]:
-    return {"arrangement": "fault", "values": list(FAULT_VALUES), "foul": True, "seconds": seconds, "fault": message}
+    return {"arrangement": "fault", "values": list(FAULT_VALUES), "foul": True, "foul_reason": message,
+            "seconds": round(seconds, 6), "fault": message}
+
+
+def play_foul_reason(arrangement: str, foul: bool) -> str | None:
+    """Why a play's arrangement (as text) fouls, as the solver says it, or None when it does not."""
+    from solver.arrangement import foul_reason
+
+    return foul_reason(arrangement) if foul else None
 
 
 def _play(bot, spec: str, cards, deal: int, seat: int, settings: RunSettings, faulted: dict) -> dict[str, Any]:
@@ -339,11 +347,13 @@ def _play(bot, spec: str, cards, deal: int, seat: int, settings: RunSettings, fa
         return _fault_play(str(error), time.perf_counter() - started)
     seconds = time.perf_counter() - started
     values = arrangement.values()
+    foul = bool(fouls(values))
     play: dict[str, Any] = {
         "arrangement": _canonical(arrangement),
         "values": list(values),
-        "foul": bool(fouls(values)),
-        "seconds": seconds,
+        "foul": foul,
+        "foul_reason": play_foul_reason(_canonical(arrangement), foul),
+        "seconds": round(seconds, 6),
     }
     if natural is not None:
         play["natural"] = {"kind": natural.kind, "key": list(natural.key)}
@@ -405,11 +415,13 @@ def _batched_plays(bot, spec: str, deals: Sequence[int], tables: Sequence[np.nda
     plays = {}
     for i, row in enumerate(rows.tolist()):
         deal, seat = deals[i // settings.players], i % settings.players
+        text = format_rows((row[:3], row[3:8], row[8:]))
         play: dict[str, Any] = {
-            "arrangement": format_rows((row[:3], row[3:8], row[8:])),
+            "arrangement": text,
             "values": values[i].tolist(),
             "foul": bool(foul[i]),
-            "seconds": seconds,
+            "foul_reason": play_foul_reason(text, bool(foul[i])),
+            "seconds": round(seconds, 6),
         }
         if settings.rules.naturals:
             cards = tuple(Card(c) for c in hands[i].tolist())

@@ -174,12 +174,15 @@ def test_a_doctored_record_fails_its_check(finished, tmp_path, capsys):
 
 @pytest.mark.parametrize("doctor, message", [
     (lambda r: r["plays"][0][0]["values"].__setitem__(2, r["plays"][0][0]["values"][2] + 1), "row values"),
-    (lambda r: r["plays"][0][0].__setitem__("foul", not r["plays"][0][0]["foul"]), "row values or foul"),
+    (lambda r: r["plays"][0][0].update(foul=not r["plays"][0][0]["foul"],
+                                       foul_reason=None if r["plays"][0][0]["foul"] else "front beats middle"),
+     "row values or foul"),
     (lambda r: r["plays"][0].__setitem__(0, r["plays"][1][1]), "not an arrangement of the seat's hand"),
     (lambda r: r["hands"].reverse(), "other hands than the run's seed deals"),
     (lambda r: r.__setitem__("dealer", 1 - r["dealer"]), "names dealer"),
     (lambda r: r["plays"].pop(), "one play per bot"),
-    (lambda r: r["plays"][0][0].update(arrangement=None, fault="x", values=[1 << 30, 0, 0], foul=True),
+    (lambda r: r["plays"][0][0].update(arrangement=None, fault="x", values=[1 << 30, 0, 0], foul=True,
+                                       foul_reason="x"),
      "a fault that this run cannot have recorded"),
 ], ids=["values", "foul", "other-hand", "hands", "dealer", "bots", "fault"])
 def test_doctored_records_with_right_checks_are_refused(finished, tmp_path, capsys, doctor, message):

@@ -64,6 +64,7 @@ def _cut_records(doc):
 def _flip_foul(doc):
     play = doc["records"][0]["plays"][0][0]
     play["foul"] = not play["foul"]
+    play["foul_reason"] = "front (A-high, A K Q) beats middle (A-high, A K J 9 3)" if play["foul"] else None
     return doc
 
 
@@ -88,7 +89,14 @@ def _swap_seats(doc):
 
 
 def _fault_without_reason(doc):
-    doc["records"][0]["plays"][0][0] |= {"arrangement": None, "values": [1 << 30, 0, 0], "foul": True}
+    doc["records"][0]["plays"][0][0] |= {"arrangement": None, "values": [1 << 30, 0, 0], "foul": True,
+                                         "foul_reason": "no answer"}
+    return doc
+
+
+def _fault_with_another_reason(doc):
+    doc["records"][0]["plays"][0][0] |= {"arrangement": None, "values": [1 << 30, 0, 0], "foul": True,
+                                         "foul_reason": "front beats middle", "fault": "bot 'x' crashed"}
     return doc
 
 
@@ -96,6 +104,11 @@ DOCTORED = [
     ("values of another play", _swap_values, "the row values are not those of the arrangement"),
     ("plays of another seat", _swap_seats, "holds cards that were not dealt to that seat"),
     ("a fault without its reason", _fault_without_reason, "a faulted play without the values of a foul or its reason"),
+    ("a fault with another reason", _fault_with_another_reason,
+     "a faulted play whose foul_reason is not its fault's text"),
+    ("a reason for a play that does not foul", _set("records.0.plays.0.0.foul_reason", "front beats middle"),
+     "records[0].plays[0][0].foul_reason is text, not null"),
+    ("no foul_reason", _drop("records.0.plays.0.0.foul_reason"), "records[0].plays[0][0] has no 'foul_reason'"),
     ("an arrangement of 12 cards", _set("records.0.plays.0.0.arrangement.front", "AS KS"),
      "records[0].plays[0][0].arrangement.front is 'AS KS', not cards as text"),
     ("an arrangement with a card twice", _set("records.0.plays.0.0.arrangement",
@@ -195,3 +208,57 @@ def test_what_a_tournament_writes_is_read(tmp_path, capsys, run):
     assert bench_main(["report", str(out / "results.json"), "--out", str(tmp_path / "again")]) == 0, capsys.readouterr()
     for shipped in (ROOT / "bench" / "data" / "example_results.json", ROOT / "docs" / "tournament" / "results.json"):
         assert bench_main(["report", str(shipped), "--out", str(tmp_path / "shipped")]) == 0, capsys.readouterr()
+
+
+SORTED = str(ROOT / "examples" / "bots" / "sorted_bot.toml")  # a protocol bot that fouls about a third of its hands
+
+
+@pytest.fixture(scope="module")
+def fouling(tmp_path_factory) -> dict:
+    """The results.json of a real run where one bot fouls."""
+    out = tmp_path_factory.mktemp("fouling") / "run"
+    assert bench_main(["tournament", "--bots", f"{SORTED},random", "--sessions", "1", "--seed", "4", "--jobs", "1",
+                       "--out", str(out)]) == 0
+    return json.loads((out / "results.json").read_text())
+
+
+def _first_foul(doc) -> tuple[int, int, int]:
+    """(record, bot, seat) of the first fouled play."""
+    return next((i, b, s) for i, r in enumerate(doc["records"]) for b, row in enumerate(r["plays"])
+                for s, p in enumerate(row) if p["foul"])
+
+
+def test_a_run_with_a_fouling_bot_says_why_each_play_fouls_and_is_read(fouling, tmp_path, capsys):
+    from bench.results import arrangement_text
+    from solver import foul_reason
+
+    plays = [p for r in fouling["records"] for row in r["plays"] for p in row]
+    fouled = [p for p in plays if p["foul"]]
+    assert fouled and len(fouled) < len(plays)
+    for p in plays:
+        assert p["foul_reason"] == foul_reason(arrangement_text(p["arrangement"]))
+    assert all(" beats " in p["foul_reason"] for p in fouled)
+    status, err = _report(tmp_path, json.dumps(fouling), capsys)
+    assert status == 0, err
+
+
+def _doctor_foul(**change):
+    def doctor(doc):
+        i, b, s = _first_foul(doc)
+        doc["records"][i]["plays"][b][s] |= change
+        return doc
+
+    return doctor
+
+
+@pytest.mark.parametrize("change, message", [
+    (_doctor_foul(foul=False, foul_reason=None), "whose rows say otherwise"),
+    (_doctor_foul(foul=False), "foul_reason is text, not null"),
+    (_doctor_foul(foul_reason="back (high card) beats middle (pair of 2s)"),
+     "the play gives foul_reason 'back (high card) beats middle (pair of 2s)', but its rows say "),
+    (_doctor_foul(foul_reason=None), "foul_reason is null, not text"),
+], ids=["foul flipped", "foul flipped, reason kept", "another reason", "no reason"])  # fmt: skip
+def test_a_fouled_play_with_a_wrong_foul_or_reason_is_refused_in_one_line(tmp_path, capsys, fouling, change,
+                                                                         message):
+    status, err = _report(tmp_path, json.dumps(change(copy.deepcopy(fouling))), capsys)
+    assert status == 2 and len(err.strip().splitlines()) == 1 and message in err, err

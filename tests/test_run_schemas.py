@@ -51,6 +51,20 @@ def journal_lines(run) -> list[dict]:
 
 
 @pytest.fixture(scope="module")
+def fouling_run(tmp_path_factory) -> Path:
+    """A real run where one bot (a protocol bot that sorts its hand) fouls about a third of its hands."""
+    out = tmp_path_factory.mktemp("fouling") / "out"
+    bot = str(ROOT / "examples" / "bots" / "sorted_bot.toml")
+    assert bench_main(["tournament", "--bots", f"{bot},random", "--sessions", "1", "--seed", "4", "--jobs", "1",
+                       "--out", str(out)]) == 0
+    return out
+
+
+def _fouled(records: list[dict]) -> list[dict]:
+    return [p for r in records for row in r["plays"] for p in row if p["foul"]]
+
+
+@pytest.fixture(scope="module")
 def match() -> dict:
     import contextlib
     import io
@@ -91,6 +105,51 @@ def test_bench_match_json_validates(match):
     assert _errors("match", match) == []
     assert match["document"] == "match" and match["schema_version"] == 1 and match["seed"] == 2
     assert 0 < match["deal_count"] <= 32 and match["decision"] in ("H0", "H1", "none")
+
+
+def test_a_fouling_runs_plays_say_why_they_foul_and_validate(fouling_run):
+    results = json.loads((fouling_run / "results.json").read_text())
+    header, *entries = [json.loads(line) for line in (fouling_run / JOURNAL).read_text().splitlines()]
+    assert _errors("results", results) == [] and all(_errors("journal", e, "entry") == [] for e in entries)
+    journal_records = [r for e in entries for r in e["records"]]
+    for records in (results["records"], journal_records):
+        plays = [p for r in records for row in r["plays"] for p in row]
+        fouled = _fouled(records)
+        assert fouled and all(" beats " in p["foul_reason"] for p in fouled)
+        assert all(p["foul_reason"] is None for p in plays if not p["foul"])
+    seconds = [p["seconds"] for r in journal_records for row in r["plays"] for p in row]
+    assert all(s == round(s, 6) for s in seconds)
+
+
+def _first_fouled_play(records: list[dict]) -> tuple[int, int, int]:
+    return next((i, b, s) for i, r in enumerate(records) for b, row in enumerate(r["plays"])
+                for s, p in enumerate(row) if p["foul"])
+
+
+@pytest.mark.parametrize("change", [
+    {"foul": False},  # a reason kept on a play said not to foul
+    {"foul_reason": None},
+    {"foul_reason": 3},
+], ids=["foul flipped", "no reason", "a number for a reason"])  # fmt: skip
+def test_the_schemas_refuse_a_fouled_play_without_its_reason(fouling_run, change):
+    results = json.loads((fouling_run / "results.json").read_text())
+    i, b, s = _first_fouled_play(results["records"])
+    results["records"][i]["plays"][b][s] |= change
+    assert _errors("results", results)
+    entry = next(json.loads(line) for line in (fouling_run / JOURNAL).read_text().splitlines()[1:]
+                 if _fouled(json.loads(line)["records"]))
+    i, b, s = _first_fouled_play(entry["records"])
+    entry["records"][i]["plays"][b][s] |= change
+    assert _errors("journal", entry, "entry")
+
+
+def test_the_schemas_refuse_a_play_without_foul_reason(results, journal_lines):
+    results = copy.deepcopy(results)
+    del results["records"][0]["plays"][0][0]["foul_reason"]
+    assert _errors("results", results)
+    entry = copy.deepcopy(journal_lines[1])
+    del entry["records"][0]["plays"][0][0]["foul_reason"]
+    assert _errors("journal", entry, "entry")
 
 
 def _rename(path: str, new: str):
