@@ -89,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
                 "foul_reason": reason,
                 "natural": natural.kind if natural else None,
                 "bot": args.bot,
-                "rules": rules.name,
+                "rules": rules.to_dict(),
                 "seed": args.seed,
                 "hand_index": index,  # the hand's randomness: SeedSequence(seed, spawn_key=(hand_index,))
                 "seconds": round(seconds, 6),

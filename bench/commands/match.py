@@ -162,7 +162,7 @@ def match_document(args: argparse.Namespace, test, moments, entropy: int, rules,
     llr = test.llr(moments)
     decided = test.decide(llr)
     return {"schema_version": SCHEMA_VERSION, "document": DOCUMENT, "a": args.a, "b": args.b,
-            "rules": rules.name, "seed": entropy, "max_deal_count": args.max_deals, "look_deal_count": CHUNK,
+            "rules": rules.to_dict(), "seed": entropy, "max_deal_count": args.max_deals, "look_deal_count": CHUNK,
             "decision": decided or "none", "verdict": test.verdict(decided) if decided else None,
             "no_evidence": test.no_evidence(moments), "stopped": stopped.name if stopped else None,
             "deal_count": moments.n, "llr": llr, "bounds": [test.lower, test.upper], "h0": test.h0, "h1": test.h1,
