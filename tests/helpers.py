@@ -27,3 +27,17 @@ def without_seconds(records: list[dict]) -> list[dict]:
 def results_records(folder: Path) -> list[dict]:
     """The records of a run's ``results.json``, in deal order, without their timings."""
     return without_seconds(json.loads((folder / "results.json").read_text())["records"])
+
+
+def put_at(path: str, value):
+    """A change to a JSON document: put ``value`` at ``path`` (keys and list indices joined by dots)."""
+
+    def change(doc):
+        *head, last = path.split(".")
+        target = doc
+        for key in head:
+            target = target[int(key)] if isinstance(target, list) else target[key]
+        target[int(last) if isinstance(target, list) else last] = value
+        return doc
+
+    return change

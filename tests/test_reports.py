@@ -11,22 +11,11 @@ import pytest
 
 from bench.cli import main as bench_main
 from bench.results import example_results
+from tests.helpers import put_at as _set
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _set(path: str, value):
-    """A change to the document: put ``value`` at ``path`` (keys and indices joined by dots)."""
-
-    def change(doc):
-        *head, last = path.split(".")
-        target = doc
-        for key in head:
-            target = target[int(key)] if isinstance(target, list) else target[key]
-        target[int(last) if isinstance(target, list) else last] = value
-        return doc
-
-    return change
 
 
 def _drop(path: str):

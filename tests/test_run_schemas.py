@@ -13,6 +13,7 @@ import pytest
 
 from bench.cli import main as bench_main
 from bench.journal import JOURNAL
+from tests.helpers import put_at as _put
 
 ROOT = Path(__file__).resolve().parents[1]
 RUN_DOCUMENTS = ("results", "match", "journal")
@@ -164,16 +165,6 @@ def _rename(path: str, new: str):
     return change
 
 
-def _put(path: str, value):
-    def change(doc):
-        *head, last = path.split(".")
-        target = doc
-        for key in head:
-            target = target[int(key)] if isinstance(target, list) else target[key]
-        target[int(last) if isinstance(target, list) else last] = value
-        return doc
-
-    return change
 
 
 WRONG_RESULTS = [
