@@ -59,20 +59,34 @@ class Stopped(KeyboardInterrupt):
         return 128 + self.signum
 
 
+_received: list[int] = []  # the signals received inside stoppable(), first first
+
+
 def _raise_stopped(signum, frame):
+    _received.append(signum)
     raise Stopped(signum)
+
+
+def check_stopped() -> None:
+    """Raise :class:`Stopped` when a signal came inside :func:`stoppable` but its exception was
+    lost: raised in a callback from compiled code (Numba's compiler calls back into Python
+    through ctypes), which prints it and carries on. Long loops call this between steps."""
+    if _received:
+        raise Stopped(_received[0])
 
 
 @contextlib.contextmanager
 def stoppable():
     """Inside, SIGINT and SIGTERM raise :class:`Stopped`, even where the shell started the
     command with SIGINT ignored (a background job); the handlers are put back after."""
+    _received.clear()
     previous = {signum: signal.signal(signum, _raise_stopped) for signum in (signal.SIGINT, signal.SIGTERM)}
     try:
         yield
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
+        _received.clear()
 
 
 def _whole(text: str, low: int, what: str) -> int:

@@ -44,7 +44,7 @@ from typing import Any
 
 import numpy as np
 
-from bench.parsing import BACKENDS
+from bench.parsing import BACKENDS, check_stopped
 from bench.tournament import (
     DecisionFault,
     RunSettings,
@@ -117,6 +117,7 @@ def run_chunks(settings: RunSettings, chunks: Sequence[Sequence[int]], on_done: 
         raise TournamentError(f"unknown backend {backend!r}; choose from {', '.join(BACKENDS)}")
     first: list[list[int]] = [list(c) for c in chunks]
     later = (lambda: [list(c) for c in then()]) if then is not None else None
+    on_done = _then_check_stopped(on_done)
     if _one_worker(jobs, backend):
         for chunk in first + (later() if later else []):
             on_done(_play(settings, chunk, {}, None))
@@ -128,6 +129,17 @@ def run_chunks(settings: RunSettings, chunks: Sequence[Sequence[int]], on_done: 
         _run_dask(settings, first, on_done, jobs, scheduler)
         if later:
             _run_dask(settings, later(), on_done, jobs, scheduler)
+
+
+def _then_check_stopped(on_done: Callable[[Records], None]) -> Callable[[Records], None]:
+    """``on_done``, then a stop asked for by a signal whose exception was lost
+    (:func:`bench.parsing.check_stopped`) is raised."""
+
+    def done(records: Records) -> None:
+        on_done(records)
+        check_stopped()
+
+    return done
 
 
 def _run_threads(settings: RunSettings, chunks: list[list[int]], on_done, jobs: int,

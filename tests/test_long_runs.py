@@ -249,3 +249,41 @@ def test_sigint_stops_bench_grade_and_prints_the_hands_graded(tmp_path):
                                                  lambda p: _reading(p, path))
     assert process.returncode == 130 and "Traceback" not in stderr, stderr
     assert "stopped by SIGINT after" in stderr and "hands graded" in stdout
+
+
+def _lost_sigint():
+    """SIGINT raised inside a ctypes callback, as during Numba's compiling: the Stopped its
+    handler raises there is printed and dropped, and the caller carries on."""
+    import ctypes
+
+    ctypes.CFUNCTYPE(None)(lambda: signal.raise_signal(signal.SIGINT))()
+
+
+def test_a_stop_lost_in_a_callback_is_raised_at_the_next_step():
+    from bench.parsing import Stopped, check_stopped, stoppable
+
+    carried_on = False
+    with pytest.raises(Stopped) as stopped:
+        with stoppable():
+            _lost_sigint()
+            carried_on = True
+            check_stopped()
+    assert carried_on and stopped.value.signum == signal.SIGINT
+    check_stopped()  # outside stoppable() nothing is pending
+
+
+def test_a_run_stops_after_the_chunk_in_which_a_stop_was_lost():
+    from bench.parsing import Stopped, stoppable
+    from bench.runner import run_chunks
+
+    done = []
+
+    def on_done(records):
+        done.append([r["deal"] for r in records])
+        if len(done) == 1:
+            _lost_sigint()
+
+    settings = RunSettings(("greedy", "random"), 2, 3, BASIC)
+    with pytest.raises(Stopped), stoppable():
+        run_chunks(settings, [[0], [1], [2]], on_done, jobs=1, backend="sequential")
+    assert done == [[0]]

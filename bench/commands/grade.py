@@ -61,11 +61,12 @@ def run(args: argparse.Namespace) -> int:
 def _grade_lines(args: argparse.Namespace, graded: list, malformed: list) -> None:
     """Grade each line into ``graded`` as (line number, Grade); each malformed line into
     ``malformed`` as (line number, what is wrong with it)."""
-    from bench.parsing import input_lines
+    from bench.parsing import check_stopped, input_lines
     from bots import grade_hand
     from solver import CardError, SolveError
 
     for index, (number, text) in enumerate(input_lines(args.input)):
+        check_stopped()
         problem = "not UTF-8 text" if text is None else None
         if text is not None and text.count("|") != 1:
             problem = "expected 'HAND | FRONT / MIDDLE / BACK'"
