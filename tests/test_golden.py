@@ -52,7 +52,7 @@ def _option(argv: list[str], name: str) -> str:
 
 
 NEW_FIELDS = ("ev_parts", "alternatives_distinct", "natural_held", "opponents_with_naturals", "schema_version", "document",
-              "natural_opponent_share")
+              "natural_opponent_share", "foul_reason")
 SOLVE_RENAMED = {"samples": "sample_count", "players": "player_count", "legal_splits": "legal_split_count"}  # old: new
 
 
@@ -151,6 +151,8 @@ def test_tournament_records_and_results_match_the_golden_set(rules):
     records = [r | {"plays": [[{k: v for k, v in p.items() if k != "seconds"} for p in row] for row in r["plays"]]}
                for r in records_of(new)]
     assert _as_now(records) == _as_now(case["records"])
+    plays = [p for r in records for row in r["plays"] for p in row]
+    assert all((p["foul_reason"] is None) == (not p["foul"]) for p in plays)  # a reason exactly when fouled
     old_results, new_results = _as_now(case["results"]), _as_now(new["results"])
     for name, old in old_results["bots"].items():
         fresh = dict(new_results["by_bot"][name])
