@@ -126,7 +126,7 @@ def _train(args: argparse.Namespace, out: Path, rules, resume, saved: list[int])
     """The trained tables, with a progress bar and a checkpoint saved after every round (its
     round in ``saved[0]``); a signal raises Stopped."""
     from bench.files import describe
-    from bench.parsing import UsageError
+    from bench.parsing import UsageError, check_stopped
     from bench.progress import note, progress
     from bots.points import available_cores
     from bots.training import train
@@ -148,6 +148,7 @@ def _train(args: argparse.Namespace, out: Path, rules, resume, saved: list[int])
             change = "" if math.isnan(report.points_change) else f", points moved {report.points_change:.4f}"
             note(f"round {report.round:3d}: {100 * report.changed:5.2f}% of check hands changed{change}")
             bar.update(1)
+            check_stopped()  # a stop lost while the kernels compiled
 
         tables, _ = train(hands=args.hands, rounds=args.rounds, seed=args.seed,
                           jobs=args.jobs if args.jobs > 0 else available_cores(), on_round=on_round, rules=rules,
