@@ -69,6 +69,26 @@ def _limit(value: Any) -> str:
     return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else f"{value:g}"
 
 
+def _below(value: Any, rule: Any) -> str:
+    return f"is {_short(value)}, below {_limit(rule)}"
+
+
+def _above(value: Any, rule: Any) -> str:
+    return f"is {_short(value)}, above {_limit(rule)}"
+
+
+_COMPLAINTS = {  # a schema keyword: what is wrong with the value that breaks it (value, the keyword's value)
+    "minimum": _below, "exclusiveMinimum": _below, "maximum": _above, "exclusiveMaximum": _above,
+    "minItems": lambda value, rule: f"has {len(value):,} items, fewer than {rule:,}",
+    "maxItems": lambda value, rule: f"has {len(value):,} items, more than {rule:,}",
+    "minLength": lambda value, rule: "is empty",
+    "maxLength": lambda value, rule: f"is {len(value):,} characters long, above {rule:,}",
+    "pattern": lambda value, rule: f"is {_short(value)}, not cards as text such as 'AS KD 9C'",
+    "const": lambda value, rule: f"is {_short(value)}, not {rule!r}",
+    "enum": lambda value, rule: f"is {_short(value)}, not one of {', '.join(repr(v) for v in rule)}",
+}
+
+
 def _what(error) -> str:
     """What is wrong, in the words of the old hand-written checks: ``is text, not a number``."""
     value, rule, kind = error.instance, error.validator_value, error.validator
@@ -81,24 +101,8 @@ def _what(error) -> str:
     if kind == "additionalProperties":
         extra = sorted(k for k in value if k not in error.schema.get("properties", {}))
         return f"has a field {extra[0]!r} that no results.json has" if extra else error.message[:160]
-    if kind in ("minimum", "exclusiveMinimum"):
-        return f"is {_short(value)}, below {_limit(rule)}"
-    if kind in ("maximum", "exclusiveMaximum"):
-        return f"is {_short(value)}, above {_limit(rule)}"
-    if kind == "minItems":
-        return f"has {len(value):,} items, fewer than {rule:,}"
-    if kind == "maxItems":
-        return f"has {len(value):,} items, more than {rule:,}"
-    if kind == "minLength":
-        return "is empty"
-    if kind == "maxLength":
-        return f"is {len(value):,} characters long, above {rule:,}"
-    if kind == "pattern":
-        return f"is {_short(value)}, not cards as text such as 'AS KD 9C'"
-    if kind == "const":
-        return f"is {_short(value)}, not {rule!r}"
-    if kind == "enum":
-        return f"is {_short(value)}, not one of {', '.join(repr(v) for v in rule)}"
+    if kind in _COMPLAINTS:
+        return _COMPLAINTS[kind](value, rule)
     if kind == "oneOf" and error.context:
         return _what(_branch(error))
     return error.message[:160]
