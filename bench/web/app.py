@@ -328,29 +328,12 @@ def web_document(name: str, **fields: Any) -> dict[str, Any]:
     return {"schema_version": WEB_SCHEMA_VERSION, "document": f"web-{name}", **fields}
 
 
-def rows_of(text: str | None) -> dict[str, str] | None:
-    """``"F / M / B"`` as ``{"front": F, "middle": M, "back": B}`` (None stays None)."""
-    from solver import ROWS
-
-    return None if text is None else dict(zip(ROWS, text.split(" / ")))
-
-
 def play_document(result: dict[str, Any], session: Session) -> dict[str, Any]:
-    """The answer to a hand of a session: the job's result in the web's JSON convention, with
-    the session's totals (and its seed once its last hand is scored)."""
-    from solver import ROWS
-
-    seats = [{"seat": s["seat"], "name": s["name"], "arrangement": rows_of(s["arrangement"]),
-              "rows": None if s["hands"] is None else {name: {"hand": hand} for name, hand in zip(ROWS, s["hands"])},
-              "foul": s["foul"] is not None, "foul_reason": s["foul"], "natural": s["natural"]}
-             for s in result["seats"]]
-    row_results = [[None if r is None else dict(zip(ROWS, r)) for r in line] for line in result["rows"]]
-    review = {k: v for k, v in result["review"].items() if k != "samples"}
-    review |= {"best_arrangement": rows_of(review["best_arrangement"]), "sample_count": result["review"]["samples"]}
+    """The answer to a hand of a session: the job's result, with the session's totals (and its
+    seed once its last hand is scored)."""
     over = len(session.scored) == HANDS_PER_SESSION
-    return web_document("session-play", seats=seats, pairs=result["pairs"], row_results=row_results,
-                        scores=result["scores"], grade=result["grade"], review=review, totals=session.totals(),
-                        hands_scored=sorted(session.scored), seed=session.seed if over else None)
+    return web_document("session-play", **result, totals=session.totals(), hands_scored=sorted(session.scored),
+                        seed=session.seed if over else None)
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -485,6 +468,7 @@ def _add_solver_routes(app: FastAPI, settings: Settings, pool: WorkerPool) -> No
 
     @app.post("/api/check")
     async def check(request: CheckRequest) -> dict[str, Any]:
+        from bench.web.jobs import rows_of
         from solver import ROWS, Arrangement, describe, foul_reason
 
         arrangement = Arrangement.parse(request.arrangement)

@@ -35,7 +35,7 @@ def play(seed: int, hand_number: int, players: int, bots: list[str], arrangement
     the table is settled pair by pair, and the player's choice is graded against the best one
     (seat 0 is the player; bot k sits in seat k)."""
     from bench.tournament import deal_table
-    from solver import Arrangement, Card, Rules, row_results, score_pair
+    from solver import ROWS, Arrangement, Card, Rules, row_results, score_pair
     from solver.naturals import best_natural
 
     played = Rules.parse(rules)
@@ -45,10 +45,10 @@ def play(seed: int, hand_number: int, players: int, bots: list[str], arrangement
     mine = _your_arrangement(dealt, arrangement, declare, natural)
     plays: list[Any] = [natural if declare else mine, *_bot_plays(bots, hands, seed, hand_number, played)]
     pairs = [[score_pair(a, b, played) if i != j else 0 for j, b in enumerate(plays)] for i, a in enumerate(plays)]
-    rows = [[list(row_results(a, b)) if i != j and isinstance(a, Arrangement) and isinstance(b, Arrangement) else None
-             for j, b in enumerate(plays)] for i, a in enumerate(plays)]
+    rows = [[dict(zip(ROWS, row_results(a, b))) if i != j and isinstance(a, Arrangement) and isinstance(b, Arrangement)
+             else None for j, b in enumerate(plays)] for i, a in enumerate(plays)]
     doc, review = _review(dealt, mine, natural, grading_seed(seed, hand_number), players, samples, played)
-    return {"seats": _seats(["you", *bots], plays), "pairs": pairs, "rows": rows, "scores": [sum(r) for r in pairs],
+    return {"seats": _seats(["you", *bots], plays), "pairs": pairs, "row_results": rows, "scores": [sum(r) for r in pairs],
             "grade": doc, "review": review}
 
 
@@ -99,17 +99,26 @@ def _bot_plays(bots: list[str], hands: np.ndarray, seed: int, hand_number: int, 
 
 def _seats(names: list[str], plays: list[Any]) -> list[dict[str, Any]]:
     """Each seat's play as the page shows it: an arrangement with its hands, or a declared natural."""
-    from solver import Arrangement, describe, foul_reason
+    from solver import ROWS, Arrangement, describe, foul_reason
 
     seats: list[dict[str, Any]] = []
     for index, (name, chosen) in enumerate(zip(names, plays)):
         if isinstance(chosen, Arrangement):
-            seats.append({"name": name, "arrangement": chosen.format(), "hands": [describe(r) for r in chosen.rows],
-                          "foul": foul_reason(chosen), "natural": None})
+            reason = foul_reason(chosen)
+            seats.append({"seat": index, "name": name, "arrangement": rows_of(chosen.format()),
+                          "rows": {row: {"hand": describe(cards)} for row, cards in zip(ROWS, chosen.rows)},
+                          "foul": reason is not None, "foul_reason": reason, "natural": None})
         else:
-            seats.append({"name": name, "arrangement": None, "hands": None, "foul": None, "natural": chosen.kind})
-        seats[-1]["seat"] = index
+            seats.append({"seat": index, "name": name, "arrangement": None, "rows": None, "foul": False,
+                          "foul_reason": None, "natural": chosen.kind})
     return seats
+
+
+def rows_of(text: str | None) -> dict[str, str] | None:
+    """``"F / M / B"`` as ``{"front": F, "middle": M, "back": B}`` (None stays None)."""
+    from solver import ROWS
+
+    return None if text is None else dict(zip(ROWS, text.split(" / ")))
 
 
 def _review(dealt, mine, natural, grading_seed: int, players: int, samples: int,
@@ -136,14 +145,14 @@ def _review(dealt, mine, natural, grading_seed: int, players: int, samples: int,
         "yours": "declared " + natural.kind if declare else mine.format(),
         "best": f"declare {natural.kind}" if natural is not None and natural_ev is not None and natural_ev > best_play
         else best.arrangement.format(),
-        "best_arrangement": best.arrangement.format(),
+        "best_arrangement": rows_of(best.arrangement.format()),
         "ev": round(yours, 6),
         "best_ev": round(best_choice, 6),
         "lost": round(max(0.0, best_choice - yours), 6),
         "natural": natural.kind if natural else None,
         "natural_ev": None if natural_ev is None else round(natural_ev, 6),
         "play_ev": round(best_play, 6),
-        "samples": samples,
+        "sample_count": samples,
     }
     return doc, review
 
