@@ -9,29 +9,35 @@ import numpy as np
 
 from solver.kernels import class_number, expected_units, inline, kernel, subset_values
 
-SLACK = 1e-9  # the joint search's bounds and values are summed in different orders: never prune on a rounding
+SLACK = 1e-9  # the searches sum bounds and values in different orders: never prune on a rounding
 
 
 @kernel
 def _best_with_back(b, best, best_split, v3, v5, by_back, back_middle, back_front, base, middle_points,
-                    front_points, front_cap):
-    """Improve (best, best_split) with the splits whose back is five number ``b``."""
+                    front_points, middle_cap):
+    """Improve (best, best_split) with the splits whose back is five number ``b``.
+
+    ``middle_cap[m]`` is the most a middle ``m`` and a front below it can add; a middle
+    whose cap falls short of the best by more than SLACK is skipped before its legality is
+    looked up. The cap is summed in another order than the totals, and the slack keeps
+    every middle that the totals could count as an improvement."""
     vb = v5[b]
+    need = best - base - SLACK
     for j in range(back_middle.shape[1]):
         m = back_middle[b, j]
+        if middle_cap[m] <= need:
+            continue
         vm = v5[m]
         if vm > vb:
-            continue
-        partial = base + middle_points[m]
-        if partial + front_cap[m] <= best:
             continue
         f = back_front[b, j]
         if v3[f] > vm:
             continue
-        total = partial + front_points[f]
+        total = base + middle_points[m] + front_points[f]
         if total > best:
             best = total
             best_split = by_back[b, j]
+            need = best - base - SLACK
     return best, best_split
 
 
@@ -57,6 +63,7 @@ def best_by_class_points(hands, columns3, columns5, by_back, back_middle, back_f
     middle_points = np.empty(n5, np.float64)
     back_points = np.empty(n5, np.float64)
     front_cap = np.empty(n5, np.float64)  # the best front a middle of this five allows
+    middle_cap = np.empty(n5, np.float64)  # this five's points as a middle plus that front's
     bound = np.empty(n5, np.float64)
     for h in range(n):
         v3, v5 = subset_values(hands[h], columns3, columns5, cards3, cards5)
@@ -71,6 +78,7 @@ def best_by_class_points(hands, columns3, columns5, by_back, back_middle, back_f
             middle_points[k] = middle[c]
             back_points[k] = back[c]
             front_cap[k] = min(front_upto[c], hand_front)
+            middle_cap[k] = middle_points[k] + front_cap[k]
             hand_middle = max(hand_middle, middle_points[k])
         top = 0
         for k in range(n5):
@@ -83,7 +91,7 @@ def best_by_class_points(hands, columns3, columns5, by_back, back_middle, back_f
             b = top if i == 0 else i - 1
             if i == 0 or (b != top and bound[b] > best):
                 best, best_split = _best_with_back(b, best, best_split, v3, v5, by_back, back_middle, back_front,
-                                                   back_points[b], middle_points, front_points, front_cap)
+                                                   back_points[b], middle_points, front_points, middle_cap)
         out[h] = best_split
     return out
 
@@ -144,38 +152,54 @@ def _bonus_ceiling(w0, t0, w1, t1, w2, t2, scoring):
 
 
 @inline
-def _quick_bonus_ceiling(w0, t0, w1, t1, w2, t2, scoring):
-    """A looser ceiling than ``_bonus_ceiling`` at a fraction of its cost, for the same
-    arguments: it leaves out the chance of paying the bonus. Under 1-6 the bonus is at most
-    3 P(all won); under 2-4 at most P(two or three won) + P(one won, two tied)."""
+def _bonus_cap(w0, w1, w2, scoring):
+    """A quick cap on ``_bonus_ceiling`` for rows that win at most ``wi``: under 1-6 the bonus
+    is at most 3 P(all won) <= 3 min(wi); under 2-4 at most P(some row won) <= min(1, w0 + w1 + w2)."""
     if scoring == 1:
-        return 3.0 * w0 * w1 * w2
-    return w0 * w1 + w0 * w2 + w1 * w2 - 2.0 * w0 * w1 * w2 + w0 * t1 * t2 + w1 * t0 * t2 + w2 * t0 * t1
+        return 3.0 * min(w0, w1, w2)
+    return min(1.0, w0 + w1 + w2)
+
+
+@inline
+def _middle_bounds(out, m, separable, front_cap, w0, t0, w1, t1, scoring):
+    """Row ``m`` of ``out``: the most a middle and a front below it can add, split so that a back
+    finishes it with two products: ``out[m, 0] + w2 * out[m, 1] + t2 * out[m, 2]``.
+
+    The bonus part is a looser ceiling than ``_bonus_ceiling`` that leaves out the chance of
+    paying the bonus: under 1-6 at most 3 P(all won); under 2-4 at most P(two or three won)
+    + P(one won, two tied), that is w0 w1 + w2 (w0 + w1 - 2 w0 w1 + t0 t1) + t2 (w0 t1 + w1 t0)
+    for a front that wins at most w0 and ties at most t0."""
+    out[m, 0] = separable + front_cap
+    if scoring == 1:
+        out[m, 1] = 3.0 * w0 * w1
+        out[m, 2] = 0.0
+    else:
+        out[m, 0] += w0 * w1
+        out[m, 1] = w0 + w1 - 2.0 * w0 * w1 + t0 * t1
+        out[m, 2] = w0 * t1 + w1 * t0
 
 
 @kernel
 def _joint_with_back(b, best, best_entry, best_split, v3, v5, c5, by_back, back_middle, back_front, canon_of,
-                     canon_a, win, tie, tie_max, extra, separable, threes, fives, scoring):
+                     canon_a, win, tie, extra, separable, threes, fives, middle_bounds, scoring):
     """Improve the best split (value, canonical entry, split) with the splits whose back is five ``b``;
-    the front is the only row left unknown, so a middle is skipped by the quick ceiling.
+    the front is the only row left unknown, so a middle is skipped by its bound.
 
     ``threes`` (3, 286) holds each three's P(win), P(tie) and extra as a front; ``fives``
-    (6, 1287) each five's separable value, P(win), P(tie) and extra as a middle, then the
-    most a front below it can win and add (see ``best_by_class_joint``)."""
+    (4, 1287) each five's separable value, P(win), P(tie) and extra as a middle;
+    ``middle_bounds`` (1287, 3) the most a middle and its front can add (``_middle_bounds``)."""
     vb = v5[b]
     cb = c5[b]
     w2 = win[2, cb]
     t2 = tie[2, cb]
     e2 = extra[2, cb]
-    back_part = separable[2, cb]
+    need = best - separable[2, cb] - SLACK
     for j in range(back_middle.shape[1]):
         m = back_middle[b, j]
+        if middle_bounds[m, 0] + w2 * middle_bounds[m, 1] + t2 * middle_bounds[m, 2] < need:
+            continue
         vm = v5[m]
         if vm > vb:
-            continue
-        w1 = fives[1, m]
-        ceiling = _quick_bonus_ceiling(fives[4, m], tie_max[0], w1, fives[2, m], w2, t2, scoring)
-        if back_part + fives[0, m] + fives[5, m] + ceiling + SLACK < best:
             continue
         f = back_front[b, j]
         if v3[f] > vm:
@@ -184,12 +208,13 @@ def _joint_with_back(b, best, best_entry, best_split, v3, v5, c5, by_back, back_
         e = canon_of[s]
         if vm == vb and m != canon_a[e]:
             continue  # equal fives: the canonical scan plays its first five as the middle
-        value = expected_units(threes[0, f], threes[1, f], w1, fives[2, m], w2, t2, scoring) + threes[2, f] + \
+        value = expected_units(threes[0, f], threes[1, f], fives[1, m], fives[2, m], w2, t2, scoring) + threes[2, f] + \
             fives[3, m] + e2
         if value > best or (value == best and e < best_entry):
             best = value
             best_entry = e
             best_split = s
+            need = best - separable[2, cb] - SLACK
     return best, best_entry, best_split
 
 
@@ -206,7 +231,7 @@ def best_by_class_joint(hands, columns3, columns5, by_back, back_middle, back_fr
     middles, as for row points: a split is worth at most its separable bound plus the most
     the bonus can add when each row wins and ties no more often than bounds allow (a row's
     chance of winning grows with its class; ``tie_max`` bounds its ties): for a back
-    ``_bonus_ceiling``, for a middle the quicker ``_quick_bonus_ceiling``. Equal values go
+    ``_bonus_ceiling``, for a middle the looser one of ``_middle_bounds``. Equal values go
     to the split the canonical scan meets first (the lowest canonical entry). Each
     subset's numbers are looked up once per hand."""
     n = hands.shape[0]
@@ -217,8 +242,12 @@ def best_by_class_joint(hands, columns3, columns5, by_back, back_middle, back_fr
     c3 = np.empty(286, np.int32)
     c5 = np.empty(n5, np.int32)
     threes = np.empty((3, 286), np.float64)
-    fives = np.empty((6, n5), np.float64)
+    fives = np.empty((4, n5), np.float64)
+    front_win = np.empty(n5, np.float64)  # the most a front at or below each five wins
+    front_cap = np.empty(n5, np.float64)  # and adds
+    middle_bounds = np.empty((n5, 3), np.float64)
     bound = np.empty(n5, np.float64)
+    quick = np.empty(n5, np.float64)
     for h in range(n):
         v3, v5 = subset_values(hands[h], columns3, columns5, cards3, cards5)
         hand_front = -np.inf
@@ -240,25 +269,33 @@ def best_by_class_joint(hands, columns3, columns5, by_back, back_middle, back_fr
             fives[1, k] = win[1, c]
             fives[2, k] = tie[1, c]
             fives[3, k] = extra[1, c]
-            fives[4, k] = min(win[0, c], hand_front_win)  # a front at or below this five wins at most this often
-            fives[5, k] = min(front_upto[c], hand_front)  # and adds at most this much
+            front_win[k] = min(win[0, c], hand_front_win)
+            front_cap[k] = min(front_upto[c], hand_front)
+            _middle_bounds(middle_bounds, k, fives[0, k], front_cap[k], front_win[k], tie_max[0], fives[1, k],
+                           fives[2, k], scoring)
             hand_middle = max(hand_middle, separable[1, c])
             hand_middle_win = max(hand_middle_win, win[1, c])
         top = 0
-        for k in range(n5):
+        for k in range(n5):  # each back's bound with a quick bonus cap; the tight one is taken when needed
             c = c5[k]
-            bound[k] = separable[2, c] + min(middle_upto[c], hand_middle) + fives[5, k] + _bonus_ceiling(
-                fives[4, k], tie_max[0], min(win[1, c], hand_middle_win), tie_max[1], win[2, c], tie[2, c], scoring)
-            if bound[k] > bound[top]:
+            bound[k] = separable[2, c] + min(middle_upto[c], hand_middle) + front_cap[k]
+            middle_win = min(win[1, c], hand_middle_win)
+            quick[k] = bound[k] + _bonus_cap(front_win[k], middle_win, win[2, c], scoring)
+            if quick[k] > quick[top]:
                 top = k
         best = -np.inf
         best_entry = np.int64(canon_of.shape[0])
         best_split = np.int64(-1)
         for i in range(n5 + 1):  # the top back first, then the others in order
             b = top if i == 0 else i - 1
-            if i == 0 or (b != top and bound[b] + SLACK >= best):
+            if i > 0 and (b == top or quick[b] + SLACK < best):
+                continue
+            c = c5[b]
+            ceiling = bound[b] + _bonus_ceiling(front_win[b], tie_max[0], min(win[1, c], hand_middle_win), tie_max[1],
+                                                win[2, c], tie[2, c], scoring)
+            if i == 0 or ceiling + SLACK >= best:
                 best, best_entry, best_split = _joint_with_back(
                     b, best, best_entry, best_split, v3, v5, c5, by_back, back_middle, back_front, canon_of,
-                    canon_a, win, tie, tie_max, extra, separable, threes, fives, scoring)
+                    canon_a, win, tie, extra, separable, threes, fives, middle_bounds, scoring)
         out[h] = best_split
     return out
