@@ -88,3 +88,25 @@ def count_legal_canonical(hands, columns3, columns5, canon_front, canon_a, canon
             count += ok + (ok & (x == y))
         out[h] = count
     return out
+
+
+@kernel
+def first_foreign_row(hands, arranged):
+    """The first row of ``arranged`` (n, 13) int64 that is not a reordering of the same row of
+    ``hands`` (n, 13) uint8, or -1 when every row is. A row is one when its thirteen ids are
+    cards (0..51), no two alike, and the hand holds each of them."""
+    for h in range(hands.shape[0]):
+        held = np.uint64(0)
+        for c in hands[h]:
+            held |= np.uint64(1) << np.uint64(c)
+        seen = np.uint64(0)
+        for c in arranged[h]:
+            if c < 0 or c > 51:
+                return h
+            bit = np.uint64(1) << np.uint64(c)
+            if seen & bit:
+                return h
+            seen |= bit
+        if seen != held:
+            return h
+    return -1

@@ -12,6 +12,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from solver._splits import first_foreign_row
 from solver.cards import format_cards
 from solver.errors import OpponentError
 
@@ -50,14 +51,20 @@ def check_batch(hands: np.ndarray, answer: object, name: str) -> np.ndarray:
         arranged = np.asarray(answer)
     except Exception:  # not array-like at all
         arranged = np.empty(0)
-    if arranged.shape != hands.shape or not np.issubdtype(arranged.dtype, np.integer):
+    if arranged.shape != hands.shape or hands.shape[1:] != (13,) or not np.issubdtype(arranged.dtype, np.integer):
         raise OpponentError(f"opponent model '{name}' returned {type(answer).__name__} of shape "
                             f"{getattr(arranged, 'shape', '?')} and type {arranged.dtype}; expected integer card ids "
                             f"of shape {hands.shape}")
-    same = (np.sort(arranged, axis=1) == np.sort(hands, axis=1)).all(axis=1)
-    if not same.all():
-        row = int(np.flatnonzero(~same)[0])
+    row = int(first_foreign_row(np.ascontiguousarray(hands, np.uint8), _card_ids(arranged)))
+    if row >= 0:
         shown = " ".join(str(int(c)) for c in arranged[row])
         raise OpponentError(f"opponent model '{name}' set hand {row} ({format_cards(hands[row].tolist())}) "
                             f"as other cards: [{shown}]")
     return arranged.astype(np.uint8, copy=False)
+
+
+def _card_ids(arranged: np.ndarray) -> np.ndarray:
+    """Integer ids as int64 for the check, with ids beyond its range made -1 (never a card)."""
+    if arranged.dtype == np.uint64:
+        return np.where(arranged > 51, -1, arranged).astype(np.int64)
+    return np.ascontiguousarray(arranged, np.int64)

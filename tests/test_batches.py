@@ -1,10 +1,15 @@
-"""A large batch is set in chunks over the cores: every hand must come out as on one core."""
+"""A large batch is set in chunks over the cores: every hand must come out as on one core; and a
+batch an opponent model returns is checked row by row before it is used."""
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import bots.points
 from bots import opponent_model
+from solver.errors import OpponentError
+from solver.opponent import check_batch
 
 
 @pytest.mark.parametrize("spec,rules", [("table", "basic"), ("table", "2-4"), ("heuristic", "basic")])
@@ -29,3 +34,58 @@ def test_a_batch_too_small_for_four_chunks_a_core_is_still_split_and_set_right(m
     monkeypatch.setattr(bots.points, "available_cores", lambda: 3)
     monkeypatch.setattr(bots.points, "PARALLEL_BATCH", 1)
     assert (model.arrange_many(hands, np.random.default_rng(0)) == whole).all()
+
+
+def _first_bad_row_by_sorting(hands: np.ndarray, answer: np.ndarray) -> int:
+    """The rule the batch check stands for, the slow way: a row is good when its ids sorted are
+    the hand's ids sorted."""
+    same = (np.sort(answer.astype(np.int64), axis=1) == np.sort(hands.astype(np.int64), axis=1)).all(axis=1)
+    return int(np.flatnonzero(~same)[0]) if not same.all() else -1
+
+
+CORRUPTIONS = ("none", "unseen card", "duplicate", "negative", "52", "huge")
+
+
+@settings(max_examples=300, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), rows=st.integers(1, 40), corruption=st.sampled_from(CORRUPTIONS),
+       dtype=st.sampled_from([np.uint8, np.int16, np.int64, np.uint64]))
+def test_the_batch_check_refuses_exactly_the_rows_that_are_not_the_hand(seed, rows, corruption, dtype):
+    """check_batch names the first row that is not a reordering of its hand, for any integer
+    type the answer comes in: another card, a card twice, ids that are not cards."""
+    rng = np.random.default_rng(seed)
+    deck = np.argsort(rng.random((rows, 52)), axis=1)
+    hands = deck[:, :13].astype(np.uint8)
+    answer = np.array([rng.permutation(row) for row in hands], np.int64)
+    bad = int(rng.integers(rows))
+    slot = int(rng.integers(13))
+    if corruption == "unseen card":
+        answer[bad, slot] = deck[bad, 13 + int(rng.integers(39))]
+    elif corruption == "duplicate":
+        answer[bad, slot] = answer[bad, (slot + 1) % 13]
+    elif corruption == "negative":
+        answer[bad, slot] = -1 - int(rng.integers(100))
+    elif corruption == "52":
+        answer[bad, slot] = 52
+    elif corruption == "huge":
+        answer[bad, slot] = 2**40 + int(answer[bad, slot])
+    answer = answer.astype(dtype)  # a narrower or unsigned type wraps the bad id: the reference sees the same ids
+    expected = _first_bad_row_by_sorting(hands, answer)
+    if dtype == np.int64:  # nothing wraps: every corruption is there to be found
+        assert expected == (-1 if corruption == "none" else bad)
+    if expected == -1:
+        assert (check_batch(hands, answer, "m") == answer).all()
+    else:
+        with pytest.raises(OpponentError, match=rf"opponent model 'm' set hand {expected} \("):
+            check_batch(hands, answer, "m")
+
+
+@pytest.mark.parametrize("answer,why", [
+    (np.zeros((2, 13), float), "type float64"),
+    (np.zeros((2, 12), np.int64), "shape \\(2, 12\\)"),
+    (np.zeros((2, 13), bool), "type bool"),
+    ("not cards", "shape \\(\\)"),
+])
+def test_the_batch_check_refuses_answers_that_are_not_integer_card_rows(answer, why):
+    hands = np.argsort(np.random.default_rng(0).random((2, 52)), axis=1)[:, :13].astype(np.uint8)
+    with pytest.raises(OpponentError, match=why):
+        check_batch(hands, answer, "m")
