@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from bench.commands import arrange, bots, grade, match, perf, report, serve, tournament, train
+from bench.commands import arrange, bots, exploit, grade, match, perf, report, serve, tournament, train
 from bench.parsing import Parser, add_debug, add_version, guarded, quiet_on_closed_stdout
 
 COMMANDS = {
@@ -14,6 +14,7 @@ COMMANDS = {
     "arrange": arrange,
     "tournament": tournament,
     "match": match,
+    "exploit": exploit,
     "grade": grade,
     "serve": serve,
     "report": report,

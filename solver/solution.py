@@ -673,6 +673,38 @@ class Grade:
         }, digits=6)  # fmt: skip
 
 
+def play_scores(hand: CardsLike, plays: list[Arrangement | str], opponent: OpponentModel, *,
+                samples: int = DEFAULT_SAMPLES, seed: int, rules: Rules | str | None = None) -> np.ndarray:
+    """Units each of ``plays`` (arrangements of ``hand``) wins from each of ``samples``
+    opponents, dealt and set as :func:`solve` deals and sets them with this ``seed``: an array
+    (len(plays), samples). The same opponents face every play, so differences are paired.
+    A fouled play is scored as the foul it is; the opponents' naturals are declared when the
+    rules have naturals (the plays never declare one).
+
+    >>> from bots import opponent_model
+    >>> hand = "AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C"
+    >>> s = play_scores(hand, ["9H 9D 2C / 8C 7C 6D 5H 4S / AS KS QS JS TS"], opponent_model("table"),
+    ...                 samples=200, seed=1)
+    >>> s.shape, float(s.mean()) == solve(hand, opponent_model("table"), samples=200, seed=1).ev
+    ((1, 200), True)
+    """
+    from solver.arrangement import as_arrangement
+
+    cards = parse_hand(hand)
+    rules = _check_options(samples, 2, 0, rules)
+    _check_search(opponent, seed, "hands")
+    if seed is None:
+        raise SolveError("play_scores needs a seed: the opponents must be the ones the caller names")
+    arrangements = [as_arrangement(play) for play in plays]
+    for play in arrangements:
+        if sorted(play.cards) != sorted(cards):
+            raise SolveError(f"the arrangement {play} holds other cards than the hand {format_cards(cards)}")
+    deals, arranged, _ = _simulate(cards, opponent, samples, int(seed))
+    sample = _Sample(arranged, deals, rules)
+    return np.stack([per_sample_scores(play.values(), sample, rules) for play in arrangements]) if arrangements \
+        else np.zeros((0, samples))
+
+
 def grade(hand: CardsLike, arrangement: Arrangement | str, opponent: OpponentModel, **options: Any) -> Grade:
     """How a player's arrangement of ``hand`` compares with the best play, scored against the
     same simulated opponents (``options`` as for :func:`solve`); a fouled arrangement is

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 Z95 = 1.959964  # two-sided 95% quantile of the normal distribution
+Z95_ONE_SIDED = 1.644854  # one-sided 95% quantile: mean + this x se is a 95% upper bound
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,11 @@ class Estimate:
     @property
     def high(self) -> float:
         return self.mean + Z95 * self.se
+
+    @property
+    def upper95(self) -> float:
+        """The one-sided 95% upper bound: the mean is below it with 95% confidence."""
+        return self.mean + Z95_ONE_SIDED * self.se
 
     @property
     def significant(self) -> bool:

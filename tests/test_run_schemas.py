@@ -1,6 +1,7 @@
-"""The run documents (a tournament's results.json and journal, ``bench match --json``) hold
-the shape their published JSON Schemas describe, and each schema refuses the plausible wrong
-documents: a field under its old name, a count given as a list, a foul given as text."""
+"""The run documents (a tournament's results.json and journal, ``bench match --json``; the
+exploit document is checked in tests/test_exploit.py) hold the shape their published JSON
+Schemas describe, and each schema refuses the plausible wrong documents: a field under its
+old name, a count given as a list, a foul given as text."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from bench.journal import JOURNAL
 from tests.helpers import put_at as _put
 
 ROOT = Path(__file__).resolve().parents[1]
-RUN_DOCUMENTS = ("results", "match", "journal")
+RUN_DOCUMENTS = ("results", "match", "journal", "exploit")
 
 
 def _schema(document: str) -> dict:
