@@ -1,7 +1,9 @@
 """Training the ``table`` bot by self-play (fictitious play).
 
-Round 0 measures how a starting strategy (``heuristic``) sets its rows: the field.
-Each round then deals fresh hands, sets them with the best response to the field (the
+Round 0 is the starting field: how the ``heuristic`` bot sets its rows (the start for basic
+scoring), or the basic tables that ship with the package (the start for 1-6 and 2-4: a
+field already shaped by self-play, from which the bonus rules' training ends less
+exploitable). Each round then deals fresh hands, sets them with the best response to the field (the
 ``table`` strategy on the field's tables), and blends what it measured into the field
 with weight ``1 / (round + 1)``, so the field is the average of every strategy played so
 far. The strategy stops changing when few hands of a fixed check set change their
@@ -33,6 +35,12 @@ from solver.rules import BASIC, Rules, as_rules
 CHUNKS = 16
 CHECK_KEY = 10**6
 HANDS, ROUNDS, SEED, CHECK_HANDS = 200_000, 24, 0, 10_000  # the defaults: the shipped tables are made with them
+STARTS = ("heuristic", "basic")  # the field of round 0: the heuristic bot's rows, or the shipped basic tables
+
+
+def default_start(rules: Rules | str | None) -> str:
+    """The start the shipped tables of ``rules``' scoring method were trained from."""
+    return "heuristic" if as_rules(rules).scoring == "basic" else "basic"
 
 
 def training_hands(n: int, seed: np.random.SeedSequence) -> np.ndarray:
@@ -69,7 +77,7 @@ class TrainingState:
     ``field`` is the blended field so far, ``previous`` the check hands as last set, and
     ``previous_middle`` the middle points of the round before (for the change report)."""
 
-    settings: dict[str, Any]  # hands, rounds, seed, check_hands, rules (its name)
+    settings: dict[str, Any]  # hands, rounds, seed, check_hands, rules (its name), start (one of STARTS)
     round: int
     field: FieldTables
     previous: np.ndarray
@@ -154,8 +162,10 @@ def _checkpoint_problem(arrays: dict[str, np.ndarray], meta: Any) -> str | None:
     if not isinstance(meta, dict) or set(meta) != {"settings", "round", "has_previous_middle", "reports", "digest"}:
         return "its meta is not the one a checkpoint holds"
     settings = meta["settings"]
-    if not isinstance(settings, dict) or set(settings) != {"hands", "rounds", "seed", "check_hands", "rules"}:
-        return "its settings are not hands, rounds, seed, check_hands and rules"
+    if not isinstance(settings, dict) or set(settings) != {"hands", "rounds", "seed", "check_hands", "rules", "start"}:
+        return "its settings are not hands, rounds, seed, check_hands, rules and start"
+    if settings["start"] not in STARTS:
+        return f"its start {settings['start']!r} is not one of {', '.join(STARTS)}"
     for key, low in (("hands", 1), ("rounds", 1), ("seed", 0), ("check_hands", 1)):
         if not _is_int(settings[key], low):
             return f"its setting {key} is {settings[key]!r}, not a whole number >= {low}"
@@ -203,9 +213,11 @@ def train(
     rules: Rules | str | None = None,
     checkpoint: Callable[[TrainingState], None] | None = None,
     resume: TrainingState | None = None,
+    start: str | None = None,
 ) -> tuple[FieldTables, list[RoundReport]]:
     """Tables for the ``table`` bot by ``rounds`` rounds of fictitious play under ``rules``
-    (its scoring method; basic by default).
+    (its scoring method; basic by default), from the field ``start`` (one of ``STARTS``;
+    by default the start of the shipped tables of that scoring method, ``default_start``).
 
     ``checkpoint`` is handed the state after every round; ``resume`` continues from such a
     state (its settings win over the arguments), and the tables are then the same as those
@@ -213,8 +225,10 @@ def train(
     (``shares_digest``)."""
     settings: dict[str, Any]
     if resume is None:
+        if start is not None and start not in STARTS:
+            raise ValueError(f"start must be one of {', '.join(STARTS)}, got {start!r}")
         settings = {"hands": hands, "rounds": rounds, "seed": seed, "check_hands": check_hands,
-                    "rules": as_rules(rules).name}
+                    "rules": as_rules(rules).name, "start": start or default_start(rules)}
     else:
         settings = dict(resume.settings)
     if settings["hands"] < 1 or settings["rounds"] < 0 or settings["check_hands"] < 1:
@@ -234,7 +248,14 @@ def train(
 
 def _round_zero(settings: dict[str, Any], root: np.random.SeedSequence, check: np.ndarray,
                 jobs: int) -> TrainingState:
-    """The field the starting strategy (``heuristic``) makes, and the check hands as it sets them."""
+    """The starting field and the check hands as its strategy sets them: the ``heuristic`` bot's
+    rows on round 0's hands, or the shipped basic tables and the ``table`` bot playing them."""
+    if settings["start"] == "basic":
+        from bots.table import shipped_tables
+
+        basic = shipped_tables(BASIC)
+        field = FieldTables(basic.front.copy(), basic.middle.copy(), basic.back.copy())
+        return TrainingState(settings, 0, field, _arrange(check, field.policy(BASIC), BASIC, jobs), None, [])
     from bots.heuristic import heuristic_points
 
     start = heuristic_points()
@@ -272,12 +293,16 @@ def shares_digest(tables: FieldTables) -> str:
     return digest.hexdigest()
 
 
+_START_WORDS = {"heuristic": "heuristic", "basic": "the shipped basic tables"}
+
+
 def _info(state: TrainingState) -> dict[str, Any]:
     """What the tables record of how they were made: the settings, and the digest of their shares."""
     settings, reports = state.settings, state.reports
     return {
-        "method": "fictitious play from heuristic, field blended with weight 1/(round+1)",
+        "method": f"fictitious play from {_START_WORDS[settings['start']]}, field blended with weight 1/(round+1)",
         "rules": settings["rules"],
+        "start": settings["start"],
         "hands_per_round": settings["hands"],
         "rounds": settings["rounds"],
         "seed": settings["seed"],

@@ -200,6 +200,8 @@ def test_training_interrupted_and_resumed_equals_uninterrupted(tmp_path):
     assert process.returncode == 130 and "Traceback" not in stderr, stderr
     assert f"to continue: bench train --resume {part}" in stderr
     assert checkpoint.exists() and not part.exists()
+    other = _bench("train", "--resume", str(part), "--start", "basic")
+    assert other.returncode == 2 and "was started with --start heuristic, not basic" in other.stderr
     resumed = _bench("train", "--resume", str(part))
     assert resumed.returncode == 0, resumed.stderr
     with np.load(whole) as a, np.load(part) as b:

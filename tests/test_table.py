@@ -90,9 +90,26 @@ def test_shipped_tables_are_what_bench_train_makes_with_its_defaults(scoring, tm
     recorded = build_parser().parse_args([*shlex.split(tables.info["command"])[1:], "--out", str(tmp_path / "t.npz")])
     for args in (defaults, recorded):
         resolve(args)
-        assert (args.hands, args.rounds, args.seed, args.rules) == (
-            tables.info["hands_per_round"], tables.info["rounds"], tables.info["seed"], tables.info["rules"])
+        assert (args.hands, args.rounds, args.seed, args.rules, args.start) == (
+            tables.info["hands_per_round"], tables.info["rounds"], tables.info["seed"], tables.info["rules"],
+            tables.info["start"])
     assert tables.info["check_hands"] == inspect.signature(train).parameters["check_hands"].default
+
+
+def test_bonus_rule_training_starts_from_the_shipped_basic_tables_unless_told_otherwise():
+    """Round 0 of 1-6 and 2-4 training is the shipped basic field itself (0 rounds give it back,
+    share for share); --start heuristic starts from the heuristic bot's rows as basic does."""
+    basic = shipped_tables()
+    for scoring in ("1-6", "2-4"):
+        start, _ = train(hands=300, rounds=0, seed=1, check_hands=50, rules=scoring)
+        assert all(np.array_equal(x, y) for x, y in zip(start.shares(), basic.shares()))
+        assert start.info["start"] == "basic" and "shipped basic tables" in start.info["method"]
+    heuristic, _ = train(hands=300, rounds=0, seed=1, check_hands=50, rules="2-4", start="heuristic")
+    plain, _ = train(hands=300, rounds=0, seed=1, check_hands=50, rules="basic")
+    assert all(np.array_equal(x, y) for x, y in zip(heuristic.shares(), plain.shares()))
+    assert plain.info["start"] == heuristic.info["start"] == "heuristic"
+    with pytest.raises(ValueError, match="start must be one of heuristic, basic"):
+        train(hands=300, rounds=0, rules="2-4", start="greedy")
 
 
 def test_tables_round_trip_through_a_file(tmp_path):

@@ -31,6 +31,9 @@ def add_parser(sub) -> None:
     parser.add_argument("--jobs", type=int, default=-1, help="threads (default: all cores); does not change the result")
     parser.add_argument("--rules", default=None, help="scoring method to train for: basic, 1-6 or 2-4 "
                         "(default basic)")
+    parser.add_argument("--start", choices=("heuristic", "basic"), default=None,
+                        help="the field of round 0: the heuristic bot's rows, or the shipped basic tables (default: "
+                        "heuristic for basic, basic for 1-6 and 2-4, as the shipped tables were made)")
     parser.add_argument("--out", default="table.npz", help="file to write (default %(default)s); after every round "
                         "the training so far is saved beside it, as FILE.checkpoint.npz")
     parser.add_argument("--resume", metavar="FILE", help="continue the training whose --out was FILE, from its "
@@ -77,6 +80,10 @@ def resolve(args: argparse.Namespace):
     except RulesError as error:
         raise UsageError(str(error)) from None
     _check(args, out, rules, resumed=resume is not None)
+    if resume is None:
+        from bots.training import default_start
+
+        args.start = args.start or default_start(rules)
     return resume, out, rules
 
 
@@ -90,12 +97,13 @@ def _resume(args: argparse.Namespace):
         resume = TrainingState.load(checkpoint_of(out))
     except ValueError as error:
         raise UsageError(f"--resume {out}: {error}") from None
-    for key in ("hands", "rounds", "seed", "rules"):
+    for key in ("hands", "rounds", "seed", "rules", "start"):
         given, stored = getattr(args, key), resume.settings[key]
         if given is not None and given != stored:
             raise UsageError(f"--resume {out}: the training was started with --{key} {stored}, not {given}; "
                              f"give no --{key} to continue it as it was started")
     args.hands, args.rounds, args.seed = (int(resume.settings[k]) for k in ("hands", "rounds", "seed"))
+    args.start = resume.settings["start"]
     return resume
 
 
@@ -152,14 +160,14 @@ def _train(args: argparse.Namespace, out: Path, rules, resume, saved: list[int])
 
         tables, _ = train(hands=args.hands, rounds=args.rounds, seed=args.seed,
                           jobs=args.jobs if args.jobs > 0 else available_cores(), on_round=on_round, rules=rules,
-                          checkpoint=save, resume=resume)
-    tables.info["command"] = command(args.hands, args.rounds, args.seed, rules.name)
+                          checkpoint=save, resume=resume, start=args.start)
+    tables.info["command"] = command(args.hands, args.rounds, args.seed, rules.name, args.start)
     return tables
 
 
-def command(hands: int, rounds: int, seed: int, rules: str) -> str:
+def command(hands: int, rounds: int, seed: int, rules: str, start: str) -> str:
     """The ``bench train`` command that makes tables with these settings (without its --out)."""
-    return f"bench train --rules {rules} --hands {hands} --rounds {rounds} --seed {seed}"
+    return f"bench train --rules {rules} --hands {hands} --rounds {rounds} --seed {seed} --start {start}"
 
 
 def _write(tables, out: Path) -> None:
