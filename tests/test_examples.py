@@ -26,6 +26,10 @@ def test_the_example_bot_plays_from_the_command_line():
                   "--seed", "1", "--jobs", "1")
     assert done.returncode == 0, done.stderr
     assert "pair_first:PairFirstBot:min_pair=8" in done.stdout
+    done = _bench("exploit", "--bot", "pair_first:PairFirstBot:min_pair=8", "--hands", "2", "--seed", "1",
+                  "--samples", "30", "--eval-samples", "30")
+    assert done.returncode == 0, done.stderr
+    assert "exhaustive:samples=30 against pair_first:PairFirstBot:min_pair=8" in done.stdout
     done = _bench("arrange", "--bot", "pair_first:PairFirstBot:min_pair=20", HAND)
     assert done.returncode == 2 and "min_pair must be a rank from 2 to 14" in done.stderr
 
