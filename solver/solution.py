@@ -336,13 +336,16 @@ def _rank_plays(cards: tuple[Card, ...], sample: _Sample, rules: Rules, top: int
             found = _distinct_best(entries[shortlist], exact[shortlist], splits, v3, v5, t, top, distinct)
             if found is not None:
                 return found, legal_splits
-    values = np.stack([v3[t.front[s]], v5[t.middle[s]], v5[t.back[s]]], axis=1).astype(np.int64)
-    keys = hand_keys(values) if distinct == "hands" else values
+    rows = (t.front[s], t.middle[s], t.back[s])  # each entry's three subsets
+    values = np.stack([v3[rows[0]], v5[rows[1]], v5[rows[2]]], axis=1).astype(np.int64)
+    k3, k5 = (hand_keys(v3), hand_keys(v5)) if distinct == "hands" else (v3, v5)  # per subset: fewer than per entry
+    keys = np.stack([k3[rows[0]], k5[rows[1]], k5[rows[2]]], axis=1).astype(np.int64)
     if not rules.is_separable:
-        first, _ = _groups(values)  # one entry per distinct play, in canonical order
+        first, _ = _groups(_row_order(v3, v5, rows))  # one entry per distinct play, in canonical order
         entries, values, keys = entries[first], values[first], keys[first]
-        entries, values, keys, exact = _joint_candidates(entries, values, _groups(keys)[1], evs, splits, wins,
-                                                         losses, sample, rules, top, keys)
+        rows = (rows[0][first], rows[1][first], rows[2][first])
+        entries, values, keys, exact = _joint_candidates(entries, values, _groups(_row_order(k3, k5, rows))[1], evs,
+                                                         splits, wins, losses, sample, rules, top, keys)
     return _pick(exact, entries, values, keys, splits, top), legal_splits
 
 
@@ -381,14 +384,25 @@ def _distinct_best(entries, exact, splits, v3, v5, t, top: int, distinct: str):
     return chosen if len(chosen) > top else None
 
 
-def _groups(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """For an (n, 3) array: the index of the first row of each distinct row (ascending), and
-    each row's group number. (A stable lexicographic sort; ``np.unique(axis=0)`` is slower.)"""
-    order = np.lexsort((rows[:, 2], rows[:, 1], rows[:, 0]))
-    ordered = rows[order]
-    starts = np.ones(len(rows), bool)
-    starts[1:] = (ordered[1:] != ordered[:-1]).any(axis=1)
-    groups = np.empty(len(rows), np.int64)
+def _row_order(x3: np.ndarray, x5: np.ndarray, rows: tuple[np.ndarray, np.ndarray, np.ndarray]) -> np.ndarray:
+    """One int64 per entry that orders the entries as their (front, middle, back) numbers do,
+    lexicographically: ``x3``/``x5`` give each 3- and 5-card subset a number, ``rows`` each
+    entry's subsets. Each number is replaced by its rank among the hand's (at most 286 and
+    1,287 of them), so the three fit in one integer."""
+    rank3 = np.searchsorted(np.unique(x3), x3).astype(np.int64)
+    rank5 = np.searchsorted(np.unique(x5), x5).astype(np.int64)
+    return (rank3[rows[0]] << 22) | (rank5[rows[1]] << 11) | rank5[rows[2]]
+
+
+def _groups(order_key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For one key per entry (``_row_order``): the index of the first entry of each distinct key
+    (ascending), and each entry's group number, groups numbered in key order. (A stable sort
+    of one integer; ``np.unique(axis=0)`` or a lexsort of three columns is slower.)"""
+    order = np.argsort(order_key, kind="stable")
+    ordered = order_key[order]
+    starts = np.ones(len(order_key), bool)
+    starts[1:] = ordered[1:] != ordered[:-1]
+    groups = np.empty(len(order_key), np.int64)
     groups[order] = np.cumsum(starts) - 1
     return np.sort(order[starts]), groups
 
