@@ -130,7 +130,8 @@ class TrainingState:
         field = FieldTables(arrays["front"], arrays["middle"], arrays["back"])
         previous_middle = arrays["previous_middle"] if meta["has_previous_middle"] else None
         reports = [RoundReport(**r) for r in meta["reports"]]
-        return cls(meta["settings"], int(meta["round"]), field, arrays["previous"], previous_middle, reports)
+        settings = {"start": "heuristic"} | meta["settings"]  # a checkpoint without a start began from heuristic
+        return cls(settings, int(meta["round"]), field, arrays["previous"], previous_middle, reports)
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -162,6 +163,8 @@ def _checkpoint_problem(arrays: dict[str, np.ndarray], meta: Any) -> str | None:
     if not isinstance(meta, dict) or set(meta) != {"settings", "round", "has_previous_middle", "reports", "digest"}:
         return "its meta is not the one a checkpoint holds"
     settings = meta["settings"]
+    if isinstance(settings, dict) and "start" not in settings:
+        settings = settings | {"start": "heuristic"}  # written before there was a choice of start
     if not isinstance(settings, dict) or set(settings) != {"hands", "rounds", "seed", "check_hands", "rules", "start"}:
         return "its settings are not hands, rounds, seed, check_hands, rules and start"
     if settings["start"] not in STARTS:
@@ -246,14 +249,19 @@ def train(
     return FieldTables(field.front, field.middle, field.back, info=_info(state)), state.reports
 
 
+def _start_tables() -> FieldTables:
+    """The basic tables installed with the package (bots/data/table_basic.npz): the start of 1-6 and 2-4."""
+    from bots.table import shipped_tables
+
+    return shipped_tables(BASIC)
+
+
 def _round_zero(settings: dict[str, Any], root: np.random.SeedSequence, check: np.ndarray,
                 jobs: int) -> TrainingState:
     """The starting field and the check hands as its strategy sets them: the ``heuristic`` bot's
     rows on round 0's hands, or the shipped basic tables and the ``table`` bot playing them."""
     if settings["start"] == "basic":
-        from bots.table import shipped_tables
-
-        basic = shipped_tables(BASIC)
+        basic = _start_tables()
         field = FieldTables(basic.front.copy(), basic.middle.copy(), basic.back.copy())
         return TrainingState(settings, 0, field, _arrange(check, field.policy(BASIC), BASIC, jobs), None, [])
     from bots.heuristic import heuristic_points
@@ -308,5 +316,6 @@ def _info(state: TrainingState) -> dict[str, Any]:
         "seed": settings["seed"],
         "check_hands": settings["check_hands"],
         "changed_last_round": reports[-1].changed if reports else None,
+        **({"start_sha256": shares_digest(_start_tables())} if settings["start"] == "basic" else {}),
         "sha256": shares_digest(state.field),
     }

@@ -1,3 +1,5 @@
+import json
+
 import numpy as np
 import pytest
 
@@ -94,6 +96,8 @@ def test_shipped_tables_are_what_bench_train_makes_with_its_defaults(scoring, tm
             tables.info["hands_per_round"], tables.info["rounds"], tables.info["seed"], tables.info["rules"],
             tables.info["start"])
     assert tables.info["check_hands"] == inspect.signature(train).parameters["check_hands"].default
+    if tables.info["start"] == "basic":  # trained from the basic tables that ship beside them
+        assert tables.info["start_sha256"] == shipped_tables().info["sha256"]
 
 
 def test_bonus_rule_training_starts_from_the_shipped_basic_tables_unless_told_otherwise():
@@ -254,3 +258,23 @@ def test_the_bonus_ceilings_bound_the_bonus(scoring):
         assert tight <= _bonus_cap.py_func(caps_w[0], caps_w[1], caps_w[2], code) + 1e-12
         exact = _bonus_ceiling.py_func(w[0], t[0], w[1], t[1], w[2], t[2], code)
         assert exact == pytest.approx(bonus, abs=1e-12)
+
+
+def test_a_checkpoint_written_before_there_was_a_choice_of_start_resumes_from_heuristic(tmp_path):
+    """Checkpoints without a start in their settings all began from the heuristic bot: they are
+    read as such, and continue to the tables an uninterrupted heuristic-start run makes."""
+    from bots.training import TrainingState
+
+    states: list[TrainingState] = []
+    whole, _ = train(hands=1_000, rounds=2, seed=4, check_hands=200, rules="2-4", start="heuristic",
+                     checkpoint=states.append)
+    first = states[0]
+    older = TrainingState({k: v for k, v in first.settings.items() if k != "start"}, first.round, first.field,
+                          first.previous, first.previous_middle, first.reports)
+    older.save(tmp_path / "old.npz")
+    with np.load(tmp_path / "old.npz") as data:
+        assert "start" not in json.loads(str(data["meta"]))["settings"]
+    loaded = TrainingState.load(tmp_path / "old.npz")
+    assert loaded.settings["start"] == "heuristic"
+    resumed, _ = train(resume=loaded)
+    assert all(np.array_equal(x, y) for x, y in zip(whole.shares(), resumed.shares()))

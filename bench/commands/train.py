@@ -19,7 +19,8 @@ def add_parser(sub) -> None:
     parser = sub.add_parser(
         "train",
         help="train the table bot by self-play",
-        description="Train the table bot's tables by fictitious play from the heuristic bot. With the defaults, "
+        description="Train the table bot's tables by fictitious play, from the heuristic bot's rows (basic) or from "
+        "the basic tables installed with the package (1-6, 2-4; --start). With the defaults, "
         "bench train --rules basic (or 1-6, 2-4) makes the tables that ship with the package bit for bit, with any "
         "--jobs. The arithmetic is IEEE double in a fixed order, so other machines should give the same bits "
         "(checked on x86-64 only, with the kernels built for generic x86-64 and for AVX-512). Each tables file "
@@ -32,8 +33,9 @@ def add_parser(sub) -> None:
     parser.add_argument("--rules", default=None, help="scoring method to train for: basic, 1-6 or 2-4 "
                         "(default basic)")
     parser.add_argument("--start", choices=("heuristic", "basic"), default=None,
-                        help="the field of round 0: the heuristic bot's rows, or the shipped basic tables (default: "
-                        "heuristic for basic, basic for 1-6 and 2-4, as the shipped tables were made)")
+                        help="the field of round 0: the heuristic bot's rows, or the basic tables installed with the "
+                        "package, bots/data/table_basic.npz (default: heuristic for basic, basic for 1-6 and 2-4, as "
+                        "the shipped tables were made); the tables record the start's sha256")
     parser.add_argument("--out", default="table.npz", help="file to write (default %(default)s); after every round "
                         "the training so far is saved beside it, as FILE.checkpoint.npz")
     parser.add_argument("--resume", metavar="FILE", help="continue the training whose --out was FILE, from its "
@@ -64,8 +66,8 @@ def run(args: argparse.Namespace) -> int:
 
 def resolve(args: argparse.Namespace):
     """The checkpoint to resume (or None), the file to write and the rules, from the arguments;
-    ``args.hands``, ``args.rounds`` and ``args.seed`` are set to what the training uses (the
-    defaults, or the checkpoint's settings). Bad input is a UsageError."""
+    ``args.hands``, ``args.rounds``, ``args.seed`` and ``args.start`` are set to what the training
+    uses (the defaults, or the checkpoint's settings). Bad input is a UsageError."""
     from bench.parsing import UsageError
     from solver.rules import Rules, RulesError
 
