@@ -75,15 +75,31 @@ def check_stopped() -> None:
         raise Stopped(_received[0])
 
 
+def _quiet_lost_stops(hook):
+    """An unraisable-exception hook that passes over a :class:`Stopped` lost in a callback (it
+    is raised again at the next step, by :func:`check_stopped`) and hands anything else to ``hook``."""
+
+    def quiet(unraisable) -> None:
+        if not isinstance(unraisable.exc_value, Stopped):
+            hook(unraisable)
+
+    return quiet
+
+
 @contextlib.contextmanager
 def stoppable():
     """Inside, SIGINT and SIGTERM raise :class:`Stopped`, even where the shell started the
-    command with SIGINT ignored (a background job); the handlers are put back after."""
+    command with SIGINT ignored (a background job); the handlers are put back after. A stop
+    that lands in a callback from compiled code is not printed there as an ignored exception:
+    :func:`check_stopped` raises it at the next step."""
     _received.clear()
     previous = {signum: signal.signal(signum, _raise_stopped) for signum in (signal.SIGINT, signal.SIGTERM)}
+    hook = sys.unraisablehook
+    sys.unraisablehook = _quiet_lost_stops(hook)
     try:
         yield
     finally:
+        sys.unraisablehook = hook
         for signum, handler in previous.items():
             signal.signal(signum, handler)
         _received.clear()
