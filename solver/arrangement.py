@@ -84,6 +84,15 @@ class Arrangement:
         """The rows, each in reading order (``solver.cards.reading_order``)."""
         return (reading_order(self.front), reading_order(self.middle), reading_order(self.back))
 
+    def to_dict(self) -> dict[str, str]:
+        """The rows as the JSON documents give them (docs/json.md): each row's cards as text, in
+        reading order.
+
+        >>> Arrangement.parse("2C 9D 9H / 4S 5H 6D 7C 8C / TS JS QS KS AS").to_dict()
+        {'front': '9H 9D 2C', 'middle': '8C 7C 6D 5H 4S', 'back': 'AS KS QS JS TS'}
+        """
+        return {name: format_cards(row) for name, row in zip(ROWS, self.reading_rows())}
+
     def __str__(self) -> str:
         return self.format()
 

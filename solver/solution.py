@@ -119,13 +119,13 @@ class Solution:
             "schema_version": SCHEMA_VERSION,
             "document": "solve",
             "hand": format_cards(self.hand),
-            "arrangement": _rows_dict(self.arrangement),
+            "arrangement": self.arrangement.to_dict(),
             "ev": self.ev,
             "ev_se": self.ev_se,
             "ev_parts": {"opponent_count": self.opponents, "per_opponent": _parts_dict(self.parts)},
             "rows": _row_results_dict(self.rows),
             "alternatives": [
-                {"arrangement": _rows_dict(a.arrangement), "ev": a.ev, "diff": a.diff, "diff_se": a.diff_se,
+                {"arrangement": a.arrangement.to_dict(), "ev": a.ev, "diff": a.diff, "diff_se": a.diff_se,
                  "significant": a.significant}
                 for a in self.alternatives
             ],
@@ -159,10 +159,6 @@ def _parts_dict(parts: dict[str, float]) -> dict[str, Any]:
 def _row_results_dict(rows: tuple[RowResult, ...]) -> dict[str, dict[str, Any]]:
     return {r.row: {"cards": format_cards(r.cards), "hand": r.hand, "win": r.win, "tie": r.tie, "lose": r.lose,
                     "ev": r.ev} for r in rows}
-
-
-def _rows_dict(arrangement: Arrangement) -> dict[str, str]:
-    return {name: format_cards(row) for name, row in zip(ROWS, arrangement.reading_rows())}
 
 
 def deal_opponents(hand: tuple[Card, ...], samples: int, rng: np.random.Generator) -> np.ndarray:
@@ -669,7 +665,7 @@ class Grade:
             "schema_version": SCHEMA_VERSION,
             "document": "hand-grade",
             "hand": best["hand"],
-            "arrangement": _rows_dict(self.arrangement),
+            "arrangement": self.arrangement.to_dict(),
             "foul": self.foul,
             "foul_reason": self.foul_reason,
             "ev": self.ev,
@@ -687,6 +683,16 @@ class Grade:
         }, digits=6)  # fmt: skip
 
 
+def _play_of(cards: tuple[Card, ...], play: Arrangement | str) -> Arrangement:
+    """``play`` as an Arrangement of exactly ``cards``; SolveError otherwise."""
+    from solver.arrangement import as_arrangement
+
+    arrangement = as_arrangement(play)
+    if sorted(arrangement.cards) != sorted(cards):
+        raise SolveError(f"the arrangement {arrangement} holds other cards than the hand {format_cards(cards)}")
+    return arrangement
+
+
 def play_scores(hand: CardsLike, plays: list[Arrangement | str], opponent: OpponentModel, *,
                 samples: int = DEFAULT_SAMPLES, seed: int, rules: Rules | str | None = None) -> np.ndarray:
     """Units each of ``plays`` (arrangements of ``hand``) wins from each of ``samples``
@@ -702,17 +708,13 @@ def play_scores(hand: CardsLike, plays: list[Arrangement | str], opponent: Oppon
     >>> s.shape, float(s.mean()) == solve(hand, opponent_model("table"), samples=200, seed=1).ev
     ((1, 200), True)
     """
-    from solver.arrangement import as_arrangement
 
     cards = parse_hand(hand)
     rules = _check_options(samples, 2, 0, rules)
     _check_search(opponent, seed, "hands")
     if seed is None:
         raise SolveError("play_scores needs a seed: the opponents must be the ones the caller names")
-    arrangements = [as_arrangement(play) for play in plays]
-    for play in arrangements:
-        if sorted(play.cards) != sorted(cards):
-            raise SolveError(f"the arrangement {play} holds other cards than the hand {format_cards(cards)}")
+    arrangements = [_play_of(cards, play) for play in plays]
     deals, arranged, _ = _simulate(cards, opponent, samples, int(seed))
     sample = _Sample(arranged, deals, rules)
     return np.stack([per_sample_scores(play.values(), sample, rules) for play in arrangements]) if arrangements \
@@ -723,12 +725,10 @@ def grade(hand: CardsLike, arrangement: Arrangement | str, opponent: OpponentMod
     """How a player's arrangement of ``hand`` compares with the best play, scored against the
     same simulated opponents (``options`` as for :func:`solve`); a fouled arrangement is
     graded too, as the foul it is."""
-    from solver.arrangement import as_arrangement, foul_reason
+    from solver.arrangement import foul_reason
 
     cards = parse_hand(hand)
-    mine = as_arrangement(arrangement)
-    if sorted(mine.cards) != sorted(cards):
-        raise SolveError(f"the arrangement {mine} holds other cards than the hand {format_cards(cards)}")
+    mine = _play_of(cards, arrangement)
     solution = solve(cards, opponent, keep_sample=True, **({"top": 0} | options))
     rules = solution.rules
     assert solution.sample is not None

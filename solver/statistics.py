@@ -41,6 +41,11 @@ class Estimate:
         return self.mean + Z95 * self.se
 
     @property
+    def lower95(self) -> float:
+        """The one-sided 95% lower bound: the mean is above it with 95% confidence."""
+        return self.mean - Z95_ONE_SIDED * self.se
+
+    @property
     def upper95(self) -> float:
         """The one-sided 95% upper bound: the mean is below it with 95% confidence."""
         return self.mean + Z95_ONE_SIDED * self.se

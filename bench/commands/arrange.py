@@ -83,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
                 "document": "arrange",
                 "line": number if args.input else None,
                 "hand": format_cards(cards),
-                "arrangement": {name: format_cards(row) for name, row in zip(ROWS, arrangement.reading_rows())},
+                "arrangement": arrangement.to_dict(),
                 "rows": {name: {"hand": describe(row)} for name, row in zip(ROWS, arrangement.rows)},
                 "foul": reason is not None,
                 "foul_reason": reason,
