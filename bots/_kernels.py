@@ -42,9 +42,9 @@ def _best_with_back(b, best, best_split, v3, v5, by_back, back_middle, back_fron
 
 
 @kernel
-def best_by_class_points(hands, columns3, columns5, by_back, back_middle, back_front, keys, numbers,
-                         front, middle, back, front_upto, middle_upto):
-    """Best split of each hand when each row scores by its class (``bots.points.RowPoints``).
+def best_by_class_points(hands, columns3, columns5, by_back, back_middle, back_front, keys, numbers, front, fives):
+    """Best split of each hand when each row scores by its class (``bots.points.RowPoints``:
+    ``front`` its front points, ``fives`` its numbers for each five).
 
     Exact branch and bound. A split with back ``b`` scores at most the back's points plus
     the best middle and front at or below it (``*_upto``) and available in the hand;
@@ -58,12 +58,11 @@ def best_by_class_points(hands, columns3, columns5, by_back, back_middle, back_f
     n5 = back_middle.shape[0]
     cards3 = np.empty(columns3.shape, np.uint8)
     cards5 = np.empty(columns5.shape, np.uint8)
-    c5 = np.empty(n5, np.int32)
     front_points = np.empty(n3, np.float64)
     middle_points = np.empty(n5, np.float64)
     back_points = np.empty(n5, np.float64)
-    front_cap = np.empty(n5, np.float64)  # the best front a middle of this five allows
-    middle_cap = np.empty(n5, np.float64)  # this five's points as a middle plus that front's
+    middle_upto = np.empty(n5, np.float64)  # the best middle at or below this five
+    middle_cap = np.empty(n5, np.float64)  # this five's points as a middle plus the best front it allows
     bound = np.empty(n5, np.float64)
     for h in range(n):
         v3, v5 = subset_values(hands[h], columns3, columns5, cards3, cards5)
@@ -74,15 +73,16 @@ def best_by_class_points(hands, columns3, columns5, by_back, back_middle, back_f
         hand_middle = -np.inf
         for k in range(n5):
             c = class_number(keys, numbers, v5[k])
-            c5[k] = c
-            middle_points[k] = middle[c]
-            back_points[k] = back[c]
-            front_cap[k] = min(front_upto[c], hand_front)
-            middle_cap[k] = middle_points[k] + front_cap[k]
+            middle_points[k] = fives[c, 0]
+            back_points[k] = fives[c, 1]
+            front_cap = min(fives[c, 2], hand_front)
+            middle_cap[k] = middle_points[k] + front_cap
+            bound[k] = front_cap  # the back's points and the middle's go before it below
+            middle_upto[k] = fives[c, 3]
             hand_middle = max(hand_middle, middle_points[k])
         top = 0
         for k in range(n5):
-            bound[k] = back_points[k] + min(middle_upto[c5[k]], hand_middle) + front_cap[k]
+            bound[k] = back_points[k] + min(middle_upto[k], hand_middle) + bound[k]
             if bound[k] > bound[top]:
                 top = k
         best = -np.inf
@@ -179,21 +179,23 @@ def _middle_bounds(out, m, separable, front_cap, w0, t0, w1, t1, scoring):
         out[m, 2] = w0 * t1 + w1 * t0
 
 
+# Columns of JointPolicy.by_class: what the joint search reads for one class, side by side.
+SEP1, WIN1, TIE1, EXTRA1, WIN0, FRONT_UPTO, SEP2, MIDDLE_UPTO, WIN2, TIE2, EXTRA2, SEP0, TIE0, EXTRA0 = range(14)
+CLASS_COLUMNS = 16  # 14 used, two cache lines a class
+
+
 @kernel
-def _joint_with_back(b, best, best_entry, best_split, v3, v5, c5, by_back, back_middle, back_front, canon_of,
-                     canon_a, win, tie, extra, separable, threes, fives, middle_bounds, scoring):
-    """Improve the best split (value, canonical entry, split) with the splits whose back is five ``b``;
-    the front is the only row left unknown, so a middle is skipped by its bound.
+def _joint_with_back(b, best, best_entry, best_split, v3, v5, by_back, back_middle, back_front, canon_of, canon_a,
+                     w2, t2, e2, separable2, threes, fives, middle_bounds, scoring):
+    """Improve the best split (value, canonical entry, split) with the splits whose back is five ``b``,
+    which wins, ties and adds as a back ``w2``, ``t2``, ``e2`` and ``separable2``; the front is the only
+    row left unknown, so a middle is skipped by its bound.
 
     ``threes`` (3, 286) holds each three's P(win), P(tie) and extra as a front; ``fives``
     (4, 1287) each five's separable value, P(win), P(tie) and extra as a middle;
     ``middle_bounds`` (1287, 3) the most a middle and its front can add (``_middle_bounds``)."""
     vb = v5[b]
-    cb = c5[b]
-    w2 = win[2, cb]
-    t2 = tie[2, cb]
-    e2 = extra[2, cb]
-    need = best - separable[2, cb] - SLACK
+    need = best - separable2 - SLACK
     for j in range(back_middle.shape[1]):
         m = back_middle[b, j]
         if middle_bounds[m, 0] + w2 * middle_bounds[m, 1] + t2 * middle_bounds[m, 2] < need:
@@ -214,22 +216,23 @@ def _joint_with_back(b, best, best_entry, best_split, v3, v5, c5, by_back, back_
             best = value
             best_entry = e
             best_split = s
-            need = best - separable[2, cb] - SLACK
+            need = best - separable2 - SLACK
     return best, best_entry, best_split
 
 
 @kernel
 def best_by_class_joint(hands, columns3, columns5, by_back, back_middle, back_front, canon_of, canon_a, keys, numbers,
-                        win, tie, tie_max, extra, separable, front_upto, middle_upto, scoring):
+                        by_class, tie_max, scoring):
     """Best split of each hand for a bonus rule, rows taken as independent.
 
-    ``win``/``tie`` (3, classes) are each row's chances against the field (``tie_max`` the
-    most each row ties), ``extra`` (3, classes) separable points (royalties); a split's
-    value is ``expected_units`` of the settlement kernels plus its extras. ``separable``
-    (3, classes) is each row's value without the bonus, P(win) - P(loss) + extra, and
-    ``*_upto`` its best at or below each class. Exact branch and bound over backs, then
-    middles, as for row points: a split is worth at most its separable bound plus the most
-    the bonus can add when each row wins and ties no more often than bounds allow (a row's
+    ``by_class`` (classes, CLASS_COLUMNS) holds each class's numbers as a row (columns named
+    above): its chances against the field (``WIN*``, ``TIE*``; ``tie_max`` the most each
+    row ties), separable points (``EXTRA*``: royalties), value without the bonus
+    (``SEP*``: P(win) - P(loss) + extra) and the best of that value at or below it as a
+    front and as a middle (``*_UPTO``). A split's value is ``expected_units`` of the
+    settlement kernels plus its extras. Exact branch and bound over backs, then middles,
+    as for row points: a split is worth at most its separable bound plus the most the
+    bonus can add when each row wins and ties no more often than bounds allow (a row's
     chance of winning grows with its class; ``tie_max`` bounds its ties): for a back
     ``_bonus_ceiling``, for a middle the looser one of ``_middle_bounds``. Equal values go
     to the split the canonical scan meets first (the lowest canonical entry). Each
@@ -239,7 +242,6 @@ def best_by_class_joint(hands, columns3, columns5, by_back, back_middle, back_fr
     n5 = back_middle.shape[0]
     cards3 = np.empty(columns3.shape, np.uint8)
     cards5 = np.empty(columns5.shape, np.uint8)
-    c3 = np.empty(286, np.int32)
     c5 = np.empty(n5, np.int32)
     threes = np.empty((3, 286), np.float64)
     fives = np.empty((4, n5), np.float64)
@@ -254,33 +256,32 @@ def best_by_class_joint(hands, columns3, columns5, by_back, back_middle, back_fr
         hand_front_win = 0.0
         for k in range(286):
             c = class_number(keys, numbers, v3[k])
-            c3[k] = c
-            threes[0, k] = win[0, c]
-            threes[1, k] = tie[0, c]
-            threes[2, k] = extra[0, c]
-            hand_front = max(hand_front, separable[0, c])
-            hand_front_win = max(hand_front_win, win[0, c])
+            threes[0, k] = by_class[c, WIN0]
+            threes[1, k] = by_class[c, TIE0]
+            threes[2, k] = by_class[c, EXTRA0]
+            hand_front = max(hand_front, by_class[c, SEP0])
+            hand_front_win = max(hand_front_win, by_class[c, WIN0])
         hand_middle = -np.inf
         hand_middle_win = 0.0
         for k in range(n5):
             c = class_number(keys, numbers, v5[k])
             c5[k] = c
-            fives[0, k] = separable[1, c]
-            fives[1, k] = win[1, c]
-            fives[2, k] = tie[1, c]
-            fives[3, k] = extra[1, c]
-            front_win[k] = min(win[0, c], hand_front_win)
-            front_cap[k] = min(front_upto[c], hand_front)
+            fives[0, k] = by_class[c, SEP1]
+            fives[1, k] = by_class[c, WIN1]
+            fives[2, k] = by_class[c, TIE1]
+            fives[3, k] = by_class[c, EXTRA1]
+            front_win[k] = min(by_class[c, WIN0], hand_front_win)
+            front_cap[k] = min(by_class[c, FRONT_UPTO], hand_front)
             _middle_bounds(middle_bounds, k, fives[0, k], front_cap[k], front_win[k], tie_max[0], fives[1, k],
                            fives[2, k], scoring)
-            hand_middle = max(hand_middle, separable[1, c])
-            hand_middle_win = max(hand_middle_win, win[1, c])
+            hand_middle = max(hand_middle, fives[0, k])
+            hand_middle_win = max(hand_middle_win, fives[1, k])
         top = 0
         for k in range(n5):  # each back's bound with a quick bonus cap; the tight one is taken when needed
             c = c5[k]
-            bound[k] = separable[2, c] + min(middle_upto[c], hand_middle) + front_cap[k]
-            middle_win = min(win[1, c], hand_middle_win)
-            quick[k] = bound[k] + _bonus_cap(front_win[k], middle_win, win[2, c], scoring)
+            bound[k] = by_class[c, SEP2] + min(by_class[c, MIDDLE_UPTO], hand_middle) + front_cap[k]
+            middle_win = min(by_class[c, WIN1], hand_middle_win)
+            quick[k] = bound[k] + _bonus_cap(front_win[k], middle_win, by_class[c, WIN2], scoring)
             if quick[k] > quick[top]:
                 top = k
         best = -np.inf
@@ -291,11 +292,13 @@ def best_by_class_joint(hands, columns3, columns5, by_back, back_middle, back_fr
             if i > 0 and (b == top or quick[b] + SLACK < best):
                 continue
             c = c5[b]
-            ceiling = bound[b] + _bonus_ceiling(front_win[b], tie_max[0], min(win[1, c], hand_middle_win), tie_max[1],
-                                                win[2, c], tie[2, c], scoring)
+            w2 = by_class[c, WIN2]
+            t2 = by_class[c, TIE2]
+            ceiling = bound[b] + _bonus_ceiling(front_win[b], tie_max[0], min(by_class[c, WIN1], hand_middle_win),
+                                                tie_max[1], w2, t2, scoring)
             if i == 0 or ceiling + SLACK >= best:
                 best, best_entry, best_split = _joint_with_back(
-                    b, best, best_entry, best_split, v3, v5, c5, by_back, back_middle, back_front, canon_of,
-                    canon_a, win, tie, extra, separable, threes, fives, middle_bounds, scoring)
+                    b, best, best_entry, best_split, v3, v5, by_back, back_middle, back_front, canon_of, canon_a,
+                    w2, t2, by_class[c, EXTRA2], by_class[c, SEP2], threes, fives, middle_bounds, scoring)
         out[h] = best_split
     return out

@@ -26,22 +26,31 @@ class JointPolicy:
     """A row's chances against the field and its extra points, by row and class, for a bonus
     rule (1-6, 2-4): ``win``/``tie``/``extra`` are (3, classes). ``separable`` holds each
     row's value without the bonus (P(win) - P(loss) + extra) as RowPoints, whose bounds
-    let the search skip most splits; ``rows`` the same three stacked, and ``tie_max`` the
-    most each row ties, as the search takes them."""
+    let the search skip most splits; ``tie_max`` the most each row ties, and ``by_class``
+    all of these for each class side by side, as the search reads them
+    (``bots._kernels.best_by_class_joint``)."""
 
     win: np.ndarray
     tie: np.ndarray
     extra: np.ndarray
     separable: RowPoints
-    rows: np.ndarray
     tie_max: np.ndarray
+    by_class: np.ndarray
 
     @classmethod
     def build(cls, win: np.ndarray, tie: np.ndarray, extra: np.ndarray) -> JointPolicy:
         rows = 2 * win + tie - 1 + extra
         separable = RowPoints.build(rows[0], rows[1], rows[2])
-        return cls(win, tie, extra, separable, np.stack([separable.front, separable.middle, separable.back]),
-                   tie.max(axis=1))
+        k = _kernels
+        by_class = np.zeros((win.shape[1], k.CLASS_COLUMNS), np.float64)
+        for column, values in ((k.SEP0, separable.front), (k.SEP1, separable.middle), (k.SEP2, separable.back),
+                               (k.WIN0, win[0]), (k.WIN1, win[1]), (k.WIN2, win[2]), (k.TIE0, tie[0]),
+                               (k.TIE1, tie[1]), (k.TIE2, tie[2]), (k.EXTRA0, extra[0]), (k.EXTRA1, extra[1]),
+                               (k.EXTRA2, extra[2]), (k.FRONT_UPTO, separable.front_upto),
+                               (k.MIDDLE_UPTO, separable.middle_upto)):
+            by_class[:, column] = values
+        by_class.setflags(write=False)
+        return cls(win, tie, extra, separable, tie.max(axis=1), by_class)
 
 
 @dataclass(frozen=True)
@@ -157,8 +166,7 @@ def play_tables(hands: np.ndarray, policy: RowPoints | JointPolicy, rules: Rules
 
     def best(part: np.ndarray) -> np.ndarray:
         return _kernels.best_by_class_joint(part, t.columns3, t.columns5, t.by_back, t.back_middle, t.back_front,
-                                            t.canon_of, t.canon_a, keys, numbers, p.win, p.tie, p.tie_max, p.extra,
-                                            p.rows, p.separable.front_upto, p.separable.middle_upto,
+                                            t.canon_of, t.canon_a, keys, numbers, p.by_class, p.tie_max,
                                             rules.scoring_code)
 
     return cards_by_split(hands, over_cores(best, hands))

@@ -243,6 +243,7 @@ def _constant(sample: _Sample, rules: Rules) -> float:
 
 
 BYTES_PER_SAMPLE = 700  # peak memory a simulated opponent takes while dealt (39 floats and their order), measured ~620
+SMALL_NEED = 64 * 2**20  # a sample needing less than this is not weighed against the memory left
 
 
 def available_memory() -> int | None:
@@ -278,7 +279,9 @@ def _gib(n: float) -> str:
 
 
 def check_memory(samples: int) -> None:
-    """Refuse, before any work, a sample that would not fit in the memory left.
+    """Refuse, before any work, a sample that would not fit in the memory left. A sample that
+    needs less than ``SMALL_NEED`` (less than the interpreter itself takes) is let through
+    without reading the system's figures, which would take longer than the check is worth.
 
     >>> check_memory(10**15)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
@@ -286,6 +289,8 @@ def check_memory(samples: int) -> None:
     solver.errors.SolveError: 1,000,000,000,000,000 samples would need about 651,925,802.2 GiB of memory, more than the ...
     """
     need = int(samples) * BYTES_PER_SAMPLE
+    if need < SMALL_NEED:
+        return
     have = available_memory()
     if have is not None and need > have:
         raise SolveError(f"{int(samples):,} samples would need about {_gib(need)} of memory, more than the "

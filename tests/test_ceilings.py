@@ -52,6 +52,19 @@ def test_the_ceiling_is_the_memory_left(monkeypatch, capsys, argv):
     assert solve_main([HAND, "--samples", "300", "--seed", "1"]) == 0
 
 
+def test_a_small_sample_does_not_read_the_memory_left(monkeypatch):
+    """Below SMALL_NEED the memory left is not read (it costs more than the check is worth);
+    one sample above it is weighed against it."""
+    def unreadable():
+        raise AssertionError("the memory left was read")
+
+    monkeypatch.setattr(solution, "available_memory", unreadable)
+    small = (solution.SMALL_NEED - 1) // solution.BYTES_PER_SAMPLE
+    solution.check_memory(small)
+    with pytest.raises(AssertionError, match="was read"):
+        solution.check_memory(small + 1)
+
+
 # --- a closed standard output -----------------------------------------------------------------
 
 
