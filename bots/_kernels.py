@@ -302,3 +302,135 @@ def best_by_class_joint(hands, columns3, columns5, by_back, back_middle, back_fr
                     w2, t2, by_class[c, EXTRA2], by_class[c, SEP2], threes, fives, middle_bounds, scoring)
         out[h] = best_split
     return out
+
+
+@kernel
+def field_given_hand(hand, shares, factors, offsets, given):
+    """``given``: the field's share of each row class it has once it cannot hold the hand's
+    cards, rank by rank (``bots.table.Removal``).
+
+    The classes the field's sample has are listed row after row (row ``i``'s from
+    ``offsets[i]`` to ``offsets[i + 1]``, ascending), with their shares in ``shares`` and in
+    ``factors[r, k - 1]`` the chance, on average over the sample's rows of the class, that the
+    field's hand misses ``k`` given cards of rank ``r``. A class's share is multiplied by the
+    factor of each rank the hand holds, and each row's shares are scaled to sum to 1; a class
+    the sample never had has a share of 0 (``win_tie``)."""
+    held = np.zeros(13, np.int64)
+    for j in range(hand.shape[0]):
+        held[hand[j] >> 2] += 1
+    given[:] = shares
+    for r in range(13):
+        if held[r] > 0:
+            given *= factors[r, held[r] - 1]
+    for i in range(3):
+        lo = offsets[i]
+        hi = offsets[i + 1]
+        total = given[lo:hi].sum()
+        for j in range(lo, hi):
+            given[j] = given[j] / total
+
+
+@kernel
+def win_tie(seen, given, offsets, win, tie):
+    """Each class's chance of beating and of tying the field's row, row by row, from the
+    listed classes' shares ``given`` (``field_given_hand``; ``seen`` their class numbers)."""
+    for i in range(3):
+        below = 0.0
+        j = offsets[i]
+        hi = offsets[i + 1]
+        for c in range(win.shape[1]):
+            win[i, c] = below
+            tie[i, c] = 0.0
+            if j < hi and seen[j] == c:
+                tie[i, c] = given[j]
+                below += given[j]
+                j += 1
+
+
+@kernel
+def best_with_removal_points(hands, columns3, columns5, by_back, back_middle, back_front, keys, numbers, seen,
+                             shares, factors, offsets, extra, five):
+    """``best_by_class_points`` for each hand with points against the field given that hand
+    (``field_given_hand``): a row of class ``c`` scores P(win) - P(loss) + ``extra[i, c]``;
+    ``five`` marks the five-card classes (no front) and the three-card ones (no middle or back)."""
+    n = hands.shape[0]
+    classes = extra.shape[1]
+    out = np.empty(n, np.int32)
+    given = np.empty(shares.shape[0], np.float64)
+    win = np.empty((3, classes), np.float64)
+    tie = np.empty((3, classes), np.float64)
+    front = np.empty(classes, np.float64)
+    fives = np.empty((classes, 4), np.float64)
+    for h in range(n):
+        field_given_hand(hands[h], shares, factors, offsets, given)
+        win_tie(seen, given, offsets, win, tie)
+        front_upto = -np.inf
+        middle_upto = -np.inf
+        for c in range(classes):
+            if five[c]:
+                front[c] = -np.inf
+                fives[c, 0] = 2.0 * win[1, c] + tie[1, c] - 1.0 + extra[1, c]
+                fives[c, 1] = 2.0 * win[2, c] + tie[2, c] - 1.0 + extra[2, c]
+            else:
+                front[c] = 2.0 * win[0, c] + tie[0, c] - 1.0 + extra[0, c]
+                fives[c, 0] = -np.inf
+                fives[c, 1] = -np.inf
+            front_upto = max(front_upto, front[c])
+            middle_upto = max(middle_upto, fives[c, 0])
+            fives[c, 2] = front_upto
+            fives[c, 3] = middle_upto
+        out[h] = best_by_class_points(hands[h:h + 1], columns3, columns5, by_back, back_middle, back_front, keys,
+                                      numbers, front, fives)[0]
+    return out
+
+
+@kernel
+def best_with_removal_joint(hands, columns3, columns5, by_back, back_middle, back_front, canon_of, canon_a, keys,
+                            numbers, seen, shares, factors, offsets, extra, five, scoring):
+    """``best_by_class_joint`` for each hand with each row's chances against the field given
+    that hand (``field_given_hand``); ``extra`` and ``five`` as for ``best_with_removal_points``."""
+    n = hands.shape[0]
+    classes = extra.shape[1]
+    out = np.empty(n, np.int32)
+    given = np.empty(shares.shape[0], np.float64)
+    win = np.empty((3, classes), np.float64)
+    tie = np.empty((3, classes), np.float64)
+    by_class = np.zeros((classes, CLASS_COLUMNS), np.float64)
+    tie_max = np.empty(3, np.float64)
+    for h in range(n):
+        field_given_hand(hands[h], shares, factors, offsets, given)
+        win_tie(seen, given, offsets, win, tie)
+        front_upto = -np.inf
+        middle_upto = -np.inf
+        for i in range(3):
+            tie_max[i] = 0.0
+        for c in range(classes):
+            sep0 = 2.0 * win[0, c] + tie[0, c] - 1.0 + extra[0, c]
+            sep1 = 2.0 * win[1, c] + tie[1, c] - 1.0 + extra[1, c]
+            sep2 = 2.0 * win[2, c] + tie[2, c] - 1.0 + extra[2, c]
+            if five[c]:
+                sep0 = -np.inf
+            else:
+                sep1 = -np.inf
+                sep2 = -np.inf
+            front_upto = max(front_upto, sep0)
+            middle_upto = max(middle_upto, sep1)
+            by_class[c, SEP0] = sep0
+            by_class[c, SEP1] = sep1
+            by_class[c, SEP2] = sep2
+            by_class[c, WIN0] = win[0, c]
+            by_class[c, WIN1] = win[1, c]
+            by_class[c, WIN2] = win[2, c]
+            by_class[c, TIE0] = tie[0, c]
+            by_class[c, TIE1] = tie[1, c]
+            by_class[c, TIE2] = tie[2, c]
+            by_class[c, EXTRA0] = extra[0, c]
+            by_class[c, EXTRA1] = extra[1, c]
+            by_class[c, EXTRA2] = extra[2, c]
+            by_class[c, FRONT_UPTO] = front_upto
+            by_class[c, MIDDLE_UPTO] = middle_upto
+            for i in range(3):
+                tie_max[i] = max(tie_max[i], tie[i, c])
+        out[h] = best_by_class_joint(hands[h:h + 1], columns3, columns5, by_back, back_middle, back_front, canon_of,
+                                     canon_a, keys, numbers, by_class, tie_max, scoring)[0]
+    return out

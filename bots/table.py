@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -53,6 +54,67 @@ class JointPolicy:
         return cls(win, tie, extra, separable, tie.max(axis=1), by_class)
 
 
+RANK_HELD = np.array([[math.comb(4 - k, n) / math.comb(4, n) for n in range(5)] for k in range(1, 5)])
+"""RANK_HELD[k - 1, n]: the chance that a hand holding n cards of a rank misses k given cards of that rank."""
+
+
+@dataclass(frozen=True)
+class Removal:
+    """How the field's rows change when it cannot hold the player's cards, rank by rank.
+
+    Measured on a sample of the field (the ``table`` bot setting random hands with these
+    tables): ``shares`` (3, classes) are its rows' shares, and ``factors[i, r, k - 1, c]`` the
+    mean of ``RANK_HELD[k - 1, n]`` over its hands whose row ``i`` is of class ``c``, ``n``
+    being the hand's cards of rank ``r``: the chance that such a hand misses ``k`` given cards
+    of that rank, suits taken as alike. A player holding ``k_r`` cards of each rank ``r``
+    faces each class with the share times the factors of the ranks held
+    (``bots._kernels.field_given_hand``): the ranks are taken as independent given the class."""
+
+    shares: np.ndarray  # (3, classes) float64, each row summing to 1
+    factors: np.ndarray  # (3, 13, 4, classes) float32, in [0, 1]
+
+    @classmethod
+    def measure(cls, hands: np.ndarray, arranged: np.ndarray) -> Removal:
+        """From random ``hands`` (n, 13) and the same hands ``arranged`` front | middle | back."""
+        classes = row_classes()
+        counts = np.zeros((len(hands), 13), np.intp)  # cards of each rank
+        for j in range(hands.shape[1]):
+            counts[np.arange(len(hands)), hands[:, j] // 4] += 1
+        shares = np.empty((3, classes.size))
+        factors = np.ones((3, 13, 4, classes.size), np.float32)
+        for i, row in enumerate((arranged[:, :3], arranged[:, 3:8], arranged[:, 8:])):
+            numbers = np.searchsorted(classes, evaluate_many(row))
+            seen = np.bincount(numbers, minlength=classes.size).astype(np.float64)
+            shares[i] = seen / len(hands)
+            for r in range(13):
+                for k in range(4):
+                    missed = np.bincount(numbers, weights=RANK_HELD[k][counts[:, r]], minlength=classes.size)
+                    factors[i, r, k] = np.where(seen > 0, missed / np.maximum(seen, 1.0), 1.0)
+        return cls(shares, factors)
+
+    def problem(self) -> str | None:
+        """What is wrong with arrays read from a file, or None."""
+        size = row_classes().size
+        if self.shares.shape != (3, size) or self.factors.shape != (3, 13, 4, size):
+            return f"the card-removal arrays have shapes {self.shares.shape} and {self.factors.shape}"
+        if not np.isfinite(self.shares).all() or (self.shares < 0).any() or not np.allclose(self.shares.sum(axis=1), 1):
+            return "the card-removal shares must be numbers >= 0, each row summing to 1"
+        if not np.isfinite(self.factors).all() or (self.factors < 0).any() or (self.factors > 1).any():
+            return "the card-removal factors must be numbers from 0 to 1"
+        return None
+
+    @functools.cached_property
+    def listed(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The classes each row of the sample has, listed row after row, as
+        ``bots._kernels.field_given_hand`` reads them: the classes, their shares, their factors
+        (13, 4, listed) and where each row's list starts."""
+        seen = [np.flatnonzero(row) for row in self.shares]
+        offsets = np.cumsum([0] + [len(x) for x in seen]).astype(np.int64)
+        shares = np.concatenate([row[x] for row, x in zip(self.shares, seen)])
+        factors = np.concatenate([self.factors[i][:, :, x] for i, x in enumerate(seen)], axis=2)
+        return (np.concatenate(seen).astype(np.int64), shares, np.ascontiguousarray(factors, np.float64), offsets)
+
+
 @dataclass(frozen=True)
 class FieldTables:
     """How a field sets its rows: the share of each row class (``solver.classes``) per row.
@@ -64,6 +126,7 @@ class FieldTables:
     middle: np.ndarray
     back: np.ndarray
     info: dict[str, Any] = field(default_factory=dict, compare=False)
+    removal: Removal | None = field(default=None, compare=False)  # for ``table:removal=true``
 
     def shares(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         return (self.front, self.middle, self.back)
@@ -91,10 +154,7 @@ class FieldTables:
         if rules.is_separable:
             return self.points(rules)
         win, tie = self.win_tie()
-        plain = self.expected_units(Rules(scoring="basic"))
-        extra = self.expected_units(Rules(scoring="basic", royalties=rules.royalties,
-                                          royalty_needs_win=rules.royalty_needs_win)) - plain
-        return JointPolicy.build(win, tie, extra)
+        return JointPolicy.build(win, tie, self.extra(rules))
 
     @classmethod
     def from_arranged(cls, arranged: np.ndarray, info: dict[str, Any] | None = None) -> FieldTables:
@@ -112,9 +172,18 @@ class FieldTables:
         return FieldTables(mixed[0], mixed[1], mixed[2], info=dict(self.info))
 
     def save(self, path: str | Path) -> None:
-        np.savez_compressed(
-            path, front=self.front, middle=self.middle, back=self.back, info=np.array(json.dumps(self.info))
-        )
+        arrays: dict[str, Any] = {"front": self.front, "middle": self.middle, "back": self.back,
+                                  "info": np.array(json.dumps(self.info))}
+        if self.removal is not None:
+            arrays |= {"removal_shares": self.removal.shares, "removal_factors": self.removal.factors}
+        np.savez_compressed(path, **arrays)
+
+    def extra(self, rules: Rules) -> np.ndarray:
+        """(3, classes) what ``rules`` add to each row's P(win) - P(loss) without a bonus: its
+        expected royalties against this field."""
+        plain = self.expected_units(Rules(scoring="basic"))
+        return self.expected_units(Rules(scoring="basic", royalties=rules.royalties,
+                                         royalty_needs_win=rules.royalty_needs_win)) - plain
 
     @classmethod
     def load(cls, path: str | Path) -> FieldTables:
@@ -122,6 +191,10 @@ class FieldTables:
             with np.load(path, allow_pickle=False) as data:
                 arrays = [np.asarray(data[r], np.float64) for r in ROWS]
                 info = json.loads(str(data["info"])) if "info" in data else {}
+                removal = None
+                if "removal_shares" in data or "removal_factors" in data:
+                    removal = Removal(np.asarray(data["removal_shares"], np.float64),
+                                      np.asarray(data["removal_factors"], np.float32))
         except OSError as error:
             raise BotError(f"cannot read tables from {str(path)!r}: {error.strerror or error}") from None
         except KeyError as error:
@@ -133,7 +206,10 @@ class FieldTables:
         for name, array in zip(ROWS, arrays):
             if array.shape != (size,) or not np.isclose(array.sum(), 1.0) or (array < 0).any():
                 raise BotError(f"tables in {str(path)!r}: the {name} shares must be {size} numbers >= 0 summing to 1")
-        return cls(arrays[0], arrays[1], arrays[2], info=info)
+        problem = removal.problem() if removal is not None else None
+        if problem:
+            raise BotError(f"tables in {str(path)!r}: {problem}")
+        return cls(arrays[0], arrays[1], arrays[2], info=info, removal=removal)
 
 
 @functools.cache
@@ -173,6 +249,42 @@ def play_tables(hands: np.ndarray, policy: RowPoints | JointPolicy, rules: Rules
 
 
 @functools.cache
+def _removal_inputs(path: str | None, rules: Rules) -> tuple[Removal, np.ndarray, np.ndarray]:
+    """The card-removal sample of the tables at ``path`` (shipped: None), what ``rules`` add to
+    each row class (``FieldTables.extra``) and which classes are five-card rows."""
+    from solver.classes import five_card_class_mask
+
+    tables = _load(path, rules.scoring)
+    if tables.removal is None:
+        where = "the shipped tables" if path is None else f"tables {path!r}"
+        raise BotError(f"{where} have no card-removal sample (made by an older bench train): make them again with "
+                       "bench train, or play table:removal=false")
+    extra = np.ascontiguousarray(tables.extra(rules), np.float64)
+    return tables.removal, extra, np.ascontiguousarray(five_card_class_mask())
+
+
+def play_with_removal(hands: np.ndarray, path: str | None, rules: Rules) -> np.ndarray:
+    """Hands (n, 13) set by the table strategy against the field as it is once it cannot hold
+    each hand's cards (``Removal``): the tables at ``path`` (None: the shipped ones)."""
+    removal, extra, five = _removal_inputs(path, rules)
+    seen, shares, factors, offsets = removal.listed
+    t = split_tables()
+    keys, numbers = class_hash()
+    hands = np.ascontiguousarray(hands, np.uint8)
+
+    def best(part: np.ndarray) -> np.ndarray:
+        if rules.is_separable:
+            return _kernels.best_with_removal_points(part, t.columns3, t.columns5, t.by_back, t.back_middle,
+                                                     t.back_front, keys, numbers, seen, shares, factors, offsets,
+                                                     extra, five)
+        return _kernels.best_with_removal_joint(part, t.columns3, t.columns5, t.by_back, t.back_middle, t.back_front,
+                                                t.canon_of, t.canon_a, keys, numbers, seen, shares, factors,
+                                                offsets, extra, five, rules.scoring_code)
+
+    return cards_by_split(hands, over_cores(best, hands))
+
+
+@functools.cache
 def rules_of(value: Rules | str) -> Rules:
     """A bot's ``rules`` parameter as Rules (a preset name, a file, or Rules already)."""
     try:
@@ -197,15 +309,27 @@ class TableBot:
     the bonus, taking the rows as independent, by a branch and bound of its own (about
     0.08 ms a hand), with tables trained for that scoring method. ``tables`` names a file made by
     ``bench train`` instead of the shipped one.
+
+    ``removal`` (the default) plays against the field as it is once it cannot hold this
+    hand's cards, rank by rank (``Removal``, measured on a sample of the field that ships
+    with the tables): each row class's chances against the field are those of the field
+    given the hand, and the same search finds the best split. About 0.1 ms a hand on one
+    core. ``removal=false`` plays the tables as they are; so does the ``table`` opponent
+    model unless its spec asks (``bots.opponent_model``).
     """
 
     name: ClassVar[str] = "table"
     batch_safe: ClassVar[bool] = True  # arrange_many sets each hand as arrange does, without the rng
     tables: str | None = None
     rules: Rules | str = "basic"
+    removal: bool = True
 
     def __post_init__(self) -> None:
+        if not isinstance(self.removal, bool):
+            raise BotError(f"table: removal must be true or false, got {self.removal!r}")
         _policy(self.tables, rules_of(self.rules))  # a bad file or rule set fails here, when the bot is made
+        if self.removal:
+            _removal_inputs(self.tables, rules_of(self.rules))
 
     @takes_cards
     def arrange(self, cards: tuple[Card, ...], rng: np.random.Generator) -> Arrangement:
@@ -213,4 +337,6 @@ class TableBot:
 
     def arrange_many(self, hands: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         rules = rules_of(self.rules)
+        if self.removal:
+            return play_with_removal(hands, self.tables, rules)
         return play_tables(hands, _policy(self.tables, rules), rules)

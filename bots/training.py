@@ -29,11 +29,13 @@ from typing import Any
 
 import numpy as np
 
-from bots.table import FieldTables, play_tables
+from bots.table import FieldTables, Removal, play_tables
 from solver.rules import BASIC, Rules, as_rules
 
 CHUNKS = 16
 CHECK_KEY = 10**6
+REMOVAL_KEY = 10**6 + 1
+REMOVAL_HANDS = 1_000_000  # bench train's field sample for the card-removal factors (train's default: none)
 HANDS, ROUNDS, SEED, CHECK_HANDS = 200_000, 24, 0, 10_000  # the defaults: the shipped tables are made with them
 STARTS = ("heuristic", "basic")  # the field of round 0: the heuristic bot's rows, or the shipped basic tables
 
@@ -165,8 +167,13 @@ def _checkpoint_problem(arrays: dict[str, np.ndarray], meta: Any) -> str | None:
     settings = meta["settings"]
     if isinstance(settings, dict) and "start" not in settings:
         settings = settings | {"start": "heuristic"}  # written before there was a choice of start
-    if not isinstance(settings, dict) or set(settings) != {"hands", "rounds", "seed", "check_hands", "rules", "start"}:
-        return "its settings are not hands, rounds, seed, check_hands, rules and start"
+    if isinstance(settings, dict) and "removal_hands" not in settings:
+        settings = settings | {"removal_hands": REMOVAL_HANDS}  # written before there was a card-removal sample
+    if not isinstance(settings, dict) or set(settings) != {"hands", "rounds", "seed", "check_hands", "rules", "start",
+                                                           "removal_hands"}:
+        return "its settings are not hands, rounds, seed, check_hands, rules, start and removal_hands"
+    if not _is_int(settings["removal_hands"], 0):
+        return f"its setting removal_hands is {settings['removal_hands']!r}, not a whole number >= 0"
     if settings["start"] not in STARTS:
         return f"its start {settings['start']!r} is not one of {', '.join(STARTS)}"
     for key, low in (("hands", 1), ("rounds", 1), ("seed", 0), ("check_hands", 1)):
@@ -217,23 +224,25 @@ def train(
     checkpoint: Callable[[TrainingState], None] | None = None,
     resume: TrainingState | None = None,
     start: str | None = None,
+    removal_hands: int = 0,
 ) -> tuple[FieldTables, list[RoundReport]]:
     """Tables for the ``table`` bot by ``rounds`` rounds of fictitious play under ``rules``
     (its scoring method; basic by default), from the field ``start`` (one of ``STARTS``;
     by default the start of the shipped tables of that scoring method, ``default_start``).
 
     ``checkpoint`` is handed the state after every round; ``resume`` continues from such a
-    state (its settings win over the arguments), and the tables are then the same as those
+    state (its settings, ``removal_hands`` included, win over the arguments), and the tables are then the same as those
     of an uninterrupted run. The tables' ``info`` holds the settings and their ``sha256``
-    (``shares_digest``)."""
+    (``shares_digest``). Last, ``removal_hands`` fresh hands (``spawn_key=(REMOVAL_KEY,)``) set
+    by the trained tables give the card-removal sample (``bots.table.Removal``; none when 0)."""
     settings: dict[str, Any]
     if resume is None:
         if start is not None and start not in STARTS:
             raise ValueError(f"start must be one of {', '.join(STARTS)}, got {start!r}")
         settings = {"hands": hands, "rounds": rounds, "seed": seed, "check_hands": check_hands,
-                    "rules": as_rules(rules).name, "start": start or default_start(rules)}
+                    "rules": as_rules(rules).name, "start": start or default_start(rules), "removal_hands": removal_hands}
     else:
-        settings = dict(resume.settings)
+        settings = {"removal_hands": REMOVAL_HANDS} | dict(resume.settings)
     if settings["hands"] < 1 or settings["rounds"] < 0 or settings["check_hands"] < 1:
         raise ValueError("hands and check_hands must be positive and rounds at least 0")
     root = np.random.SeedSequence(int(settings["seed"]))
@@ -246,7 +255,14 @@ def train(
         if on_round is not None:
             on_round(state.reports[-1])
     field = state.field
-    return FieldTables(field.front, field.middle, field.back, info=_info(state)), state.reports
+    removal_hands = int(settings["removal_hands"])
+    info = _info(state) | {"removal_hands": removal_hands}
+    removal = None
+    if removal_hands:
+        rules_played = as_rules(str(settings["rules"]))
+        dealt = training_hands(removal_hands, np.random.SeedSequence(root.entropy, spawn_key=(REMOVAL_KEY,)))
+        removal = Removal.measure(dealt, _arrange(dealt, field.policy(rules_played), rules_played, jobs))
+    return FieldTables(field.front, field.middle, field.back, info=info, removal=removal), state.reports
 
 
 def _start_tables() -> FieldTables:

@@ -160,7 +160,8 @@ def test_bench_train_writes_tables_a_bot_can_use(tmp_path, capsys):
     from tests.conftest import random_hands
 
     out = tmp_path / "t.npz"
-    assert bench_main(["train", "--hands", "400", "--rounds", "1", "--seed", "2", "--jobs", "1", "--out", str(out)]) == 0
+    assert bench_main(["train", "--hands", "400", "--rounds", "1", "--seed", "2", "--jobs", "1", "--removal-hands", "500",
+                       "--out", str(out)]) == 0
     assert "round   1:" in capsys.readouterr().err
     with np.load(out) as data:
         shares = [np.asarray(data[row], np.float64) for row in ("front", "middle", "back")]
@@ -171,7 +172,7 @@ def test_bench_train_writes_tables_a_bot_can_use(tmp_path, capsys):
         assert np.allclose(share * 800, np.round(share * 800), atol=1e-9, rtol=0)
     classes = row_classes()
     points = [np.cumsum(s) - s - (1 - np.cumsum(s)) for s in shares]  # P(win) - P(lose) of each class
-    bot, shipped = make_bot(f"table:tables={out}"), make_bot("table")
+    bot, shipped = make_bot(f"table:tables={out}:removal=false"), make_bot("table:removal=false")  # its points
     differ = 0
     for hand in random_hands(np.random.default_rng(3), 30):
         splits = all_splits(hand.tolist())

@@ -664,7 +664,7 @@ def test_tables_name_protocol_bots_by_their_own_name(tmp_path, capsys):
 
 # --- training checkpoints -------------------------------------------------------------------------
 
-TRAIN = ["train", "--hands", "400", "--rounds", "3", "--seed", "2", "--jobs", "1"]
+TRAIN = ["train", "--hands", "400", "--rounds", "3", "--seed", "2", "--jobs", "1", "--removal-hands", "300"]
 
 
 @pytest.fixture(scope="module")

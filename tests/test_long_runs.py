@@ -185,11 +185,13 @@ def test_training_interrupted_and_resumed_equals_uninterrupted(tmp_path):
     import numpy as np
 
     whole = tmp_path / "whole.npz"
-    assert _bench("train", "--hands", "4000", "--rounds", "6", "--seed", "3", "--out", str(whole)).returncode == 0
+    assert _bench("train", "--hands", "4000", "--rounds", "6", "--seed", "3", "--removal-hands", "500",
+                  "--out", str(whole)).returncode == 0
     assert not (tmp_path / "whole.checkpoint.npz").exists()
     part = tmp_path / "part.npz"
     process = subprocess.Popen([sys.executable, "-m", "bench.cli", "train", "--hands", "4000", "--rounds", "6",
-                                "--seed", "3", "--out", str(part)], cwd=ROOT, env=ENV, stdout=subprocess.PIPE,
+                                "--seed", "3", "--removal-hands", "500", "--out", str(part)], cwd=ROOT, env=ENV,
+                               stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)
     checkpoint = tmp_path / "part.checkpoint.npz"
     deadline = time.monotonic() + 300

@@ -19,8 +19,9 @@ def _table_score(points, values):
 
 
 def test_table_plays_its_own_best_split():
+    """Without card removal the bot maximises its tables' points (with it: tests/test_removal.py)."""
     points = shipped_tables().points()
-    bot = make_bot("table")
+    bot = make_bot("table:removal=false")
     for hand in random_hands(np.random.default_rng(41), 60):
         splits = all_splits(hand.tolist())
         legal = np.flatnonzero(splits.legal)
@@ -38,18 +39,23 @@ def test_shipped_tables_are_valid_shares():
 
 @pytest.mark.parametrize("rules", ["basic", "2-4"])
 def test_training_is_reproducible_and_independent_of_workers(rules, monkeypatch):
-    """The same seed gives the same tables bit for bit: run twice, on one worker and one core, or
-    on two workers with each batch split in three over a pool of threads; another seed does not."""
+    """The same seed gives the same tables, card-removal sample included, bit for bit: run twice, on
+    one worker and one core, or on two workers with each batch split in three over a pool of
+    threads; another seed does not."""
     from bots import points
 
     monkeypatch.setattr(points, "available_cores", lambda: 1)
-    a, reports = train(hands=2_000, rounds=2, seed=5, check_hands=500, jobs=1, rules=rules)
-    again, _ = train(hands=2_000, rounds=2, seed=5, check_hands=500, jobs=1, rules=rules)
-    other, _ = train(hands=2_000, rounds=2, seed=6, check_hands=500, jobs=1, rules=rules)
+    kw = {"hands": 2_000, "rounds": 2, "check_hands": 500, "rules": rules, "removal_hands": 1_000}
+    a, reports = train(seed=5, jobs=1, **kw)
+    again, _ = train(seed=5, jobs=1, **kw)
+    other, _ = train(seed=6, jobs=1, **kw)
     monkeypatch.setattr(points, "available_cores", lambda: 3)
     monkeypatch.setattr(points, "PARALLEL_BATCH", 16)  # each chunk of 125 hands is split in three
-    b, _ = train(hands=2_000, rounds=2, seed=5, check_hands=500, jobs=2, rules=rules)
-    for x, y, z, w in zip(a.shares(), again.shares(), b.shares(), other.shares()):
+    b, _ = train(seed=5, jobs=2, **kw)
+    for x, y, z, w in zip((*a.shares(), a.removal.shares, a.removal.factors),
+                          (*again.shares(), again.removal.shares, again.removal.factors),
+                          (*b.shares(), b.removal.shares, b.removal.factors),
+                          (*other.shares(), other.removal.shares, other.removal.factors)):
         assert np.array_equal(x, y) and np.array_equal(x, z)
         assert not np.array_equal(x, w)
     assert a.info["sha256"] == again.info["sha256"] == b.info["sha256"] != other.info["sha256"]
@@ -123,7 +129,7 @@ def test_tables_round_trip_through_a_file(tmp_path):
     loaded = FieldTables.load(path)
     assert all(np.array_equal(x, y) for x, y in zip(tables.shares(), loaded.shares()))
     assert loaded.info["seed"] == 1
-    assert make_bot(f"table:tables={path}").tables == str(path)
+    assert make_bot(f"table:tables={path}:removal=false").tables == str(path)  # no card-removal sample
 
 
 def test_bad_table_files(tmp_path):

@@ -36,6 +36,9 @@ def add_parser(sub) -> None:
                         help="the field of round 0: the heuristic bot's rows, or the basic tables installed with the "
                         "package, bots/data/table_basic.npz (default: heuristic for basic, basic for 1-6 and 2-4, as "
                         "the shipped tables were made); the tables record the start's sha256")
+    parser.add_argument("--removal-hands", type=int, default=None, metavar="N",
+                        help="hands the trained tables set at the end, to measure how the field changes when it "
+                        "cannot hold the player's cards (table:removal=true; default 1,000,000; 0: none)")
     parser.add_argument("--out", default="table.npz", help="file to write (default %(default)s); after every round "
                         "the training so far is saved beside it, as FILE.checkpoint.npz")
     parser.add_argument("--resume", metavar="FILE", help="continue the training whose --out was FILE, from its "
@@ -99,12 +102,17 @@ def _resume(args: argparse.Namespace):
         resume = TrainingState.load(checkpoint_of(out))
     except ValueError as error:
         raise UsageError(f"--resume {out}: {error}") from None
-    for key in ("hands", "rounds", "seed", "rules", "start"):
-        given, stored = getattr(args, key), resume.settings[key]
+    from bots.training import REMOVAL_HANDS
+
+    stored_settings = {"removal_hands": REMOVAL_HANDS} | resume.settings
+    for key in ("hands", "rounds", "seed", "rules", "start", "removal_hands"):
+        given, stored = getattr(args, key, None), stored_settings[key]
         if given is not None and given != stored:
-            raise UsageError(f"--resume {out}: the training was started with --{key} {stored}, not {given}; "
-                             f"give no --{key} to continue it as it was started")
+            flag = key.replace("_", "-")
+            raise UsageError(f"--resume {out}: the training was started with --{flag} {stored}, not {given}; "
+                             f"give no --{flag} to continue it as it was started")
     args.hands, args.rounds, args.seed = (int(resume.settings[k]) for k in ("hands", "rounds", "seed"))
+    args.removal_hands = int(stored_settings["removal_hands"])
     args.start = resume.settings["start"]
     return resume
 
@@ -120,6 +128,8 @@ def _check(args: argparse.Namespace, out: Path, rules, resumed: bool) -> None:
         raise UsageError(f"{'--resume ' + str(out) + ': ' if resumed else ''}--hands {args.hands:,} would need about "
                          f"{args.hands * BYTES_PER_HAND / 2**30:,.1f} GiB of memory, more than the "
                          f"{have / 2**30:,.1f} GiB available; ask for at most {have // BYTES_PER_HAND:,}")
+    if getattr(args, "removal_hands", None) is not None and args.removal_hands < 0:
+        raise UsageError(f"--removal-hands must be 0 or more, got {args.removal_hands}")
     if rules.royalties or rules.naturals:
         raise UsageError("tables are trained per scoring method (basic, 1-6, 2-4); royalties and naturals are "
                          "added in play, without training")
@@ -162,14 +172,23 @@ def _train(args: argparse.Namespace, out: Path, rules, resume, saved: list[int])
 
         tables, _ = train(hands=args.hands, rounds=args.rounds, seed=args.seed,
                           jobs=args.jobs if args.jobs > 0 else available_cores(), on_round=on_round, rules=rules,
-                          checkpoint=save, resume=resume, start=args.start)
-    tables.info["command"] = command(args.hands, args.rounds, args.seed, rules.name, args.start)
+                          checkpoint=save, resume=resume, start=args.start, removal_hands=removal_hands(args))
+    tables.info["command"] = command(args.hands, args.rounds, args.seed, rules.name, args.start, removal_hands(args))
     return tables
 
 
-def command(hands: int, rounds: int, seed: int, rules: str, start: str) -> str:
+def removal_hands(args: argparse.Namespace) -> int:
+    from bots.training import REMOVAL_HANDS
+
+    return REMOVAL_HANDS if getattr(args, "removal_hands", None) is None else args.removal_hands
+
+
+def command(hands: int, rounds: int, seed: int, rules: str, start: str, removal: int | None = None) -> str:
     """The ``bench train`` command that makes tables with these settings (without its --out)."""
-    return f"bench train --rules {rules} --hands {hands} --rounds {rounds} --seed {seed} --start {start}"
+    from bots.training import REMOVAL_HANDS
+
+    tail = "" if removal in (None, REMOVAL_HANDS) else f" --removal-hands {removal}"
+    return f"bench train --rules {rules} --hands {hands} --rounds {rounds} --seed {seed} --start {start}{tail}"
 
 
 def _write(tables, out: Path) -> None:
