@@ -314,7 +314,8 @@ def field_given_hand(hand, shares, factors, offsets, given):
     ``factors[r, k - 1]`` the chance, on average over the sample's rows of the class, that the
     field's hand misses ``k`` given cards of rank ``r``. A class's share is multiplied by the
     factor of each rank the hand holds, and each row's shares are scaled to sum to 1; a class
-    the sample never had has a share of 0 (``win_tie``)."""
+    the sample never had has a share of 0 (``win_tie``). A row whose every class the hand
+    rules out (only a small sample can do that) keeps the sample's shares."""
     held = np.zeros(13, np.int64)
     for j in range(hand.shape[0]):
         held[hand[j] >> 2] += 1
@@ -326,6 +327,9 @@ def field_given_hand(hand, shares, factors, offsets, given):
         lo = offsets[i]
         hi = offsets[i + 1]
         total = given[lo:hi].sum()
+        if total == 0.0:  # the hand rules out every class the sample has: the row keeps the sample's shares
+            given[lo:hi] = shares[lo:hi]
+            total = given[lo:hi].sum()
         for j in range(lo, hi):
             given[j] = given[j] / total
 

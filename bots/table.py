@@ -62,8 +62,8 @@ RANK_HELD = np.array([[math.comb(4 - k, n) / math.comb(4, n) for n in range(5)] 
 class Removal:
     """How the field's rows change when it cannot hold the player's cards, rank by rank.
 
-    Measured on a sample of the field (the ``table`` bot setting random hands with these
-    tables): ``shares`` (3, classes) are its rows' shares, and ``factors[i, r, k - 1, c]`` the
+    Measured on a sample of the field (random hands set by these tables as they are, the
+    ``table:removal=false`` strategy): ``shares`` (3, classes) are its rows' shares, and ``factors[i, r, k - 1, c]`` the
     mean of ``RANK_HELD[k - 1, n]`` over its hands whose row ``i`` is of class ``c``, ``n``
     being the hand's cards of rank ``r``: the chance that such a hand misses ``k`` given cards
     of that rank, suits taken as alike. A player holding ``k_r`` cards of each rank ``r``
@@ -189,6 +189,10 @@ class FieldTables:
     def load(cls, path: str | Path) -> FieldTables:
         try:
             with np.load(path, allow_pickle=False) as data:
+                removal_names = {"removal_shares", "removal_factors"} & set(data.files)
+                for name in (*ROWS, *(("removal_shares", "removal_factors") if removal_names else ())):
+                    if name not in data.files:
+                        raise BotError(f"tables file {str(path)!r} has no {name!r} array; make one with bench train")
                 arrays = [np.asarray(data[r], np.float64) for r in ROWS]
                 info = json.loads(str(data["info"])) if "info" in data else {}
                 removal = None
@@ -197,8 +201,8 @@ class FieldTables:
                                       np.asarray(data["removal_factors"], np.float32))
         except OSError as error:
             raise BotError(f"cannot read tables from {str(path)!r}: {error.strerror or error}") from None
-        except KeyError as error:
-            raise BotError(f"tables file {str(path)!r} has no {error.args[0]!r} array; make one with bench train") from None
+        except BotError:
+            raise
         except Exception as error:  # a truncated or corrupt archive: zipfile, numpy and json each have their errors
             raise BotError(f"tables file {str(path)!r} is damaged or not made by bench train "
                            f"({type(error).__name__}: {error})") from None
@@ -257,8 +261,8 @@ def _removal_inputs(path: str | None, rules: Rules) -> tuple[Removal, np.ndarray
     tables = _load(path, rules.scoring)
     if tables.removal is None:
         where = "the shipped tables" if path is None else f"tables {path!r}"
-        raise BotError(f"{where} have no card-removal sample (made by an older bench train): make them again with "
-                       "bench train, or play table:removal=false")
+        raise BotError(f"{where} have no card-removal sample (bench train --removal-hands 0, or an older bench "
+                       "train): make them with bench train, or play table:removal=false")
     extra = np.ascontiguousarray(tables.extra(rules), np.float64)
     return tables.removal, extra, np.ascontiguousarray(five_card_class_mask())
 

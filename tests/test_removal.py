@@ -51,6 +51,8 @@ def _given(removal: Removal, hand: np.ndarray) -> np.ndarray:
     shares = removal.shares.copy()
     for r in np.flatnonzero(held):
         shares *= removal.factors[:, r, held[r] - 1].astype(np.float64)
+    ruled_out = shares.sum(axis=1) == 0  # the row keeps the sample's shares
+    shares[ruled_out] = removal.shares[ruled_out]
     return shares / shares.sum(axis=1, keepdims=True)
 
 
@@ -94,6 +96,27 @@ def test_a_rank_held_rules_out_what_the_field_can_no_longer_hold(small_tables):
     assert out[0, trips[0]] == 0
     assert np.allclose(out, _given(tables.removal, hand))
     assert np.allclose(win, np.cumsum(out, axis=1) - out)
+
+
+def test_a_row_the_hand_rules_out_entirely_keeps_the_sample_shares(small_tables, tmp_path):
+    """A sample so small that holding an ace rules out every class of a row (here: every
+    factor of the ace made 0) plays on, with that row against the sample as it is."""
+    tables, _ = small_tables
+    factors = tables.removal.factors.copy()
+    factors[:, 12] = 0
+    path = tmp_path / "no_aces.npz"
+    FieldTables(tables.front, tables.middle, tables.back, tables.info, Removal(tables.removal.shares, factors)).save(path)
+    hands = np.array([[48, 45, 41, 37, 33, 29, 25, 21, 17, 13, 9, 5, 1], [0, 4, 8, 13, 17, 21, 26, 30, 34, 39, 43, 47, 51]],
+                     np.uint8)
+    got = play_with_removal(hands, str(path), as_rules("basic"))
+    loaded = FieldTables.load(path)
+    for hand, mine in zip(hands, got):
+        tie = _given(loaded.removal, hand)
+        assert np.isfinite(tie).all() and np.allclose(tie.sum(axis=1), 1)
+        win = np.cumsum(tie, axis=1) - tie
+        want = play_tables(hand[None], JointPolicy.build(win, tie, loaded.extra(as_rules("basic"))).separable,
+                           as_rules("basic"))[0]
+        assert np.array_equal(mine, want)
 
 
 def test_removal_needs_tables_that_have_the_sample(tmp_path):

@@ -124,6 +124,11 @@ def _check(args: argparse.Namespace, out: Path, rules, resumed: bool) -> None:
     from solver.solution import available_memory
 
     have = available_memory()
+    removal = getattr(args, "removal_hands", None)
+    if have is not None and removal is not None and removal * BYTES_PER_HAND > have:
+        raise UsageError(f"--removal-hands {removal:,} would need about {removal * BYTES_PER_HAND / 2**30:,.1f} GiB of "
+                         f"memory, more than the {have / 2**30:,.1f} GiB available; ask for at most "
+                         f"{have // BYTES_PER_HAND:,}")
     if have is not None and args.hands * BYTES_PER_HAND > have:
         raise UsageError(f"{'--resume ' + str(out) + ': ' if resumed else ''}--hands {args.hands:,} would need about "
                          f"{args.hands * BYTES_PER_HAND / 2**30:,.1f} GiB of memory, more than the "
