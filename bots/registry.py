@@ -239,8 +239,8 @@ def opponent_model(spec: str | Bot | OpponentModel = DEFAULT_OPPONENT, rules: Ru
     """The opponent model named by a bot spec, playing for ``rules`` unless the spec names its own.
 
     The ``table`` model plays its tables as they are, without the card removal the ``table``
-    bot adds in play (``removal=true``, about 0.05 ms a hand: 50 ms more for every 1,000
-    simulated opponents), unless the spec asks for it: ``table:removal=true``.
+    bot adds in play (``removal=true``, about 0.04 ms a hand in a batch on two cores: 40 ms
+    more for every 1,000 simulated opponents), unless the spec asks for it: ``table:removal=true``.
 
     >>> opponent_model("table", "1-6").name
     'table:rules=1-6'
