@@ -103,6 +103,17 @@ def test_bench_arrange_json_lines_validate(tmp_path, options):
     assert one["line"] is None
 
 
+def test_an_arrange_record_says_which_table_played():
+    """``bot`` is the spec as given; ``bot_params`` every parameter, so that ``table`` with and
+    without card removal cannot be told apart by name alone but are by their record."""
+    default = json.loads(_printed(bench_main, ["arrange", HAND, "--json", "--bot", "table"]))
+    plain = json.loads(_printed(bench_main, ["arrange", HAND, "--json", "--bot", "table:removal=false:rules=2-4"]))
+    for doc in (default, plain):
+        valid("arrange", doc)
+    assert default["bot_params"] == {"tables": None, "rules": "basic", "removal": True}
+    assert plain["bot_params"] == {"tables": None, "rules": "2-4", "removal": False}
+
+
 @pytest.fixture(scope="module")
 def client():
     pytest.importorskip("fastapi", reason="the web extra (fastapi) is not installed")
@@ -223,6 +234,7 @@ def test_the_arrange_and_web_schemas_refuse_wrong_documents():
     assert errors("arrange", line) == []
     assert errors("arrange", line | {"foul": "fouled"})
     assert errors("arrange", _without(line, "schema_version"))
+    assert errors("arrange", _without(line, "bot_params"))  # a record says what the bot played with
     assert errors("arrange", _without(line, "arrangement") | line["arrangement"])  # rows flat at the top level
     check = {"schema_version": 1, "document": "web-check", "arrangement": dict(zip(("front", "middle", "back"),
              BEST.split(" / "))), "foul": False, "foul_reason": None,

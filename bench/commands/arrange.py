@@ -9,7 +9,7 @@ import time
 
 from bench.parsing import seed
 
-SCHEMA_VERSION = 1  # of each line of bench arrange --json
+SCHEMA_VERSION = 2  # of each line of bench arrange --json; 2: bot_params
 
 
 def add_parser(sub) -> None:
@@ -52,6 +52,7 @@ def run(args: argparse.Namespace) -> int:
     from bench.tournament import make_bots
     from bots import BotError, checked_arrangement
     from bots.base import declared_natural
+    from bots.registry import bot_spec
     from solver import ROWS, CardError, describe, format_cards, foul_reason, parse_hand
     from solver.cards import symbols_supported
     from solver.rules import Rules, RulesError
@@ -61,6 +62,7 @@ def run(args: argparse.Namespace) -> int:
         bot = make_bots([args.bot], rules)[args.bot]
     except (BotError, RulesError) as error:
         raise UsageError(str(error)) from None
+    params = bot_spec(bot)["params"]  # every parameter the bot plays with, defaults included
     symbols = not args.ascii and symbols_supported(sys.stdout)
     failures = 0
     for index, (number, text) in enumerate(_lines(args)):
@@ -89,6 +91,7 @@ def run(args: argparse.Namespace) -> int:
                 "foul_reason": reason,
                 "natural": natural.kind if natural else None,
                 "bot": args.bot,
+                "bot_params": params,
                 "rules": rules.to_dict(),
                 "seed": args.seed,
                 "hand_index": index,  # the hand's randomness: SeedSequence(seed, spawn_key=(hand_index,))
