@@ -352,6 +352,13 @@ def win_tie(seen, given, offsets, win, tie):
 
 
 @kernel
+def _given_scratch(listed, classes):
+    """Scratch for the searches against the field given a hand: the listed classes' shares,
+    then each class's P(win) and P(tie) by row."""
+    return np.empty(listed, np.float64), np.empty((3, classes), np.float64), np.empty((3, classes), np.float64)
+
+
+@kernel
 def best_with_removal_points(hands, columns3, columns5, by_back, back_middle, back_front, keys, numbers, seen,
                              shares, factors, offsets, extra, five):
     """``best_by_class_points`` for each hand with points against the field given that hand
@@ -360,9 +367,7 @@ def best_with_removal_points(hands, columns3, columns5, by_back, back_middle, ba
     n = hands.shape[0]
     classes = extra.shape[1]
     out = np.empty(n, np.int32)
-    given = np.empty(shares.shape[0], np.float64)
-    win = np.empty((3, classes), np.float64)
-    tie = np.empty((3, classes), np.float64)
+    given, win, tie = _given_scratch(shares.shape[0], classes)
     front = np.empty(classes, np.float64)
     fives = np.empty((classes, 4), np.float64)
     for h in range(n):
@@ -396,9 +401,7 @@ def best_with_removal_joint(hands, columns3, columns5, by_back, back_middle, bac
     n = hands.shape[0]
     classes = extra.shape[1]
     out = np.empty(n, np.int32)
-    given = np.empty(shares.shape[0], np.float64)
-    win = np.empty((3, classes), np.float64)
-    tie = np.empty((3, classes), np.float64)
+    given, win, tie = _given_scratch(shares.shape[0], classes)
     by_class = np.zeros((classes, CLASS_COLUMNS), np.float64)
     tie_max = np.empty(3, np.float64)
     for h in range(n):

@@ -260,10 +260,10 @@ def opponent_model(spec: str | Bot | OpponentModel = DEFAULT_OPPONENT, rules: Ru
     if name == "exhaustive":
         raise BotError("the exhaustive bot cannot be the opponent model: it would solve every simulated opponent; "
                        "choose a fast bot such as table, heuristic or greedy")
+    label = spec.strip()
     if name == "table" and "removal" not in params:
-        spec = f"{spec.strip()}:removal=false"  # as a model, table plays its tables as they are: see the docstring
+        spec = f"{label}:removal=false"  # as a model, table plays its tables as they are: see the docstring
     bot = make_bot_for(spec, played)
-    label = spec.strip().removesuffix(":removal=false") if "removal" not in params else spec.strip()
     if getattr(bot, "rules", None) is played:  # the rules were filled in: say so
         label += f":rules={played.name}"
     return BotOpponent(bot, label)

@@ -63,8 +63,8 @@ class Removal:
     """How the field's rows change when it cannot hold the player's cards, rank by rank.
 
     Measured on a sample of the field (random hands set by these tables as they are, the
-    ``table:removal=false`` strategy): ``shares`` (3, classes) are its rows' shares, and ``factors[i, r, k - 1, c]`` the
-    mean of ``RANK_HELD[k - 1, n]`` over its hands whose row ``i`` is of class ``c``, ``n``
+    ``table:removal=false`` strategy): ``shares`` (3, classes) are its rows' shares, and
+    ``factors[i, r, k - 1, c]`` the mean of ``RANK_HELD[k - 1, n]`` over its hands whose row ``i`` is of class ``c``, ``n``
     being the hand's cards of rank ``r``: the chance that such a hand misses ``k`` given cards
     of that rank, suits taken as alike. A player holding ``k_r`` cards of each rank ``r``
     faces each class with the share times the factors of the ranks held
@@ -196,7 +196,7 @@ class FieldTables:
                 arrays = [np.asarray(data[r], np.float64) for r in ROWS]
                 info = json.loads(str(data["info"])) if "info" in data else {}
                 removal = None
-                if "removal_shares" in data or "removal_factors" in data:
+                if removal_names:
                     removal = Removal(np.asarray(data["removal_shares"], np.float64),
                                       np.asarray(data["removal_factors"], np.float32))
         except OSError as error:

@@ -132,7 +132,8 @@ class TrainingState:
         field = FieldTables(arrays["front"], arrays["middle"], arrays["back"])
         previous_middle = arrays["previous_middle"] if meta["has_previous_middle"] else None
         reports = [RoundReport(**r) for r in meta["reports"]]
-        settings = {"start": "heuristic"} | meta["settings"]  # a checkpoint without a start began from heuristic
+        # a checkpoint without a start began from heuristic; one without removal_hands ends as bench train does now
+        settings = {"start": "heuristic", "removal_hands": REMOVAL_HANDS} | meta["settings"]
         return cls(settings, int(meta["round"]), field, arrays["previous"], previous_middle, reports)
 
 
@@ -231,8 +232,8 @@ def train(
     by default the start of the shipped tables of that scoring method, ``default_start``).
 
     ``checkpoint`` is handed the state after every round; ``resume`` continues from such a
-    state (its settings, ``removal_hands`` included, win over the arguments), and the tables are then the same as those
-    of an uninterrupted run. The tables' ``info`` holds the settings and their ``sha256``
+    state (its settings, ``removal_hands`` included, win over the arguments), and the tables
+    are then the same as those of an uninterrupted run. The tables' ``info`` holds the settings and their ``sha256``
     (``shares_digest``). Last, ``removal_hands`` fresh hands (``spawn_key=(REMOVAL_KEY,)``) set
     by the trained tables give the card-removal sample (``bots.table.Removal``; none when 0)."""
     settings: dict[str, Any]
@@ -242,7 +243,7 @@ def train(
         settings = {"hands": hands, "rounds": rounds, "seed": seed, "check_hands": check_hands,
                     "rules": as_rules(rules).name, "start": start or default_start(rules), "removal_hands": removal_hands}
     else:
-        settings = {"removal_hands": REMOVAL_HANDS} | dict(resume.settings)
+        settings = dict(resume.settings)
     if settings["hands"] < 1 or settings["rounds"] < 0 or settings["check_hands"] < 1:
         raise ValueError("hands and check_hands must be positive and rounds at least 0")
     root = np.random.SeedSequence(int(settings["seed"]))

@@ -102,17 +102,14 @@ def _resume(args: argparse.Namespace):
         resume = TrainingState.load(checkpoint_of(out))
     except ValueError as error:
         raise UsageError(f"--resume {out}: {error}") from None
-    from bots.training import REMOVAL_HANDS
-
-    stored_settings = {"removal_hands": REMOVAL_HANDS} | resume.settings
     for key in ("hands", "rounds", "seed", "rules", "start", "removal_hands"):
-        given, stored = getattr(args, key, None), stored_settings[key]
+        given, stored = getattr(args, key, None), resume.settings[key]
         if given is not None and given != stored:
             flag = key.replace("_", "-")
             raise UsageError(f"--resume {out}: the training was started with --{flag} {stored}, not {given}; "
                              f"give no --{flag} to continue it as it was started")
     args.hands, args.rounds, args.seed = (int(resume.settings[k]) for k in ("hands", "rounds", "seed"))
-    args.removal_hands = int(stored_settings["removal_hands"])
+    args.removal_hands = int(resume.settings["removal_hands"])
     args.start = resume.settings["start"]
     return resume
 
@@ -125,6 +122,8 @@ def _check(args: argparse.Namespace, out: Path, rules, resumed: bool) -> None:
 
     have = available_memory()
     removal = getattr(args, "removal_hands", None)
+    if removal is not None and removal < 0:
+        raise UsageError(f"--removal-hands must be 0 or more, got {removal}")
     if have is not None and removal is not None and removal * BYTES_PER_HAND > have:
         raise UsageError(f"--removal-hands {removal:,} would need about {removal * BYTES_PER_HAND / 2**30:,.1f} GiB of "
                          f"memory, more than the {have / 2**30:,.1f} GiB available; ask for at most "
@@ -133,8 +132,6 @@ def _check(args: argparse.Namespace, out: Path, rules, resumed: bool) -> None:
         raise UsageError(f"{'--resume ' + str(out) + ': ' if resumed else ''}--hands {args.hands:,} would need about "
                          f"{args.hands * BYTES_PER_HAND / 2**30:,.1f} GiB of memory, more than the "
                          f"{have / 2**30:,.1f} GiB available; ask for at most {have // BYTES_PER_HAND:,}")
-    if getattr(args, "removal_hands", None) is not None and args.removal_hands < 0:
-        raise UsageError(f"--removal-hands must be 0 or more, got {args.removal_hands}")
     if rules.royalties or rules.naturals:
         raise UsageError("tables are trained per scoring method (basic, 1-6, 2-4); royalties and naturals are "
                          "added in play, without training")
