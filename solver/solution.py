@@ -185,18 +185,18 @@ class _Sample:
         self.values = np.stack(row_values(arranged), axis=1).astype(np.int64)  # (n, 3)
         self.foul = fouls(self.values)
         self.naturals: list[Natural | None] = [None] * self.n
+        self.declared = np.zeros(self.n, bool)
         if rules.naturals:
             for i in np.flatnonzero(natural_mask(deals)).tolist():
                 self.naturals[i] = best_natural(deals[i].tolist(), rules)  # opponents declare what they hold
-        self.declared = np.array([x is not None for x in self.naturals], bool)
+                self.declared[i] = self.naturals[i] is not None
         self.plain = ~self.declared
 
     def natural_scores(self, mine: Natural | None, rules: Rules) -> np.ndarray:
         """Per-sample settlement where a natural decides it (0 elsewhere)."""
         out = np.zeros(self.n)
-        for i, theirs in enumerate(self.naturals):
-            if mine is not None or theirs is not None:
-                out[i] = settle_naturals(mine, theirs, rules)
+        for i in range(self.n) if mine is not None else np.flatnonzero(self.declared).tolist():
+            out[i] = settle_naturals(mine, self.naturals[i], rules)
         return out
 
 
@@ -323,31 +323,32 @@ def _rank_plays(cards: tuple[Card, ...], sample: _Sample, rules: Rules, top: int
     t = split_tables()
     v3, v5 = subset_values(cards)
     seps, wins, losses = _separable_scores(v3, v5, sample, rules)
-    evs, splits = _search.score_canonical(
+    evs, splits, legal_splits = _search.score_canonical(
         v3, v5, seps[0], seps[1], seps[2], t.canon_front, t.canon_a, t.canon_b, t.canon_split, t.canon_twin
     )
-    legal = np.isfinite(evs)
-    legal_splits = int(legal.sum() + (legal & (v5[t.canon_a] == v5[t.canon_b])).sum())
-    entries = np.flatnonzero(legal)
+    if not rules.is_separable:
+        k3, k5 = _subset_keys(v3, v5, distinct)
+        exact, entries, values, keys = _joint_candidates(evs, splits, v3, v5, k3, k5, wins, losses, sample, rules, top)
+        return _pick(exact, entries, values, keys, splits, top), legal_splits
+    entries = np.flatnonzero(np.isfinite(evs))
+    exact = evs[entries] + _constant(sample, rules)
+    shortlist = _shortlist(exact, 64 * (top + 1))  # the best plays, ties at the edge included
+    if shortlist is not None:
+        found = _distinct_best(entries[shortlist], exact[shortlist], splits, v3, v5, t, top, distinct)
+        if found is not None:
+            return found, legal_splits
     s = splits[entries]
-    if rules.is_separable:
-        exact = evs[entries] + _constant(sample, rules)
-        shortlist = _shortlist(exact, 64 * (top + 1))  # the best plays, ties at the edge included
-        if shortlist is not None:
-            found = _distinct_best(entries[shortlist], exact[shortlist], splits, v3, v5, t, top, distinct)
-            if found is not None:
-                return found, legal_splits
     rows = (t.front[s], t.middle[s], t.back[s])  # each entry's three subsets
     values = np.stack([v3[rows[0]], v5[rows[1]], v5[rows[2]]], axis=1).astype(np.int64)
-    k3, k5 = (hand_keys(v3), hand_keys(v5)) if distinct == "hands" else (v3, v5)  # per subset: fewer than per entry
+    k3, k5 = _subset_keys(v3, v5, distinct)
     keys = np.stack([k3[rows[0]], k5[rows[1]], k5[rows[2]]], axis=1).astype(np.int64)
-    if not rules.is_separable:
-        first, _ = _groups(_row_order(v3, v5, rows))  # one entry per distinct play, in canonical order
-        entries, values, keys = entries[first], values[first], keys[first]
-        rows = (rows[0][first], rows[1][first], rows[2][first])
-        entries, values, keys, exact = _joint_candidates(entries, values, _groups(_row_order(k3, k5, rows))[1], evs,
-                                                         splits, wins, losses, sample, rules, top, keys)
     return _pick(exact, entries, values, keys, splits, top), legal_splits
+
+
+def _subset_keys(v3: np.ndarray, v5: np.ndarray, distinct: str) -> tuple[np.ndarray, np.ndarray]:
+    """What makes two plays distinct, per 3- and 5-card subset (fewer than per entry): the
+    name of the row's hand (``distinct="hands"``) or its value."""
+    return (hand_keys(v3), hand_keys(v5)) if distinct == "hands" else (v3, v5)
 
 
 def _pick(exact, entries, values, keys, splits, top: int) -> list[tuple[int, tuple[int, int, int]]]:
@@ -408,42 +409,62 @@ def _groups(order_key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.sort(order[starts]), groups
 
 
-def _joint_candidates(entries, values, groups, evs, splits, wins, losses, sample: _Sample, rules: Rules, top: int,
-                      keys: np.ndarray):
-    """Exact expectations of the distinct plays that may be among the best under a bonus rule.
+def _joint_candidates(evs, splits, v3, v5, k3, k5, wins, losses, sample: _Sample, rules: Rules, top: int):
+    """Exact expectations of the distinct plays that may be among the best under a bonus rule:
+    (expectations, entries, row values, keys), the entries in canonical order.
 
     The bonus of a split lies between bounds from its per-row chances of winning and
-    losing (a scoop needs every row won, so it is no likelier than the least likely
-    win). Take, in each group of plays that count as one (``groups``), the best lower
-    bound; a play whose upper bound is below the ``4 (top + 1)``-th best of those cannot be
-    the best of a group among the best, and is never scored jointly. Copies of one play
-    (the same row values) were merged before, so they cannot crowd a runner-up out."""
+    losing. Under 1-6 a scoop needs every row won, so it is no likelier than the least
+    likely win. Under 2-4 the unit for more rows won needs a row won, and it is at most
+    (x + 1) / 2 for a pairing whose row results sum to x (and at least (x - 1) / 2), so
+    the mean bonus is at most half the rows' mean plus half the share of pairings settled
+    by rows. Take, in each group of plays that count as one (the same ``k3``/``k5`` keys,
+    see ``_rank_plays``), the best lower bound; a play whose upper bound is below the
+    ``4 (top + 1)``-th best of those cannot be the best of a group among the best, and is
+    never scored jointly. Copies of one play (the same row values) score alike and are
+    scored once, as the first in canonical order, so they cannot crowd a runner-up out."""
     t = split_tables()
-    s = splits[entries]
-    w = np.stack([wins[0][t.front[s]], wins[1][t.middle[s]], wins[2][t.back[s]]])
-    lo = np.stack([losses[0][t.front[s]], losses[1][t.middle[s]], losses[2][t.back[s]]])
-    base = evs[entries] + _constant(sample, rules)
-    if rules.scoring == "1-6":
-        upper, lower = base + 3 * w.min(axis=0), base - 3 * lo.min(axis=0)
-    else:  # 2-4: the majority unit needs a row won (or lost)
-        share = sample.plain.mean()
-        upper, lower = base + np.minimum(share, w.sum(axis=0)), base - np.minimum(share, lo.sum(axis=0))
-    best_lower = np.full(int(groups.max()) + 1, -np.inf)
-    np.maximum.at(best_lower, groups, lower)
-    keep = min(len(best_lower), 4 * (top + 1))
-    threshold = np.partition(best_lower, len(best_lower) - keep)[len(best_lower) - keep]
+    share = float(sample.plain.mean())
+    entries, rows, lower, upper = _search.bonus_bounds(evs, splits, t.front, t.middle, t.back, wins[0], wins[1], wins[2],
+                                                       losses[0], losses[1], losses[2], _constant(sample, rules), share,
+                                                       rules.scoring_code)
+    threshold = _kth_best_group(lower, rows, k3, k5, 4 * (top + 1))
     candidates = np.flatnonzero(upper >= threshold - 1e-9)
+    rows = tuple(r[candidates] for r in rows)
+    first, _ = _groups(_row_order(v3, v5, rows))  # one entry per distinct play, the first in canonical order
+    candidates = candidates[first]
+    rows = tuple(r[first] for r in rows)
+    values = np.stack([v3[rows[0]], v5[rows[1]], v5[rows[2]]], axis=1).astype(np.int64)
+    keys = np.stack([k3[rows[0]], k5[rows[1]], k5[rows[2]]], axis=1).astype(np.int64)
     if rules.royalties:
-        exact = _settle.mean_against(values[candidates], sample.values, sample.plain, royalty_array(rules),
+        exact = _settle.mean_against(values, sample.values, sample.plain, royalty_array(rules),
                                      rules.royalty_needs_win, rules.scoring_code)
     else:  # the candidates are legal: a branch-free kernel settles them
         rows = np.where(sample.foul[:, None], -1, sample.values)
-        exact = _settle.mean_against_rows(values[candidates], np.ascontiguousarray(rows[:, 0]),
+        exact = _settle.mean_against_rows(values, np.ascontiguousarray(rows[:, 0]),
                                           np.ascontiguousarray(rows[:, 1]), np.ascontiguousarray(rows[:, 2]),
                                           sample.plain, rules.scoring_code)
     if sample.declared.any():
         exact = exact + sample.natural_scores(None, rules)[sample.declared].sum() / sample.n
-    return entries[candidates], values[candidates], keys[candidates], exact
+    return exact, entries[candidates], values, keys
+
+
+def _kth_best_group(lower: np.ndarray, rows: np.ndarray, k3: np.ndarray, k5: np.ndarray, count: int) -> float:
+    """The ``count``-th best of the groups' best ``lower`` (the least of them when there are fewer
+    groups), for entries whose ``rows`` (3, n) name their subsets and whose group is their keys
+    (``k3``/``k5`` per subset, as ``_row_order`` takes them). Found among the best entries,
+    more of them when needed: among the entries sorted by ``lower``, best first, each group's
+    first entry holds its best, and the ``count``-th group to appear is the answer."""
+    n = len(lower)
+    size = min(n, 256)
+    while True:
+        best = np.argpartition(lower, n - size)[n - size:] if size < n else np.arange(n)
+        best = best[np.argsort(-lower[best], kind="stable")]
+        key = _row_order(k3, k5, (rows[0, best], rows[1, best], rows[2, best]))
+        firsts = np.sort(np.unique(key, return_index=True)[1])
+        if len(firsts) >= count or size == n:
+            return float(lower[best[firsts[min(count, len(firsts)) - 1]]])
+        size = min(n, 8 * size)
 
 
 def _row_result(name: str, cards: tuple[Card, ...], value: int, results: np.ndarray, plain: np.ndarray) -> RowResult:

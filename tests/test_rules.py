@@ -234,6 +234,41 @@ def test_best_plays_equal_brute_force_on_the_same_sample(rules, distinct):
         assert found == pytest.approx(top.tolist(), abs=1e-12)
 
 
+@pytest.mark.parametrize("rules", ["1-6", "2-4", "2-4+royalties-win", "1-6+royalties"])
+def test_bonus_bounds_hold_for_every_play(rules):
+    """The bounds that decide which plays are scored jointly hold for every legal play: its
+    expectation against the sample, each pairing settled by ``settle_values``, lies between
+    the lower and the upper bound. Fails if a bound is too tight for any play, even one
+    that happens not to matter to the choice. Opponents who set their hands as dealt foul
+    most of the time, which puts some plays right at the bounds."""
+    from bench.warmup import AsDealt
+    from solver import _search
+    from solver import solution as s
+    from solver import solve as solve_against
+    from solver.splits import split_tables, subset_values
+
+    parsed = Rules.parse(rules)
+    t = split_tables()
+    for seed, hand in enumerate(random_hands(np.random.default_rng(310), 4)):
+        options = {"samples": 200, "seed": seed, "rules": rules, "keep_sample": True, "top": 0}
+        solution = solve(hand.tolist(), **options) if seed % 2 else solve_against(hand.tolist(), AsDealt(), **options)
+        sample = s._Sample(solution.sample, solution.sample, parsed)
+        v3, v5 = subset_values(hand.tolist())
+        seps, wins, losses = s._separable_scores(v3, v5, sample, parsed)
+        evs, splits, _ = _search.score_canonical(v3, v5, *seps, t.canon_front, t.canon_a, t.canon_b, t.canon_split,
+                                                 t.canon_twin)
+        entries, rows, lower, upper = _search.bonus_bounds(evs, splits, t.front, t.middle, t.back, *wins, *losses,
+                                                           s._constant(sample, parsed), float(sample.plain.mean()),
+                                                           parsed.scoring_code)
+        plays = np.stack([v3[rows[0]], v5[rows[1]], v5[rows[2]]], axis=1).astype(np.int64)
+        unique, where = np.unique(plays, axis=0, return_inverse=True)
+        exact = np.array([settle_values(np.broadcast_to(p, sample.values.shape), sample.values, parsed).mean()
+                          for p in unique])[where.ravel()]
+        assert len(entries) == int(np.isfinite(evs).sum()) > 0
+        assert (lower <= exact + 1e-9).all() and (exact <= upper + 1e-9).all()
+        assert (upper - lower).max() > 0  # a bonus is in play
+
+
 def test_rules_presets_and_files(tmp_path):
     assert Rules.parse("basic") == Rules() and Rules.parse(None).is_basic
     combo = Rules.parse("2-4+royalties+naturals")
