@@ -135,3 +135,26 @@ def eval3_columns(cards):
     for i in range(n):
         out[i] = eval3(np.int32(cards[0, i]), np.int32(cards[1, i]), np.int32(cards[2, i]))
     return out
+
+
+@kernel
+def name_keys(values):
+    """``solver.evaluator.hand_keys`` of an int64 array: each value without its kickers (a
+    straight or full house keeps all of it, a flush or high card its top rank, the other
+    categories their major ranks)."""
+    out = np.empty(values.shape[0], np.int64)
+    for i in range(values.shape[0]):
+        v = values[i]
+        category = v >> CATEGORY_SHIFT
+        if category == STRAIGHT or category == STRAIGHT_FLUSH or category == FULL_HOUSE:
+            out[i] = v
+        elif category == FLUSH or category == HIGH_CARD:
+            top = 1
+            minor = v & RANK_MASK
+            while minor > 1:
+                minor >>= 1
+                top <<= 1
+            out[i] = (category << CATEGORY_SHIFT) | top
+        else:
+            out[i] = (category << CATEGORY_SHIFT) | (((v >> MAJOR_SHIFT) & RANK_MASK) << MAJOR_SHIFT)
+    return out

@@ -131,11 +131,4 @@ def hand_keys(values: np.ndarray) -> np.ndarray:
     (True, False)
     """
     v = np.asarray(values, np.int64)
-    cat = v >> CATEGORY_SHIFT
-    major = (v >> MAJOR_SHIFT) & RANK_MASK
-    minor = v & RANK_MASK
-    top = np.where(minor > 0, 1 << np.floor(np.log2(np.maximum(minor, 1))).astype(np.int64), 0)
-    by_run = np.isin(cat, (_ev.STRAIGHT, _ev.STRAIGHT_FLUSH))
-    by_top = np.isin(cat, (_ev.FLUSH, _ev.HIGH_CARD))
-    kept = np.where(by_run | (cat == _ev.FULL_HOUSE), v, (cat << CATEGORY_SHIFT) | (major << MAJOR_SHIFT))
-    return np.where(by_top, (cat << CATEGORY_SHIFT) | top, kept)
+    return _ev.name_keys(v.ravel()).reshape(v.shape)

@@ -159,3 +159,24 @@ def test_bad_rows():
         evaluate_many(np.array([[1, 2, 3, 4, 60]]))
     with pytest.raises(ValueError, match=r"\(n, 5\) or \(n, 3\)"):
         evaluate_many(np.zeros((3, 4), np.uint8))
+
+
+def test_hand_keys_name_a_row_without_its_kickers():
+    """Over every row class: two values share a key exactly when their names agree once the
+    kickers are dropped (the ", Q kicker" of a pair, the ranks listed after a flush or a high
+    card), so "pair of 9s" groups its kickers and "two pair, aces and kings" its fifth card."""
+    from solver.classes import row_classes
+    from solver.evaluator import describe_value, hand_keys
+
+    def without_kickers(name: str) -> str:
+        parts = name.split(", ")
+        last = parts[-1].split()
+        if len(parts) > 1 and (last[-1] in ("kicker", "kickers") or all(len(t) == 1 for t in last)):
+            parts = parts[:-1]
+        return ", ".join(parts)
+
+    values = row_classes().astype(np.int64)
+    keys = hand_keys(values).tolist()
+    names = [without_kickers(describe_value(int(v))) for v in values]
+    assert len(set(zip(keys, names))) == len(set(keys)) == len(set(names)) == 312
+    assert hand_keys(values.reshape(1, -1)).shape == (1, len(values))
