@@ -7,6 +7,7 @@ are ``(n, 13)`` uint8 arrays of card ids and the tables those of
 
 import numpy as np
 
+from bots._bounds import best_five_and_three, suit_tables
 from solver.kernels import class_number, expected_units, inline, kernel, subset_values
 
 SLACK = 1e-9  # the searches sum bounds and values in different orders: never prune on a rounding
@@ -221,8 +222,8 @@ def _joint_with_back(b, best, best_entry, best_split, v3, v5, by_back, back_midd
 
 
 @kernel
-def best_by_class_joint(hands, columns3, columns5, by_back, back_middle, back_front, canon_of, canon_a, keys, numbers,
-                        by_class, tie_max, scoring):
+def best_by_class_joint(hands, columns3, columns5, by_back, back_middle, back_front, canon_of, canon_a, masks5, keys,
+                        numbers, by_class, tie_max, scoring):
     """Best split of each hand for a bonus rule, rows taken as independent.
 
     ``by_class`` (classes, CLASS_COLUMNS) holds each class's numbers as a row (columns named
@@ -234,9 +235,12 @@ def best_by_class_joint(hands, columns3, columns5, by_back, back_middle, back_fr
     as for row points: a split is worth at most its separable bound plus the most the
     bonus can add when each row wins and ties no more often than bounds allow (a row's
     chance of winning grows with its class; ``tie_max`` bounds its ties): for a back
-    ``_bonus_ceiling``, for a middle the looser one of ``_middle_bounds``. Equal values go
-    to the split the canonical scan meets first (the lowest canonical entry). Each
-    subset's numbers are looked up once per hand."""
+    ``_bonus_ceiling``, for a middle the looser one of ``_middle_bounds``. A back that passes
+    is bounded once more by the eight cards it leaves (``masks5``: each five's positions):
+    no middle beats their best five, no front their best three (``bots._bounds``), and the
+    ``*_UPTO`` columns and the chances of winning grow with the class. Equal values go to
+    the split the canonical scan meets first (the lowest canonical entry). Each subset's
+    numbers are looked up once per hand."""
     n = hands.shape[0]
     out = np.empty(n, np.int32)
     n5 = back_middle.shape[0]
@@ -250,8 +254,11 @@ def best_by_class_joint(hands, columns3, columns5, by_back, back_middle, back_fr
     middle_bounds = np.empty((n5, 3), np.float64)
     bound = np.empty(n5, np.float64)
     quick = np.empty(n5, np.float64)
+    low = np.empty(128, np.int64)
+    high = np.empty(64, np.int64)
     for h in range(n):
         v3, v5 = subset_values(hands[h], columns3, columns5, cards3, cards5)
+        flushes = suit_tables(hands[h], low, high)
         hand_front = -np.inf
         hand_front_win = 0.0
         for k in range(286):
@@ -294,12 +301,23 @@ def best_by_class_joint(hands, columns3, columns5, by_back, back_middle, back_fr
             c = c5[b]
             w2 = by_class[c, WIN2]
             t2 = by_class[c, TIE2]
-            ceiling = bound[b] + _bonus_ceiling(front_win[b], tie_max[0], min(by_class[c, WIN1], hand_middle_win),
-                                                tie_max[1], w2, t2, scoring)
-            if i == 0 or ceiling + SLACK >= best:
-                best, best_entry, best_split = _joint_with_back(
-                    b, best, best_entry, best_split, v3, v5, by_back, back_middle, back_front, canon_of, canon_a,
-                    w2, t2, by_class[c, EXTRA2], by_class[c, SEP2], threes, fives, middle_bounds, scoring)
+            if i > 0:
+                ceiling = bound[b] + _bonus_ceiling(front_win[b], tie_max[0], min(by_class[c, WIN1], hand_middle_win),
+                                                    tie_max[1], w2, t2, scoring)
+                if ceiling + SLACK < best:
+                    continue
+                five, three = best_five_and_three(0x1FFF ^ masks5[b], low, high, flushes)
+                cm = min(class_number(keys, numbers, five), c)  # the middle's class is at most this
+                cf = min(class_number(keys, numbers, three), c)  # and the front's this
+                ceiling = by_class[c, SEP2] + min(by_class[cm, MIDDLE_UPTO], hand_middle) + \
+                    min(by_class[cf, FRONT_UPTO], hand_front) + \
+                    _bonus_ceiling(min(by_class[cf, WIN0], hand_front_win), tie_max[0],
+                                   min(by_class[cm, WIN1], hand_middle_win), tie_max[1], w2, t2, scoring)
+                if ceiling + SLACK < best:
+                    continue
+            best, best_entry, best_split = _joint_with_back(
+                b, best, best_entry, best_split, v3, v5, by_back, back_middle, back_front, canon_of, canon_a,
+                w2, t2, by_class[c, EXTRA2], by_class[c, SEP2], threes, fives, middle_bounds, scoring)
         out[h] = best_split
     return out
 
@@ -394,8 +412,8 @@ def best_with_removal_points(hands, columns3, columns5, by_back, back_middle, ba
 
 
 @kernel
-def best_with_removal_joint(hands, columns3, columns5, by_back, back_middle, back_front, canon_of, canon_a, keys,
-                            numbers, seen, shares, factors, offsets, extra, five, scoring):
+def best_with_removal_joint(hands, columns3, columns5, by_back, back_middle, back_front, canon_of, canon_a, masks5,
+                            keys, numbers, seen, shares, factors, offsets, extra, five, scoring):
     """``best_by_class_joint`` for each hand with each row's chances against the field given
     that hand (``field_given_hand``); ``extra`` and ``five`` as for ``best_with_removal_points``."""
     n = hands.shape[0]
@@ -439,5 +457,5 @@ def best_with_removal_joint(hands, columns3, columns5, by_back, back_middle, bac
             for i in range(3):
                 tie_max[i] = max(tie_max[i], tie[i, c])
         out[h] = best_by_class_joint(hands[h:h + 1], columns3, columns5, by_back, back_middle, back_front, canon_of,
-                                     canon_a, keys, numbers, by_class, tie_max, scoring)[0]
+                                     canon_a, masks5, keys, numbers, by_class, tie_max, scoring)[0]
     return out

@@ -246,7 +246,7 @@ def play_tables(hands: np.ndarray, policy: RowPoints | JointPolicy, rules: Rules
 
     def best(part: np.ndarray) -> np.ndarray:
         return _kernels.best_by_class_joint(part, t.columns3, t.columns5, t.by_back, t.back_middle, t.back_front,
-                                            t.canon_of, t.canon_a, keys, numbers, p.by_class, p.tie_max,
+                                            t.canon_of, t.canon_a, t.masks5, keys, numbers, p.by_class, p.tie_max,
                                             rules.scoring_code)
 
     return cards_by_split(hands, over_cores(best, hands))
@@ -282,8 +282,8 @@ def play_with_removal(hands: np.ndarray, path: str | None, rules: Rules) -> np.n
                                                      t.back_front, keys, numbers, seen, shares, factors, offsets,
                                                      extra, five)
         return _kernels.best_with_removal_joint(part, t.columns3, t.columns5, t.by_back, t.back_middle, t.back_front,
-                                                t.canon_of, t.canon_a, keys, numbers, seen, shares, factors,
-                                                offsets, extra, five, rules.scoring_code)
+                                                t.canon_of, t.canon_a, t.masks5, keys, numbers, seen, shares,
+                                                factors, offsets, extra, five, rules.scoring_code)
 
     return cards_by_split(hands, over_cores(best, hands))
 

@@ -237,6 +237,44 @@ def test_bonus_search_is_exact_for_any_field(scoring):
         assert chosen == pytest.approx(best, abs=1e-9)
 
 
+def _crowded_hands(rng, count):
+    """Hands dealt from two suits (flushes, straight flushes) and from the seven top ranks (trips,
+    quads, full houses), alternately."""
+    two_suits = np.arange(52).reshape(13, 4)[:, :2].ravel()
+    top_ranks = np.arange(28, 52)
+    return np.array([rng.permutation(two_suits if i % 2 else top_ranks)[:13] for i in range(count)], np.uint8)
+
+
+def test_the_best_five_and_three_a_back_leaves():
+    """``bots._bounds``: the best five and the best three of the eight cards outside a back, by
+    bit operations, are the best of the 56 fives and 56 threes those cards make, valued by
+    the evaluator, for random hands and for hands crowded with flushes and pairs."""
+    from bots._bounds import best_of_positions
+    from solver.splits import split_tables, subset_values
+
+    t = split_tables()
+    rng = np.random.default_rng(12)
+    hands = np.concatenate([random_hands(rng, 300), _crowded_hands(rng, 300)])
+    for hand in hands:
+        v3, v5 = subset_values(hand.tolist())
+        backs = rng.integers(0, len(t.masks5), 40)
+        found = best_of_positions(hand, (0x1FFF ^ t.masks5[backs]).astype(np.int64))
+        assert (found[:, 0] == v5[t.back_middle[backs]].max(axis=1)).all()
+        assert (found[:, 1] == v3[t.back_front[backs]].max(axis=1)).all()
+
+
+@pytest.mark.parametrize("rules", ["1-6", "2-4"])
+def test_bonus_search_is_exact_on_crowded_hands(rules):
+    """Hands crowded with flushes and with trips and quads, where the bound from the cards a back
+    leaves has the most to do: the search still finds a best split."""
+    from solver.rules import Rules
+
+    parsed = Rules.parse(rules)
+    policy = shipped_tables(parsed).policy(parsed)
+    for best, chosen in _best_joint_values(policy, parsed.scoring, _crowded_hands(np.random.default_rng(13), 16)):
+        assert chosen == pytest.approx(best, abs=1e-9)
+
+
 @pytest.mark.parametrize("scoring", ["1-6", "2-4"])
 def test_the_bonus_ceilings_bound_the_bonus(scoring):
     """What the search prunes with: for rows that win and tie at most as often as some bounds
