@@ -15,9 +15,8 @@ entries, made once a hand (``suit_tables``).
 """
 
 import numpy as np
-from numba import types
-from numba.extending import intrinsic
 
+from solver._bits import leading_zeros, popcount
 from solver._evaluator import (
     CATEGORY_SHIFT,
     FLUSH,
@@ -37,28 +36,10 @@ WHEEL = 0x100F  # A 2 3 4 5
 WHEEL_RUN = 0xF  # a 5-high straight's ranks on the evaluator's scale (its run stops at the 5)
 
 
-@intrinsic
-def _popcount(typingctx, x):
-    """Set bits of an int64 (LLVM's ctpop)."""
-    def codegen(context, builder, signature, args):
-        return builder.ctpop(args[0])
-
-    return types.int64(types.int64), codegen
-
-
-@intrinsic
-def _leading_zeros(typingctx, x):
-    """Leading zero bits of an int64 (LLVM's ctlz; 64 for 0)."""
-    def codegen(context, builder, signature, args):
-        return builder.ctlz(args[0], context.get_constant(types.boolean, False))
-
-    return types.int64(types.int64), codegen
-
-
 @inline
 def top_bit(m):
     """The highest set bit of ``m`` >= 0, or 0."""
-    return (np.int64(1) << (np.int64(63) - _leading_zeros(m | np.int64(1)))) & m
+    return (np.int64(1) << (np.int64(63) - leading_zeros(m | np.int64(1)))) & m
 
 
 @inline
@@ -79,7 +60,7 @@ def top_three(m):
 def top_five(m):
     """The five highest set bits of a mask with at most eight set."""
     for _ in range(3):
-        if _popcount(m) > 5:
+        if popcount(m) > 5:
             m &= m - 1
     return m
 
@@ -103,7 +84,7 @@ def suit_tables(hand, low, high):
     x = low[127] | high[63]
     most = 0
     for q in range(4):
-        most = max(most, _popcount((x >> (13 * q)) & RANKS))
+        most = max(most, popcount((x >> (13 * q)) & RANKS))
     return most >= 5
 
 
@@ -151,7 +132,7 @@ def best_five_and_three(positions, low, high, flushes):
     five = max(five, _straight(present, STRAIGHT))
     if flushes:
         for s in (a, b, c, d):
-            if _popcount(s) >= 5:
+            if popcount(s) >= 5:
                 five = max(five, (np.int64(FLUSH) << CATEGORY_SHIFT) | top_five(s), _straight(s, STRAIGHT_FLUSH))
     # Threes: a high card, a pair with the best kicker, trips.
     three = top_three(present)

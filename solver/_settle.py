@@ -13,6 +13,7 @@ Naturals are declared instead of rows and settled apart (``solver.naturals``).
 
 import numpy as np
 
+from solver._bits import popcount
 from solver._evaluator import CATEGORY_SHIFT, STRAIGHT_FLUSH
 from solver._jit import inline, kernel
 
@@ -129,27 +130,90 @@ def mean_against(candidates, opponents, counted, royalties, needs_win, scoring):
 
 
 @kernel
+def _row_bits(values, opponents, counted, words):
+    """For each of the sorted distinct ``values``, the counted opponents whose row (``opponents``)
+    is below it and those whose row equals it, as bit sets of ``words`` int64 words (opponent
+    s at bit s % 64 of word s // 64), and how many of each."""
+    k = values.shape[0]
+    below = np.zeros((k, words), np.int64)
+    equal = np.zeros((k, words), np.int64)
+    n_below = np.zeros(k, np.int64)
+    n_equal = np.zeros(k, np.int64)
+    order = np.argsort(opponents)
+    running = np.zeros(words, np.int64)
+    count = 0
+    i = 0
+    for j in range(k):
+        while i < order.shape[0] and opponents[order[i]] < values[j]:
+            s = order[i]
+            if counted[s]:
+                running[s >> 6] |= np.int64(1) << (s & 63)
+                count += 1
+            i += 1
+        below[j, :] = running
+        n_below[j] = count
+        e = i
+        while e < order.shape[0] and opponents[order[e]] == values[j]:
+            s = order[e]
+            if counted[s]:
+                equal[j, s >> 6] |= np.int64(1) << (s & 63)
+                n_equal[j] += 1
+            e += 1
+    return below, equal, n_below, n_equal
+
+
+@kernel
 def mean_against_rows(candidates, front, middle, back, counted, scoring):
     """``mean_against`` without royalties, for candidates that do not foul: the opponents'
     rows come as three columns, a fouled opponent's as values below any row (-1), which
-    every row beats, as every valid hand beats a fouled one. Free of branches, so LLVM
-    vectorises the loop over the opponents."""
+    every row beats, as every valid hand beats a fouled one.
+
+    Through bit sets: for each distinct row value of the candidates (a hand's candidates
+    share most of theirs), the opponents it beats and ties (``_row_bits``); a candidate's
+    rows are then counts read once, and its bonus a few word operations over the opponents,
+    64 at a time. The sums are whole numbers, divided by n once."""
     k = candidates.shape[0]
     n = front.shape[0]
+    words = (n + 63) >> 6
+    settled = 0
+    for s in range(n):
+        settled += counted[s]
     out = np.zeros(k)
+    rows = (front, middle, back)
+    tables = []
+    where = np.empty((3, k), np.int64)
+    for r in range(3):
+        values = np.unique(candidates[:, r])
+        tables.append(_row_bits(values, rows[r], counted, words))
+        where[r, :] = np.searchsorted(values, candidates[:, r])
+    everyone = np.zeros(words, np.int64)
+    for s in range(n):
+        if counted[s]:
+            everyone[s >> 6] |= np.int64(1) << (s & 63)
+    w0, t0, nw0, nt0 = tables[0]
+    w1, t1, nw1, nt1 = tables[1]
+    w2, t2, nw2, nt2 = tables[2]
     for c in range(k):
-        a0, a1, a2 = candidates[c, 0], candidates[c, 1], candidates[c, 2]
+        a, b, d = where[0, c], where[1, c], where[2, c]
         total = 0
-        for s in range(n):
-            wins = np.int64(a0 > front[s]) + np.int64(a1 > middle[s]) + np.int64(a2 > back[s])
-            losses = np.int64(a0 < front[s]) + np.int64(a1 < middle[s]) + np.int64(a2 < back[s])
-            units = wins - losses
+        for row_won, row_tied in ((nw0[a], nt0[a]), (nw1[b], nt1[b]), (nw2[d], nt2[d])):
+            total += 2 * row_won + row_tied - settled  # won less lost
+        bonus = 0
+        for x in range(words):
+            win0, win1, win2 = w0[a, x], w1[b, x], w2[d, x]
+            tie0, tie1, tie2 = t0[a, x], t1[b, x], t2[d, x]
+            lost0 = everyone[x] & ~(win0 | tie0)
+            lost1 = everyone[x] & ~(win1 | tie1)
+            lost2 = everyone[x] & ~(win2 | tie2)
             if scoring == 1:
-                units += 3 * np.int64(wins == 3) - 3 * np.int64(losses == 3)
+                bonus += 3 * (popcount(win0 & win1 & win2) - popcount(lost0 & lost1 & lost2))
             elif scoring == 2:
-                units += np.int64(wins > losses) - np.int64(losses > wins)
-            total += units * np.int64(counted[s])
-        out[c] = total / n
+                more = (win0 & win1) | (win0 & win2) | (win1 & win2) | (win0 & tie1 & tie2) | (tie0 & win1 & tie2) | \
+                    (tie0 & tie1 & win2)
+                fewer = (lost0 & lost1) | (lost0 & lost2) | (lost1 & lost2) | (lost0 & tie1 & tie2) | \
+                    (tie0 & lost1 & tie2) | (tie0 & tie1 & lost2)
+                bonus += popcount(more) - popcount(fewer)
+        out[c] = (total + bonus) / n
     return out
 
 

@@ -439,7 +439,7 @@ def _joint_candidates(evs, splits, v3, v5, k3, k5, wins, losses, sample: _Sample
     if rules.royalties:
         exact = _settle.mean_against(values, sample.values, sample.plain, royalty_array(rules),
                                      rules.royalty_needs_win, rules.scoring_code)
-    else:  # the candidates are legal: a branch-free kernel settles them
+    else:  # the candidates are legal: a kernel of bit sets settles them
         rows = np.where(sample.foul[:, None], -1, sample.values)
         exact = _settle.mean_against_rows(values, np.ascontiguousarray(rows[:, 0]),
                                           np.ascontiguousarray(rows[:, 1]), np.ascontiguousarray(rows[:, 2]),
