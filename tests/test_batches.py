@@ -36,6 +36,28 @@ def test_a_batch_too_small_for_four_chunks_a_core_is_still_split_and_set_right(m
     assert (model.arrange_many(hands, np.random.default_rng(0)) == whole).all()
 
 
+def test_an_error_in_one_chunk_is_raised_once_every_chunk_is_done(monkeypatch):
+    """The calling thread sets chunks too: an error in any chunk, its own or a helper's, is raised
+    by the call, and no chunk is still being set when it returns."""
+    monkeypatch.setattr(bots.points, "available_cores", lambda: 3)
+    monkeypatch.setattr(bots.points, "PARALLEL_BATCH", 1)
+    hands = np.zeros((600, 13), np.uint8)
+    for bad in range(6):
+        running, done = [], []
+
+        def function(part: np.ndarray, bad: int = bad) -> np.ndarray:
+            running.append(1)
+            if part.ctypes.data == hands[100 * bad:].ctypes.data:
+                raise ValueError(f"chunk {bad}")
+            done.append(1)
+            return part
+
+        with pytest.raises(ValueError, match=f"chunk {bad}"):
+            bots.points.over_cores(function, hands)
+        assert len(running) == len(done) + 1  # every chunk begun has ended; only the bad one failed
+    assert (bots.points.over_cores(lambda part: part + 1, hands) == 1).all()
+
+
 def _first_bad_row_by_sorting(hands: np.ndarray, answer: np.ndarray) -> int:
     """The rule the batch check stands for, the slow way: a row is good when its ids sorted are
     the hand's ids sorted."""
