@@ -158,3 +158,18 @@ def name_keys(values):
         else:
             out[i] = (category << CATEGORY_SHIFT) | (((v >> MAJOR_SHIFT) & RANK_MASK) << MAJOR_SHIFT)
     return out
+
+
+@kernel
+def arranged_values(hands):
+    """(n, 3) int64 row values (front, middle, back) of an (n, 13) uint8 array of hands set
+    front | middle | back."""
+    n = hands.shape[0]
+    out = np.empty((n, 3), np.int64)
+    for i in range(n):
+        out[i, 0] = eval3(np.int32(hands[i, 0]), np.int32(hands[i, 1]), np.int32(hands[i, 2]))
+        out[i, 1] = eval5(np.int32(hands[i, 3]), np.int32(hands[i, 4]), np.int32(hands[i, 5]), np.int32(hands[i, 6]),
+                          np.int32(hands[i, 7]))
+        out[i, 2] = eval5(np.int32(hands[i, 8]), np.int32(hands[i, 9]), np.int32(hands[i, 10]),
+                          np.int32(hands[i, 11]), np.int32(hands[i, 12]))
+    return out

@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from solver import _search, _settle
+from solver import _evaluator, _search, _settle
 from solver.arrangement import ROWS, Arrangement
 from solver.cards import Card, CardsLike, format_cards, parse_hand, reading_order
 from solver.documents import json_ready
@@ -182,7 +182,7 @@ class _Sample:
 
     def __init__(self, arranged: np.ndarray, deals: np.ndarray, rules: Rules):
         self.n = len(arranged)
-        self.values = np.stack(row_values(arranged), axis=1).astype(np.int64)  # (n, 3)
+        self.values = _evaluator.arranged_values(np.ascontiguousarray(arranged, np.uint8))  # (n, 3)
         self.foul = fouls(self.values)
         self.naturals: list[Natural | None] = [None] * self.n
         self.declared = np.zeros(self.n, bool)
@@ -223,9 +223,14 @@ def _separable_scores(v3, v5, sample: _Sample, rules: Rules) -> tuple[list[np.nd
     n_foul = int((sample.plain & sample.foul).sum())
     scores, wins, losses = [], [], []
     for i, ours in enumerate((v3, v5, v5)):
-        theirs = np.sort(sample.values[valid, i], kind="stable")
-        win, lose, units = expected_rows(ours, theirs, np.ones(theirs.size), i, rules, foul_weight=n_foul,
-                                         counted_weight=int(sample.plain.sum()), total=sample.n)
+        theirs = np.sort(sample.values[valid, i])
+        if rules.royalties:
+            win, lose, units = expected_rows(ours, theirs, np.ones(theirs.size), i, rules, foul_weight=n_foul,
+                                             counted_weight=int(sample.plain.sum()), total=sample.n)
+        else:  # what expected_rows gives with unit weights, counted directly
+            win = (np.searchsorted(theirs, ours, "left") + n_foul) / sample.n
+            lose = (theirs.size - np.searchsorted(theirs, ours, "right")) / sample.n
+            units = win - lose
         scores.append(units)
         wins.append(win)
         losses.append(lose)

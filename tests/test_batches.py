@@ -43,9 +43,10 @@ def test_an_error_in_one_chunk_is_raised_once_every_chunk_is_done(monkeypatch):
     monkeypatch.setattr(bots.points, "PARALLEL_BATCH", 1)
     hands = np.zeros((600, 13), np.uint8)
     for bad in range(6):
-        running, done = [], []
+        running: list[int] = []
+        done: list[int] = []
 
-        def function(part: np.ndarray, bad: int = bad) -> np.ndarray:
+        def function(part: np.ndarray, bad: int = bad, running: list = running, done: list = done) -> np.ndarray:
             running.append(1)
             if part.ctypes.data == hands[100 * bad:].ctypes.data:
                 raise ValueError(f"chunk {bad}")
