@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -391,27 +392,20 @@ def _distinct_best(entries, exact, splits, v3, v5, t, top: int, distinct: str):
     return chosen if len(chosen) > top else None
 
 
-def _row_order(x3: np.ndarray, x5: np.ndarray, rows: tuple[np.ndarray, np.ndarray, np.ndarray]) -> np.ndarray:
-    """One int64 per entry that orders the entries as their (front, middle, back) numbers do,
-    lexicographically: ``x3``/``x5`` give each 3- and 5-card subset a number, ``rows`` each
-    entry's subsets. Each number is replaced by its rank among the hand's (at most 286 and
-    1,287 of them), so the three fit in one integer."""
+def _row_order(x3: np.ndarray, x5: np.ndarray) -> Callable[[Any], np.ndarray]:
+    """A function of entries' subsets (``rows``: front, middle and back subset numbers) giving one
+    int64 per entry that orders the entries as their (front, middle, back) numbers do,
+    lexicographically: ``x3``/``x5`` give each 3- and 5-card subset a number. Each number is
+    replaced by its rank among the hand's (at most 286 and 1,287 of them), once, so the three
+    fit in one integer."""
     rank3 = np.searchsorted(np.unique(x3), x3).astype(np.int64)
     rank5 = np.searchsorted(np.unique(x5), x5).astype(np.int64)
-    return (rank3[rows[0]] << 22) | (rank5[rows[1]] << 11) | rank5[rows[2]]
+    return lambda rows: (rank3[rows[0]] << 22) | (rank5[rows[1]] << 11) | rank5[rows[2]]
 
 
-def _groups(order_key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """For one key per entry (``_row_order``): the index of the first entry of each distinct key
-    (ascending), and each entry's group number, groups numbered in key order. (A stable sort
-    of one integer; ``np.unique(axis=0)`` or a lexsort of three columns is slower.)"""
-    order = np.argsort(order_key, kind="stable")
-    ordered = order_key[order]
-    starts = np.ones(len(order_key), bool)
-    starts[1:] = ordered[1:] != ordered[:-1]
-    groups = np.empty(len(order_key), np.int64)
-    groups[order] = np.cumsum(starts) - 1
-    return np.sort(order[starts]), groups
+def _firsts(order_key: np.ndarray) -> np.ndarray:
+    """The index of the first entry of each distinct key (``_row_order``), ascending."""
+    return np.sort(np.unique(order_key, return_index=True)[1])
 
 
 def _joint_candidates(evs, splits, v3, v5, k3, k5, wins, losses, sample: _Sample, rules: Rules, top: int):
@@ -433,10 +427,10 @@ def _joint_candidates(evs, splits, v3, v5, k3, k5, wins, losses, sample: _Sample
     entries, rows, lower, upper = _search.bonus_bounds(evs, splits, t.front, t.middle, t.back, wins[0], wins[1], wins[2],
                                                        losses[0], losses[1], losses[2], _constant(sample, rules), share,
                                                        rules.scoring_code)
-    threshold = _kth_best_group(lower, rows, k3, k5, 4 * (top + 1))
+    threshold = _kth_best_group(lower, rows, _row_order(k3, k5), 4 * (top + 1))
     candidates = np.flatnonzero(upper >= threshold - 1e-9)
     rows = tuple(r[candidates] for r in rows)
-    first, _ = _groups(_row_order(v3, v5, rows))  # one entry per distinct play, the first in canonical order
+    first = _firsts(_row_order(v3, v5)(rows))  # one entry per distinct play, the first in canonical order
     candidates = candidates[first]
     rows = tuple(r[first] for r in rows)
     values = np.stack([v3[rows[0]], v5[rows[1]], v5[rows[2]]], axis=1).astype(np.int64)
@@ -454,10 +448,10 @@ def _joint_candidates(evs, splits, v3, v5, k3, k5, wins, losses, sample: _Sample
     return exact, entries[candidates], values, keys
 
 
-def _kth_best_group(lower: np.ndarray, rows: np.ndarray, k3: np.ndarray, k5: np.ndarray, count: int) -> float:
+def _kth_best_group(lower: np.ndarray, rows: np.ndarray, group_of: Callable[[Any], np.ndarray], count: int) -> float:
     """The ``count``-th best of the groups' best ``lower`` (the least of them when there are fewer
-    groups), for entries whose ``rows`` (3, n) name their subsets and whose group is their keys
-    (``k3``/``k5`` per subset, as ``_row_order`` takes them). Found among the best entries,
+    groups), for entries whose ``rows`` (3, n) name their subsets and whose group is what
+    ``group_of`` (a ``_row_order`` of keys) gives those subsets. Found among the best entries,
     more of them when needed: among the entries sorted by ``lower``, best first, each group's
     first entry holds its best, and the ``count``-th group to appear is the answer."""
     n = len(lower)
@@ -465,8 +459,7 @@ def _kth_best_group(lower: np.ndarray, rows: np.ndarray, k3: np.ndarray, k5: np.
     while True:
         best = np.argpartition(lower, n - size)[n - size:] if size < n else np.arange(n)
         best = best[np.argsort(-lower[best], kind="stable")]
-        key = _row_order(k3, k5, (rows[0, best], rows[1, best], rows[2, best]))
-        firsts = np.sort(np.unique(key, return_index=True)[1])
+        firsts = _firsts(group_of((rows[0, best], rows[1, best], rows[2, best])))
         if len(firsts) >= count or size == n:
             return float(lower[best[firsts[min(count, len(firsts)) - 1]]])
         size = min(n, 8 * size)
