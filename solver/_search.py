@@ -70,8 +70,9 @@ def bonus_bounds(evs, splits, split_front, split_middle, split_back, win3, win_m
         l0, l1, l2 = lose3[f], lose_m[m], lose_b[b]
         base = evs[e] + constant
         if scoring == 1:
-            upper[k] = base + 3 * min(w0, w1, w2)
-            lower[k] = base - 3 * min(l0, l1, l2)
+            rows_mean = w0 + w1 + w2 - l0 - l1 - l2
+            upper[k] = base + min(3 * min(w0, w1, w2), 0.6 * (rows_mean + 2 * share))
+            lower[k] = base + max(-3 * min(l0, l1, l2), 0.6 * (rows_mean - 2 * share))
         else:
             won = w0 + w1 + w2
             lost = l0 + l1 + l2

@@ -413,11 +413,12 @@ def _joint_candidates(evs, splits, v3, v5, k3, k5, wins, losses, sample: _Sample
     (expectations, entries, row values, keys), the entries in canonical order.
 
     The bonus of a split lies between bounds from its per-row chances of winning and
-    losing. Under 1-6 a scoop needs every row won, so it is no likelier than the least
-    likely win. Under 2-4 the unit for more rows won needs a row won, and it is at most
-    (x + 1) / 2 for a pairing whose row results sum to x (and at least (x - 1) / 2), so
-    the mean bonus is at most half the rows' mean plus half the share of pairings settled
-    by rows. Take, in each group of plays that count as one (the same ``k3``/``k5`` keys,
+    losing, each one a bound on every pairing's bonus averaged: for a pairing whose row
+    results sum to x, under 1-6 the scoop's 3 more is at most 3 (x + 2) / 5 (and at least
+    3 (x - 2) / 5), and a scoop needs every row won, so it is no likelier than the least
+    likely win; under 2-4 the unit for more rows won is at most (x + 1) / 2 (and at least
+    (x - 1) / 2), and it needs a row won. The mean of x is the rows' mean, over the share
+    of pairings settled by rows. Take, in each group of plays that count as one (the same ``k3``/``k5`` keys,
     see ``_rank_plays``), the best lower bound; a play whose upper bound is below the
     ``4 (top + 1)``-th best of those cannot be the best of a group among the best, and is
     never scored jointly. Copies of one play (the same row values) score alike and are
