@@ -8,91 +8,152 @@ are ``(n, 13)`` uint8 arrays of card ids and the tables those of
 import numpy as np
 
 from bots._bounds import best_five_and_three, suit_tables
+from solver._bits import trailing_zeros
+from solver._classes import FIVES
 from solver.kernels import class_number, expected_units, inline, kernel, subset_values
 
 SLACK = 1e-9  # the searches sum bounds and values in different orders: never prune on a rounding
 
 
+MASK_SHIFT = 16  # where a subset's card positions sit in its packed number (``subset_classes``)
+SUIT_SHIFT = 32  # and its suit counts, four bits a suit
+FLUSH_TEST = 0x3333  # added to four suit counts below 8, sets the top bit of each count of 5 or more
+
+
+@inline
+def subset_classes(hand, ranks, c3, c5, points5, column, points_out):
+    """Class of each of the hand's 3- and 5-card subsets (rows of ``combos3``/``combos5``) into
+    ``c3``/``c5``, from its ranks (``ranks``: the arrays of ``solver.classes.RankClasses``)
+    without valuing it; each five's ``points5[class, column]`` into ``points_out``. Returns the
+    most of those points.
+
+    The hand's cards are taken in rank order, so each subset the nested loops meet has its
+    ranks sorted, and one add a card gives three numbers packed in an int64: its ranks' dense
+    number (the low 16 bits), its card positions (a 13-bit mask) and its suit counts (four
+    bits a suit, for the flush test)."""
+    weights5, weights3, fives_of, threes_of, subset = ranks
+    held = np.int64(0)
+    where = np.empty(52, np.int64)
+    for p in range(13):
+        held |= np.int64(1) << np.int64(hand[p])
+        where[hand[p]] = p
+    add5 = np.empty((5, 13), np.int64)
+    add3 = np.empty((3, 13), np.int64)
+    i = 0
+    for card in range(52):  # the cards in rank order
+        if (held >> card) & 1:
+            r = card >> 2
+            extra = (np.int64(1) << (MASK_SHIFT + where[card])) + (np.int64(1) << (SUIT_SHIFT + 4 * (card & 3)))
+            for slot in range(5):
+                add5[slot, i] = weights5[slot, r] + extra
+            for slot in range(3):
+                add3[slot, i] = weights3[slot, r] + extra
+            i += 1
+    for a in range(11):
+        xa = add3[0, a]
+        for b in range(a + 1, 12):
+            xb = xa + add3[1, b]
+            for c in range(b + 1, 13):
+                x = xb + add3[2, c]
+                c3[subset[(x >> MASK_SHIFT) & 0x1FFF]] = threes_of[x & 0xFFFF]
+    most = -np.inf
+    for a in range(9):
+        xa = add5[0, a]
+        for b in range(a + 1, 10):
+            xb = xa + add5[1, b]
+            for c in range(b + 1, 11):
+                xc = xb + add5[2, c]
+                for d in range(c + 1, 12):
+                    xd = xc + add5[3, d]
+                    for e in range(d + 1, 13):
+                        x = xd + add5[4, e]
+                        flush = (((x >> SUIT_SHIFT) + FLUSH_TEST) & 0x8888) != 0
+                        number = fives_of[(x & 0xFFFF) + (FIVES if flush else 0)]
+                        k = subset[(x >> MASK_SHIFT) & 0x1FFF]
+                        c5[k] = number
+                        points_out[k] = points5[number, column]
+                        most = max(most, points_out[k])
+    return most
+
+
 @kernel
-def _best_with_back(b, best, best_split, v3, v5, by_back, back_middle, back_front, base, middle_points,
+def _best_with_back(b, best, best_split, c3, c5, by_back, back_middle, back_front, base, middle_points,
                     front_points, middle_cap):
     """Improve (best, best_split) with the splits whose back is five number ``b``.
 
-    ``middle_cap[m]`` is the most a middle ``m`` and a front below it can add; a middle
-    whose cap falls short of the best by more than SLACK is skipped before its legality is
-    looked up. The cap is summed in another order than the totals, and the slack keeps
-    every middle that the totals could count as an improvement."""
-    vb = v5[b]
+    ``middle_cap[m]`` is the most a middle ``m`` and a front below it can add. The 56 middles
+    are screened first, without branches (LLVM vectorises it): a bit for each whose cap beats
+    the best by more than SLACK. Only those are then visited, in order, and a split is kept
+    when its total beats the best, so the first split found keeps a tie. The cap is summed in
+    another order than the totals, and the slack keeps every middle that the totals could
+    count as an improvement; legality compares classes, which are ordered as values."""
+    cb = c5[b]
     need = best - base - SLACK
-    for j in range(back_middle.shape[1]):
+    screened = np.int64(0)
+    for j in range(56):
+        screened |= np.int64(middle_cap[back_middle[b, j]] > need) << j
+    while screened != 0:
+        j = trailing_zeros(screened)
+        screened &= screened - 1
         m = back_middle[b, j]
-        if middle_cap[m] <= need:
-            continue
-        vm = v5[m]
-        if vm > vb:
+        cm = c5[m]
+        if cm > cb:
             continue
         f = back_front[b, j]
-        if v3[f] > vm:
+        if c3[f] > cm:
             continue
         total = base + middle_points[m] + front_points[f]
         if total > best:
             best = total
             best_split = by_back[b, j]
-            need = best - base - SLACK
     return best, best_split
 
 
 @kernel
-def best_by_class_points(hands, columns3, columns5, by_back, back_middle, back_front, keys, numbers, front, fives):
+def best_by_class_points(hands, by_back, back_middle, back_front, ranks, front, fives):
     """Best split of each hand when each row scores by its class (``bots.points.RowPoints``:
-    ``front`` its front points, ``fives`` its numbers for each five).
+    ``front`` its front points, ``fives`` its numbers for each five); ``ranks`` the arrays of
+    ``solver.classes.rank_classes()``.
 
     Exact branch and bound. A split with back ``b`` scores at most the back's points plus
     the best middle and front at or below it (``*_upto``) and available in the hand;
     backs that cannot beat the best split so far are skipped whole, and so is a middle
     that cannot with the best front it allows. The most promising back goes first; the
-    first split found keeps a tie. Each subset's points are looked up once per hand, so
-    the search reads plain per-subset arrays."""
+    first split found keeps a tie. Each subset's class and points are taken once per hand
+    (``subset_classes``), so the search reads plain per-subset arrays."""
     n = hands.shape[0]
     out = np.empty(n, np.int32)
     n3 = 286
     n5 = back_middle.shape[0]
-    cards3 = np.empty(columns3.shape, np.uint8)
-    cards5 = np.empty(columns5.shape, np.uint8)
+    c3 = np.empty(n3, np.int16)
+    c5 = np.empty(n5, np.int16)
     front_points = np.empty(n3, np.float64)
     middle_points = np.empty(n5, np.float64)
-    back_points = np.empty(n5, np.float64)
-    middle_upto = np.empty(n5, np.float64)  # the best middle at or below this five
     middle_cap = np.empty(n5, np.float64)  # this five's points as a middle plus the best front it allows
     bound = np.empty(n5, np.float64)
     for h in range(n):
-        v3, v5 = subset_values(hands[h], columns3, columns5, cards3, cards5)
+        hand_middle = subset_classes(hands[h], ranks, c3, c5, fives, 0, middle_points)
         hand_front = -np.inf
         for k in range(n3):
-            front_points[k] = front[class_number(keys, numbers, v3[k])]
+            front_points[k] = front[c3[k]]
             hand_front = max(hand_front, front_points[k])
-        hand_middle = -np.inf
+        top = 0
+        top_bound = -np.inf
         for k in range(n5):
-            c = class_number(keys, numbers, v5[k])
-            middle_points[k] = fives[c, 0]
-            back_points[k] = fives[c, 1]
+            c = c5[k]
             front_cap = min(fives[c, 2], hand_front)
             middle_cap[k] = middle_points[k] + front_cap
-            bound[k] = front_cap  # the back's points and the middle's go before it below
-            middle_upto[k] = fives[c, 3]
-            hand_middle = max(hand_middle, middle_points[k])
-        top = 0
-        for k in range(n5):
-            bound[k] = back_points[k] + min(middle_upto[k], hand_middle) + bound[k]
-            if bound[k] > bound[top]:
+            bound[k] = fives[c, 1] + min(fives[c, 3], hand_middle) + front_cap
+            if bound[k] > top_bound:
                 top = k
+                top_bound = bound[k]
         best = -np.inf
         best_split = np.int64(-1)  # typed, so that _best_with_back is compiled for one signature
         for i in range(n5 + 1):  # the top back first, then the others in order
             b = top if i == 0 else i - 1
             if i == 0 or (b != top and bound[b] > best):
-                best, best_split = _best_with_back(b, best, best_split, v3, v5, by_back, back_middle, back_front,
-                                                   back_points[b], middle_points, front_points, middle_cap)
+                best, best_split = _best_with_back(b, best, best_split, c3, c5, by_back, back_middle, back_front,
+                                                   fives[c5[b], 1], middle_points, front_points, middle_cap)
         out[h] = best_split
     return out
 
@@ -377,8 +438,8 @@ def _given_scratch(listed, classes):
 
 
 @kernel
-def best_with_removal_points(hands, columns3, columns5, by_back, back_middle, back_front, keys, numbers, seen,
-                             shares, factors, offsets, extra, five):
+def best_with_removal_points(hands, by_back, back_middle, back_front, ranks, seen, shares, factors, offsets, extra,
+                             five):
     """``best_by_class_points`` for each hand with points against the field given that hand
     (``field_given_hand``): a row of class ``c`` scores P(win) - P(loss) + ``extra[i, c]``;
     ``five`` marks the five-card classes (no front) and the three-card ones (no middle or back)."""
@@ -406,8 +467,7 @@ def best_with_removal_points(hands, columns3, columns5, by_back, back_middle, ba
             middle_upto = max(middle_upto, fives[c, 0])
             fives[c, 2] = front_upto
             fives[c, 3] = middle_upto
-        out[h] = best_by_class_points(hands[h:h + 1], columns3, columns5, by_back, back_middle, back_front, keys,
-                                      numbers, front, fives)[0]
+        out[h] = best_by_class_points(hands[h:h + 1], by_back, back_middle, back_front, ranks, front, fives)[0]
     return out
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bots import _kernels
-from solver.classes import class_hash, five_card_class_mask
+from solver.classes import five_card_class_mask, rank_classes
 from solver.splits import split_tables
 
 
@@ -111,13 +111,11 @@ def over_cores(function: Callable[[np.ndarray], np.ndarray], hands: np.ndarray) 
 def best_splits_by_points(hands: np.ndarray, points: RowPoints) -> np.ndarray:
     """The split number that scores most under ``points``, for each hand of an (n, 13) array."""
     t = split_tables()
-    keys, numbers = class_hash()
+    ranks = rank_classes().arrays
 
     def best(part: np.ndarray) -> np.ndarray:
-        return _kernels.best_by_class_points(
-            part, t.columns3, t.columns5, t.by_back, t.back_middle, t.back_front, keys, numbers,
-            points.front, points.fives,
-        )  # fmt: skip
+        return _kernels.best_by_class_points(part, t.by_back, t.back_middle, t.back_front, ranks, points.front,
+                                             points.fives)
 
     return over_cores(best, hands)
 

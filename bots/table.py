@@ -16,7 +16,7 @@ from bots import _kernels
 from bots.base import BotError, arrangement_from_row, takes_cards
 from bots.points import RowPoints, cards_by_split, over_cores, play_points
 from solver import ROWS, Arrangement, Card, evaluate_many
-from solver.classes import class_hash, row_classes
+from solver.classes import class_hash, rank_classes, row_classes
 from solver.rules import BASIC, Rules, RulesError, as_rules
 from solver.scoring import expected_rows
 from solver.splits import split_tables
@@ -278,9 +278,8 @@ def play_with_removal(hands: np.ndarray, path: str | None, rules: Rules) -> np.n
 
     def best(part: np.ndarray) -> np.ndarray:
         if rules.is_separable:
-            return _kernels.best_with_removal_points(part, t.columns3, t.columns5, t.by_back, t.back_middle,
-                                                     t.back_front, keys, numbers, seen, shares, factors, offsets,
-                                                     extra, five)
+            return _kernels.best_with_removal_points(part, t.by_back, t.back_middle, t.back_front, rank_classes().arrays,
+                                                     seen, shares, factors, offsets, extra, five)
         return _kernels.best_with_removal_joint(part, t.columns3, t.columns5, t.by_back, t.back_middle, t.back_front,
                                                 t.canon_of, t.canon_a, t.masks5, keys, numbers, seen, shares,
                                                 factors, offsets, extra, five, rules.scoring_code)

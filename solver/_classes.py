@@ -11,6 +11,8 @@ from solver._jit import inline
 
 HASH_BITS = 15  # 32,768 slots for 7,917 row classes
 HASH_MULTIPLIER = 0x9E3779B1
+FIVES = 6188  # rank multisets of five, repeats allowed: C(17, 5) (``solver.classes.RankClasses``)
+THREES = 455  # of three: C(15, 3)
 
 
 @inline

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import functools
 import itertools
+import math
+from dataclasses import dataclass
 
 import numpy as np
 
-from solver._classes import HASH_BITS, HASH_MULTIPLIER
+from solver._classes import FIVES, HASH_BITS, HASH_MULTIPLIER, THREES
 from solver.evaluator import evaluate_many
 
 
@@ -68,3 +70,54 @@ def five_card_class_mask() -> np.ndarray:
     flushes = np.array(list(itertools.combinations(range(13), 5)), np.int64) * 4 + 3
     five_values = np.union1d(evaluate_many(fives), evaluate_many(flushes))
     return np.isin(classes, five_values)
+
+
+@dataclass(frozen=True)
+class RankClasses:
+    """Row classes by rank multiset, for kernels that class a hand's subsets without valuing them.
+
+    A row's class depends only on its ranks and on whether it is a flush. Ranks sorted
+    ``r0 <= r1 <= ...`` get a dense number by the combinatorial number system:
+    ``sum(weights[i, r_i])`` with ``weights[i, r] = C(r + i, i + 1)``, below 6,188 for fives
+    and 455 for threes; ``fives[number]`` is the class of a five of those ranks,
+    ``fives[FIVES + number]`` of a flush of them (-1 where none exists), ``threes[number]``
+    of a three. ``subset[mask]`` is the subset number (row of ``combos3``/``combos5``) of a
+    set of card positions in a hand, a 13-bit mask."""
+
+    weights5: np.ndarray  # (5, 13) int64
+    weights3: np.ndarray  # (3, 13) int64
+    fives: np.ndarray  # (2 * FIVES,) int16
+    threes: np.ndarray  # (THREES,) int16
+    subset: np.ndarray  # (8192,) int16
+
+    @property
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        """The tables as the kernels take them (``bots._kernels.subset_classes``)."""
+        return (self.weights5, self.weights3, self.fives, self.threes, self.subset)
+
+
+@functools.cache
+def rank_classes() -> RankClasses:
+    """The tables of ``RankClasses``, made from ``row_classes``."""
+    classes = row_classes()
+    assert (FIVES, THREES) == (math.comb(17, 5), math.comb(15, 3))
+    weights5 = np.array([[math.comb(r + i, i + 1) for r in range(13)] for i in range(5)], np.int64)
+    weights3 = np.array([[math.comb(r + i, i + 1) for r in range(13)] for i in range(3)], np.int64)
+    fives = np.full(2 * FIVES, -1, np.int16)
+    ranks = _multisets(5, 4)
+    fives[weights5[np.arange(5), ranks].sum(axis=1)] = np.searchsorted(
+        classes, evaluate_many(ranks * 4 + np.array([0, 1, 2, 3, 0])))  # suits 0,1,2,3,0: never a flush
+    distinct = np.array(list(itertools.combinations(range(13), 5)), np.int64)
+    fives[FIVES + weights5[np.arange(5), distinct].sum(axis=1)] = np.searchsorted(classes, evaluate_many(distinct * 4 + 3))
+    threes = np.full(THREES, -1, np.int16)
+    ranks = _multisets(3, 3)
+    threes[weights3[np.arange(3), ranks].sum(axis=1)] = np.searchsorted(
+        classes, evaluate_many(ranks * 4 + np.array([0, 1, 2])))
+    subset = np.full(1 << 13, -1, np.int16)
+    for size in (3, 5):
+        for number, positions in enumerate(itertools.combinations(range(13), size)):
+            subset[sum(1 << p for p in positions)] = number
+    tables = RankClasses(weights5, weights3, fives, threes, subset)
+    for array in (weights5, weights3, fives, threes, subset):
+        array.setflags(write=False)
+    return tables

@@ -19,10 +19,12 @@ def _table_score(points, values):
 
 
 def test_table_plays_its_own_best_split():
-    """Without card removal the bot maximises its tables' points (with it: tests/test_removal.py)."""
+    """Without card removal the bot maximises its tables' points (with it: tests/test_removal.py),
+    on random hands and on hands crowded with flushes and with trips and quads."""
     points = shipped_tables().points()
     bot = make_bot("table:removal=false")
-    for hand in random_hands(np.random.default_rng(41), 60):
+    rng = np.random.default_rng(41)
+    for hand in np.concatenate([random_hands(rng, 60), _crowded_hands(rng, 40)]):
         splits = all_splits(hand.tolist())
         legal = np.flatnonzero(splits.legal)
         best = _table_score(points, (splits.front[legal], splits.middle[legal], splits.back[legal])).max()
@@ -243,6 +245,26 @@ def _crowded_hands(rng, count):
     two_suits = np.arange(52).reshape(13, 4)[:, :2].ravel()
     top_ranks = np.arange(28, 52)
     return np.array([rng.permutation(two_suits if i % 2 else top_ranks)[:13] for i in range(count)], np.uint8)
+
+
+def test_subsets_are_classed_by_their_ranks_as_by_their_values():
+    """``bots._kernels.subset_classes`` classes each 3- and 5-card subset from its ranks and suits
+    (``solver.classes.rank_classes``): the class of its value, for random and crowded hands
+    and for the hands of one suit; and each five's points are those of its class."""
+    from bots._kernels import subset_classes
+    from solver.classes import rank_classes
+    from solver.splits import subset_values
+
+    classes = row_classes()
+    rng = np.random.default_rng(14)
+    one_suit = np.arange(52, dtype=np.uint8).reshape(13, 4).T
+    points = rng.random((classes.size, 2))
+    for hand in np.concatenate([random_hands(rng, 20), _crowded_hands(rng, 20), one_suit]):
+        v3, v5 = subset_values(hand.tolist())
+        c3, c5, got = np.empty(286, np.int16), np.empty(1287, np.int16), np.empty(1287)
+        most = subset_classes.py_func(hand, rank_classes().arrays, c3, c5, points, 1, got)
+        assert (c3 == np.searchsorted(classes, v3)).all() and (c5 == np.searchsorted(classes, v5)).all()
+        assert (got == points[c5, 1]).all() and most == got.max()
 
 
 def test_the_best_five_and_three_a_back_leaves():
