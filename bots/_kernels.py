@@ -247,7 +247,7 @@ CLASS_COLUMNS = 16  # 14 used, two cache lines a class
 
 
 @kernel
-def _joint_with_back(b, best, best_entry, best_split, v3, v5, by_back, back_middle, back_front, canon_of, canon_a,
+def _joint_with_back(b, best, best_entry, best_split, c3, c5, by_back, back_middle, back_front, canon_of, canon_a,
                      w2, t2, e2, separable2, threes, fives, middle_bounds, scoring):
     """Improve the best split (value, canonical entry, split) with the splits whose back is five ``b``,
     which wins, ties and adds as a back ``w2``, ``t2``, ``e2`` and ``separable2``; the front is the only
@@ -255,22 +255,28 @@ def _joint_with_back(b, best, best_entry, best_split, v3, v5, by_back, back_midd
 
     ``threes`` (3, 286) holds each three's P(win), P(tie) and extra as a front; ``fives``
     (4, 1287) each five's separable value, P(win), P(tie) and extra as a middle;
-    ``middle_bounds`` (1287, 3) the most a middle and its front can add (``_middle_bounds``)."""
-    vb = v5[b]
+    ``middle_bounds`` (1287, 3) the most a middle and its front can add (``_middle_bounds``).
+    The 56 middles are screened by their bounds first, without branches, and only those that
+    pass are visited, in order (as in ``_best_with_back``); legality compares classes."""
+    cb = c5[b]
     need = best - separable2 - SLACK
-    for j in range(back_middle.shape[1]):
+    screened = np.int64(0)
+    for j in range(56):
         m = back_middle[b, j]
-        if middle_bounds[m, 0] + w2 * middle_bounds[m, 1] + t2 * middle_bounds[m, 2] < need:
-            continue
-        vm = v5[m]
-        if vm > vb:
+        screened |= np.int64(middle_bounds[m, 0] + w2 * middle_bounds[m, 1] + t2 * middle_bounds[m, 2] >= need) << j
+    while screened != 0:
+        j = trailing_zeros(screened)
+        screened &= screened - 1
+        m = back_middle[b, j]
+        cm = c5[m]
+        if cm > cb:
             continue
         f = back_front[b, j]
-        if v3[f] > vm:
+        if c3[f] > cm:
             continue
         s = by_back[b, j]
         e = canon_of[s]
-        if vm == vb and m != canon_a[e]:
+        if cm == cb and m != canon_a[e]:
             continue  # equal fives: the canonical scan plays its first five as the middle
         value = expected_units(threes[0, f], threes[1, f], fives[1, m], fives[2, m], w2, t2, scoring) + threes[2, f] + \
             fives[3, m] + e2
@@ -278,13 +284,12 @@ def _joint_with_back(b, best, best_entry, best_split, v3, v5, by_back, back_midd
             best = value
             best_entry = e
             best_split = s
-            need = best - separable2 - SLACK
     return best, best_entry, best_split
 
 
 @kernel
-def best_by_class_joint(hands, columns3, columns5, by_back, back_middle, back_front, canon_of, canon_a, masks5, keys,
-                        numbers, by_class, tie_max, scoring):
+def best_by_class_joint(hands, by_back, back_middle, back_front, canon_of, canon_a, masks5, ranks, keys, numbers,
+                        by_class, tie_max, scoring):
     """Best split of each hand for a bonus rule, rows taken as independent.
 
     ``by_class`` (classes, CLASS_COLUMNS) holds each class's numbers as a row (columns named
@@ -305,9 +310,8 @@ def best_by_class_joint(hands, columns3, columns5, by_back, back_middle, back_fr
     n = hands.shape[0]
     out = np.empty(n, np.int32)
     n5 = back_middle.shape[0]
-    cards3 = np.empty(columns3.shape, np.uint8)
-    cards5 = np.empty(columns5.shape, np.uint8)
-    c5 = np.empty(n5, np.int32)
+    c3 = np.empty(286, np.int16)
+    c5 = np.empty(n5, np.int16)
     threes = np.empty((3, 286), np.float64)
     fives = np.empty((4, n5), np.float64)
     front_win = np.empty(n5, np.float64)  # the most a front at or below each five wins
@@ -318,23 +322,20 @@ def best_by_class_joint(hands, columns3, columns5, by_back, back_middle, back_fr
     low = np.empty(128, np.int64)
     high = np.empty(64, np.int64)
     for h in range(n):
-        v3, v5 = subset_values(hands[h], columns3, columns5, cards3, cards5)
+        hand_middle = subset_classes(hands[h], ranks, c3, c5, by_class, SEP1, fives[0])
         flushes = suit_tables(hands[h], low, high)
         hand_front = -np.inf
         hand_front_win = 0.0
         for k in range(286):
-            c = class_number(keys, numbers, v3[k])
+            c = c3[k]
             threes[0, k] = by_class[c, WIN0]
             threes[1, k] = by_class[c, TIE0]
             threes[2, k] = by_class[c, EXTRA0]
             hand_front = max(hand_front, by_class[c, SEP0])
             hand_front_win = max(hand_front_win, by_class[c, WIN0])
-        hand_middle = -np.inf
         hand_middle_win = 0.0
         for k in range(n5):
-            c = class_number(keys, numbers, v5[k])
-            c5[k] = c
-            fives[0, k] = by_class[c, SEP1]
+            c = c5[k]
             fives[1, k] = by_class[c, WIN1]
             fives[2, k] = by_class[c, TIE1]
             fives[3, k] = by_class[c, EXTRA1]
@@ -342,7 +343,6 @@ def best_by_class_joint(hands, columns3, columns5, by_back, back_middle, back_fr
             front_cap[k] = min(by_class[c, FRONT_UPTO], hand_front)
             _middle_bounds(middle_bounds, k, fives[0, k], front_cap[k], front_win[k], tie_max[0], fives[1, k],
                            fives[2, k], scoring)
-            hand_middle = max(hand_middle, fives[0, k])
             hand_middle_win = max(hand_middle_win, fives[1, k])
         top = 0
         for k in range(n5):  # each back's bound with a quick bonus cap; the tight one is taken when needed
@@ -377,7 +377,7 @@ def best_by_class_joint(hands, columns3, columns5, by_back, back_middle, back_fr
                 if ceiling + SLACK < best:
                     continue
             best, best_entry, best_split = _joint_with_back(
-                b, best, best_entry, best_split, v3, v5, by_back, back_middle, back_front, canon_of, canon_a,
+                b, best, best_entry, best_split, c3, c5, by_back, back_middle, back_front, canon_of, canon_a,
                 w2, t2, by_class[c, EXTRA2], by_class[c, SEP2], threes, fives, middle_bounds, scoring)
         out[h] = best_split
     return out
@@ -472,8 +472,8 @@ def best_with_removal_points(hands, by_back, back_middle, back_front, ranks, see
 
 
 @kernel
-def best_with_removal_joint(hands, columns3, columns5, by_back, back_middle, back_front, canon_of, canon_a, masks5,
-                            keys, numbers, seen, shares, factors, offsets, extra, five, scoring):
+def best_with_removal_joint(hands, by_back, back_middle, back_front, canon_of, canon_a, masks5, ranks, keys, numbers,
+                            seen, shares, factors, offsets, extra, five, scoring):
     """``best_by_class_joint`` for each hand with each row's chances against the field given
     that hand (``field_given_hand``); ``extra`` and ``five`` as for ``best_with_removal_points``."""
     n = hands.shape[0]
@@ -516,6 +516,6 @@ def best_with_removal_joint(hands, columns3, columns5, by_back, back_middle, bac
             by_class[c, MIDDLE_UPTO] = middle_upto
             for i in range(3):
                 tie_max[i] = max(tie_max[i], tie[i, c])
-        out[h] = best_by_class_joint(hands[h:h + 1], columns3, columns5, by_back, back_middle, back_front, canon_of,
-                                     canon_a, masks5, keys, numbers, by_class, tie_max, scoring)[0]
+        out[h] = best_by_class_joint(hands[h:h + 1], by_back, back_middle, back_front, canon_of, canon_a, masks5,
+                                     ranks, keys, numbers, by_class, tie_max, scoring)[0]
     return out

@@ -245,8 +245,8 @@ def play_tables(hands: np.ndarray, policy: RowPoints | JointPolicy, rules: Rules
     hands = np.ascontiguousarray(hands, np.uint8)
 
     def best(part: np.ndarray) -> np.ndarray:
-        return _kernels.best_by_class_joint(part, t.columns3, t.columns5, t.by_back, t.back_middle, t.back_front,
-                                            t.canon_of, t.canon_a, t.masks5, keys, numbers, p.by_class, p.tie_max,
+        return _kernels.best_by_class_joint(part, t.by_back, t.back_middle, t.back_front, t.canon_of, t.canon_a,
+                                            t.masks5, rank_classes().arrays, keys, numbers, p.by_class, p.tie_max,
                                             rules.scoring_code)
 
     return cards_by_split(hands, over_cores(best, hands))
@@ -280,9 +280,9 @@ def play_with_removal(hands: np.ndarray, path: str | None, rules: Rules) -> np.n
         if rules.is_separable:
             return _kernels.best_with_removal_points(part, t.by_back, t.back_middle, t.back_front, rank_classes().arrays,
                                                      seen, shares, factors, offsets, extra, five)
-        return _kernels.best_with_removal_joint(part, t.columns3, t.columns5, t.by_back, t.back_middle, t.back_front,
-                                                t.canon_of, t.canon_a, t.masks5, keys, numbers, seen, shares,
-                                                factors, offsets, extra, five, rules.scoring_code)
+        return _kernels.best_with_removal_joint(part, t.by_back, t.back_middle, t.back_front, t.canon_of, t.canon_a,
+                                                t.masks5, rank_classes().arrays, keys, numbers, seen, shares, factors,
+                                                offsets, extra, five, rules.scoring_code)
 
     return cards_by_split(hands, over_cores(best, hands))
 
