@@ -244,17 +244,17 @@ def test_royalties_part_is_the_royalties_counted_by_the_reference(rules):
 @pytest.mark.parametrize("seed", range(5))
 def test_plays_are_grouped_as_their_row_numbers_sort(seed):
     """The bonus search groups plays by their three row numbers (values or hand keys) through one
-    integer per play: the groups, their order and each group's first play are those of sorting the
-    triples themselves."""
-    from solver.solution import _groups, _row_order
+    integer per play: its order is that of sorting the triples themselves, and the first play of
+    each group is the first of that triple."""
+    from solver.solution import _firsts, _row_order
 
     rng = np.random.default_rng(seed)
     x3 = rng.integers(0, 40, 286) * 1_000_003  # few distinct numbers, far apart: ranks must not be the numbers
     x5 = rng.integers(0, 300, 1287) * 7_919
     n = 5_000
     rows = (rng.integers(0, 286, n), rng.integers(0, 1287, n), rng.integers(0, 1287, n))
-    first, groups = _groups(_row_order(x3, x5, rows))
+    key = _row_order(x3, x5)(rows)
     triples = np.stack([x3[rows[0]], x5[rows[1]], x5[rows[2]]], axis=1)
     _, index, inverse = np.unique(triples, axis=0, return_index=True, return_inverse=True)
-    assert np.array_equal(first, np.sort(index))
-    assert np.array_equal(groups, inverse.ravel())
+    assert np.array_equal(_firsts(key), np.sort(index))
+    assert np.array_equal(np.unique(key, return_inverse=True)[1].ravel(), inverse.ravel())
