@@ -275,15 +275,16 @@ def _joint_with_back(b, best, best_entry, best_split, c3, c5, by_back, back_midd
         if c3[f] > cm:
             continue
         s = by_back[b, j]
-        e = canon_of[s]
-        if cm == cb and m != canon_a[e]:
+        if cm == cb and m != canon_a[canon_of[s]]:
             continue  # equal fives: the canonical scan plays its first five as the middle
         value = expected_units(threes[0, f], threes[1, f], fives[1, m], fives[2, m], w2, t2, scoring) + threes[2, f] + \
             fives[3, m] + e2
-        if value > best or (value == best and e < best_entry):
-            best = value
-            best_entry = e
-            best_split = s
+        if value >= best:  # the canonical entry, looked up only here, settles a tie
+            e = canon_of[s]
+            if value > best or e < best_entry:
+                best = value
+                best_entry = e
+                best_split = s
     return best, best_entry, best_split
 
 
