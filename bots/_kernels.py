@@ -334,8 +334,8 @@ def best_by_class_joint(hands, by_back, back_middle, back_front, canon_of, canon
             threes[2, k] = by_class[c, EXTRA0]
             hand_front = max(hand_front, by_class[c, SEP0])
             hand_front_win = max(hand_front_win, by_class[c, WIN0])
-        hand_middle_win = 0.0
-        for k in range(n5):
+        top = 0
+        for k in range(n5):  # each five as a middle, and as a back its bound with a quick bonus cap
             c = c5[k]
             fives[1, k] = by_class[c, WIN1]
             fives[2, k] = by_class[c, TIE1]
@@ -344,13 +344,8 @@ def best_by_class_joint(hands, by_back, back_middle, back_front, canon_of, canon
             front_cap[k] = min(by_class[c, FRONT_UPTO], hand_front)
             _middle_bounds(middle_bounds, k, fives[0, k], front_cap[k], front_win[k], tie_max[0], fives[1, k],
                            fives[2, k], scoring)
-            hand_middle_win = max(hand_middle_win, fives[1, k])
-        top = 0
-        for k in range(n5):  # each back's bound with a quick bonus cap; the tight one is taken when needed
-            c = c5[k]
             bound[k] = by_class[c, SEP2] + min(by_class[c, MIDDLE_UPTO], hand_middle) + front_cap[k]
-            middle_win = min(by_class[c, WIN1], hand_middle_win)
-            quick[k] = bound[k] + _bonus_cap(front_win[k], middle_win, by_class[c, WIN2], scoring)
+            quick[k] = bound[k] + _bonus_cap(front_win[k], fives[1, k], by_class[c, WIN2], scoring)
             if quick[k] > quick[top]:
                 top = k
         best = -np.inf
@@ -364,8 +359,8 @@ def best_by_class_joint(hands, by_back, back_middle, back_front, canon_of, canon
             w2 = by_class[c, WIN2]
             t2 = by_class[c, TIE2]
             if i > 0:
-                ceiling = bound[b] + _bonus_ceiling(front_win[b], tie_max[0], min(by_class[c, WIN1], hand_middle_win),
-                                                    tie_max[1], w2, t2, scoring)
+                ceiling = bound[b] + _bonus_ceiling(front_win[b], tie_max[0], by_class[c, WIN1], tie_max[1], w2, t2,
+                                                    scoring)
                 if ceiling + SLACK < best:
                     continue
                 five, three = best_five_and_three(0x1FFF ^ masks5[b], low, high, flushes)
@@ -374,7 +369,7 @@ def best_by_class_joint(hands, by_back, back_middle, back_front, canon_of, canon
                 ceiling = by_class[c, SEP2] + min(by_class[cm, MIDDLE_UPTO], hand_middle) + \
                     min(by_class[cf, FRONT_UPTO], hand_front) + \
                     _bonus_ceiling(min(by_class[cf, WIN0], hand_front_win), tie_max[0],
-                                   min(by_class[cm, WIN1], hand_middle_win), tie_max[1], w2, t2, scoring)
+                                   by_class[cm, WIN1], tie_max[1], w2, t2, scoring)
                 if ceiling + SLACK < best:
                     continue
             best, best_entry, best_split = _joint_with_back(
