@@ -20,7 +20,7 @@ SUIT_SHIFT = 32  # and its suit counts, four bits a suit
 FLUSH_TEST = 0x3333  # added to four suit counts below 8, sets the top bit of each count of 5 or more
 
 
-@inline
+@kernel
 def subset_classes(hand, ranks, c3, c5, points5, column, points_out):
     """Class of each of the hand's 3- and 5-card subsets (rows of ``combos3``/``combos5``) into
     ``c3``/``c5``, from its ranks (``ranks``: the arrays of ``solver.classes.RankClasses``)
