@@ -43,32 +43,42 @@ def score_canonical(v3, v5, s3, sm, sb, canon_front, canon_a, canon_b, canon_spl
 
 
 @kernel
-def bonus_bounds(evs, splits, split_front, split_middle, split_back, win3, win_m, win_b, lose3, lose_m, lose_b,
-                 constant, share, scoring):
-    """Bounds on the expectation of every legal canonical entry under a bonus rule, from its
-    separable score (``evs``, ``-inf`` when fouled) and its rows' chances of winning and
-    losing, by subset: ``win3``/``lose3`` as a front, ``win_m``/``lose_m`` as a middle and
-    ``win_b``/``lose_b`` as a back (``solver.solution._joint_candidates``
-    says why they hold): the legal entries, their front, middle and back subsets, and the
-    lower and upper bounds."""
-    n = 0
-    for e in range(evs.shape[0]):
-        n += evs[e] > -np.inf
-    entries = np.empty(n, np.int64)
+def bonus_bounds(v3, v5, s3, sm, sb, canon_front, canon_a, canon_b, canon_split, canon_twin, win3, win_m, win_b, lose3,
+                 lose_m, lose_b, constant, share, scoring):
+    """Bounds on the expectation of every legal split of one hand under a bonus rule, in one pass
+    of the canonical scan (as ``score_canonical``, whose row scores ``s3``/``sm``/``sb`` give the
+    separable part), from its rows' chances of winning and losing by subset: ``win3``/``lose3``
+    as a front, ``win_m``/``lose_m`` as a middle and ``win_b``/``lose_b`` as a back
+    (``solver.solution._joint_candidates`` says why they hold). Returns, for the legal entries
+    in canonical order, their split, their front, middle and back subsets (3, n), the lower
+    and upper bounds; and the number of legal splits (an entry whose fives are equal stands
+    for two)."""
+    n = canon_front.shape[0]
+    splits = np.empty(n, np.int32)
     rows = np.empty((3, n), np.int64)
     lower = np.empty(n, np.float64)
     upper = np.empty(n, np.float64)
+    legal = 0
     k = 0
-    for e in range(evs.shape[0]):
-        if evs[e] == -np.inf:
-            continue
-        s = splits[e]
-        f = split_front[s]
-        m = split_middle[s]
-        b = split_back[s]
-        w0, w1, w2 = win3[f], win_m[m], win_b[b]
-        l0, l1, l2 = lose3[f], lose_m[m], lose_b[b]
-        base = evs[e] + constant
+    for e in range(n):
+        f = canon_front[e]
+        a = canon_a[e]
+        b = canon_b[e]
+        x = v5[a]
+        y = v5[b]
+        if x <= y:
+            if v3[f] > x:
+                continue
+            m, back, split = a, b, canon_split[e]
+            legal += 1 + (x == y)
+        else:
+            if v3[f] > y:
+                continue
+            m, back, split = b, a, canon_twin[e]
+            legal += 1
+        w0, w1, w2 = win3[f], win_m[m], win_b[back]
+        l0, l1, l2 = lose3[f], lose_m[m], lose_b[back]
+        base = s3[f] + sm[m] + sb[back] + constant
         if scoring == 1:
             rows_mean = w0 + w1 + w2 - l0 - l1 - l2
             upper[k] = base + min(3 * min(w0, w1, w2), 0.6 * (rows_mean + 2 * share))
@@ -79,9 +89,9 @@ def bonus_bounds(evs, splits, split_front, split_middle, split_back, win3, win_m
             half = (won - lost + share) / 2
             upper[k] = base + min(share, won, half)
             lower[k] = base - min(share, lost, share - half)
-        entries[k] = e
+        splits[k] = split
         rows[0, k] = f
         rows[1, k] = m
-        rows[2, k] = b
+        rows[2, k] = back
         k += 1
-    return entries, rows, lower, upper
+    return splits[:k], rows[:, :k], lower[:k], upper[:k], legal

@@ -329,13 +329,11 @@ def _rank_plays(cards: tuple[Card, ...], sample: _Sample, rules: Rules, top: int
     t = split_tables()
     v3, v5 = subset_values(cards)
     seps, wins, losses = _separable_scores(v3, v5, sample, rules)
+    if not rules.is_separable:
+        return _joint_plays(v3, v5, seps, wins, losses, sample, rules, top, distinct)
     evs, splits, legal_splits = _search.score_canonical(
         v3, v5, seps[0], seps[1], seps[2], t.canon_front, t.canon_a, t.canon_b, t.canon_split, t.canon_twin
     )
-    if not rules.is_separable:
-        k3, k5 = _subset_keys(v3, v5, distinct)
-        exact, entries, values, keys = _joint_candidates(evs, splits, v3, v5, k3, k5, wins, losses, sample, rules, top)
-        return _pick(exact, entries, values, keys, splits, top), legal_splits
     entries = np.flatnonzero(np.isfinite(evs))
     exact = evs[entries] + _constant(sample, rules)
     shortlist = _shortlist(exact, 64 * (top + 1))  # the best plays, ties at the edge included
@@ -408,9 +406,10 @@ def _firsts(order_key: np.ndarray) -> np.ndarray:
     return np.sort(np.unique(order_key, return_index=True)[1])
 
 
-def _joint_candidates(evs, splits, v3, v5, k3, k5, wins, losses, sample: _Sample, rules: Rules, top: int):
-    """Exact expectations of the distinct plays that may be among the best under a bonus rule:
-    (expectations, entries, row values, keys), the entries in canonical order.
+def _joint_plays(v3, v5, seps, wins, losses, sample: _Sample, rules: Rules, top: int,
+                 distinct: str) -> tuple[list, int]:
+    """``_rank_plays`` under a bonus rule: the distinct plays that may be among the best are
+    scored exactly against every sampled opponent, the others never.
 
     The bonus of a split lies between bounds from its per-row chances of winning and
     losing, each one a bound on every pairing's bonus averaged: for a pairing whose row
@@ -418,16 +417,18 @@ def _joint_candidates(evs, splits, v3, v5, k3, k5, wins, losses, sample: _Sample
     3 (x - 2) / 5), and a scoop needs every row won, so it is no likelier than the least
     likely win; under 2-4 the unit for more rows won is at most (x + 1) / 2 (and at least
     (x - 1) / 2), and it needs a row won. The mean of x is the rows' mean, over the share
-    of pairings settled by rows. Take, in each group of plays that count as one (the same ``k3``/``k5`` keys,
-    see ``_rank_plays``), the best lower bound; a play whose upper bound is below the
-    ``4 (top + 1)``-th best of those cannot be the best of a group among the best, and is
-    never scored jointly. Copies of one play (the same row values) score alike and are
-    scored once, as the first in canonical order, so they cannot crowd a runner-up out."""
+    of pairings settled by rows. Take, in each group of plays that count as one (rows called
+    alike, or of equal values: ``distinct``), the best lower bound; a play whose upper bound
+    is below the ``4 (top + 1)``-th best of those cannot be the best of a group among the
+    best, and is never scored jointly. Copies of one play (the same row values) score alike
+    and are scored once, as the first in canonical order, so they cannot crowd a runner-up
+    out."""
     t = split_tables()
     share = float(sample.plain.mean())
-    entries, rows, lower, upper = _search.bonus_bounds(evs, splits, t.front, t.middle, t.back, wins[0], wins[1], wins[2],
-                                                       losses[0], losses[1], losses[2], _constant(sample, rules), share,
-                                                       rules.scoring_code)
+    splits, rows, lower, upper, legal_splits = _search.bonus_bounds(
+        v3, v5, seps[0], seps[1], seps[2], t.canon_front, t.canon_a, t.canon_b, t.canon_split, t.canon_twin,
+        wins[0], wins[1], wins[2], losses[0], losses[1], losses[2], _constant(sample, rules), share, rules.scoring_code)
+    k3, k5 = _subset_keys(v3, v5, distinct)
     threshold = _kth_best_group(lower, rows, _row_order(k3, k5), 4 * (top + 1))
     candidates = np.flatnonzero(upper >= threshold - 1e-9)
     rows = tuple(r[candidates] for r in rows)
@@ -446,7 +447,7 @@ def _joint_candidates(evs, splits, v3, v5, k3, k5, wins, losses, sample: _Sample
                                           sample.plain, rules.scoring_code)
     if sample.declared.any():
         exact = exact + sample.natural_scores(None, rules)[sample.declared].sum() / sample.n
-    return exact, entries[candidates], values, keys
+    return _pick(exact, candidates, values, keys, splits, top), legal_splits
 
 
 def _kth_best_group(lower: np.ndarray, rows: np.ndarray, group_of: Callable[[Any], np.ndarray], count: int) -> float:

@@ -255,16 +255,17 @@ def test_bonus_bounds_hold_for_every_play(rules):
         sample = s._Sample(solution.sample, solution.sample, parsed)
         v3, v5 = subset_values(hand.tolist())
         seps, wins, losses = s._separable_scores(v3, v5, sample, parsed)
-        evs, splits, _ = _search.score_canonical(v3, v5, *seps, t.canon_front, t.canon_a, t.canon_b, t.canon_split,
-                                                 t.canon_twin)
-        entries, rows, lower, upper = _search.bonus_bounds(evs, splits, t.front, t.middle, t.back, *wins, *losses,
-                                                           s._constant(sample, parsed), float(sample.plain.mean()),
-                                                           parsed.scoring_code)
+        evs, _, legal_splits = _search.score_canonical(v3, v5, *seps, t.canon_front, t.canon_a, t.canon_b,
+                                                       t.canon_split, t.canon_twin)
+        splits, rows, lower, upper, legal = _search.bonus_bounds(
+            v3, v5, *seps, t.canon_front, t.canon_a, t.canon_b, t.canon_split, t.canon_twin, *wins, *losses,
+            s._constant(sample, parsed), float(sample.plain.mean()), parsed.scoring_code)
         plays = np.stack([v3[rows[0]], v5[rows[1]], v5[rows[2]]], axis=1).astype(np.int64)
         unique, where = np.unique(plays, axis=0, return_inverse=True)
         exact = np.array([settle_values(np.broadcast_to(p, sample.values.shape), sample.values, parsed).mean()
                           for p in unique])[where.ravel()]
-        assert len(entries) == int(np.isfinite(evs).sum()) > 0
+        assert len(splits) == int(np.isfinite(evs).sum()) > 0 and legal == legal_splits
+        assert all((table[splits] == row).all() for table, row in zip((t.front, t.middle, t.back), rows))
         assert (lower <= exact + 1e-9).all() and (exact <= upper + 1e-9).all()
         assert (upper - lower).max() > 0  # a bonus is in play
 
