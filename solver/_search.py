@@ -9,7 +9,22 @@ stronger five in the back; that covers every legal split.
 
 import numpy as np
 
-from solver._jit import kernel
+from solver._jit import inline, kernel
+
+
+@inline
+def canonical_entry(e, v3, v5, canon_front, canon_a, canon_b, canon_split, canon_twin):
+    """Canonical entry ``e`` of one hand as a play: (front, middle, back) subsets and split,
+    the stronger five in the back, and how many legal splits it stands for: 0 when fouled, 2
+    when its fives are equal (either may be the middle), else 1."""
+    f = canon_front[e]
+    a = canon_a[e]
+    b = canon_b[e]
+    x = v5[a]
+    y = v5[b]
+    if x <= y:
+        return f, a, b, canon_split[e], (v3[f] <= x) * (1 + (x == y))
+    return f, b, a, canon_twin[e], np.int64(v3[f] <= y)
 
 
 @kernel
@@ -21,24 +36,10 @@ def score_canonical(v3, v5, s3, sm, sb, canon_front, canon_a, canon_b, canon_spl
     splits = np.empty(n, np.int32)
     legal = 0
     for e in range(n):
-        cf = canon_front[e]
-        a = canon_a[e]
-        b = canon_b[e]
-        f = v3[cf]
-        x = v5[a]
-        y = v5[b]
-        total = -np.inf
-        split = canon_split[e]
-        if x <= y:
-            if f <= x:
-                total = s3[cf] + sm[a] + sb[b]
-                legal += 1 + (x == y)
-        elif f <= y:
-            total = s3[cf] + sm[b] + sb[a]
-            split = canon_twin[e]
-            legal += 1
-        evs[e] = total
+        f, m, b, split, count = canonical_entry(e, v3, v5, canon_front, canon_a, canon_b, canon_split, canon_twin)
+        evs[e] = s3[f] + sm[m] + sb[b] if count else -np.inf
         splits[e] = split
+        legal += count
     return evs, splits, legal
 
 
@@ -61,21 +62,10 @@ def bonus_bounds(v3, v5, s3, sm, sb, canon_front, canon_a, canon_b, canon_split,
     legal = 0
     k = 0
     for e in range(n):
-        f = canon_front[e]
-        a = canon_a[e]
-        b = canon_b[e]
-        x = v5[a]
-        y = v5[b]
-        if x <= y:
-            if v3[f] > x:
-                continue
-            m, back, split = a, b, canon_split[e]
-            legal += 1 + (x == y)
-        else:
-            if v3[f] > y:
-                continue
-            m, back, split = b, a, canon_twin[e]
-            legal += 1
+        f, m, back, split, count = canonical_entry(e, v3, v5, canon_front, canon_a, canon_b, canon_split, canon_twin)
+        if count == 0:
+            continue
+        legal += count
         w0, w1, w2 = win3[f], win_m[m], win_b[back]
         l0, l1, l2 = lose3[f], lose_m[m], lose_b[back]
         base = s3[f] + sm[m] + sb[back] + constant
