@@ -11,7 +11,7 @@ from bots._kernels import greedy_splits
 from bots.base import arrangement_from_row, takes_cards
 from bots.points import cards_by_split
 from solver import Arrangement, Card
-from solver.splits import split_tables
+from solver.splits import checked_hands, split_tables
 
 
 @dataclass(frozen=True)
@@ -35,5 +35,5 @@ class GreedyBot:
 
     def arrange_many(self, hands: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         t = split_tables()
-        hands = np.ascontiguousarray(hands, np.uint8)
+        hands = checked_hands(hands)
         return cards_by_split(hands, greedy_splits(hands, t.columns3, t.columns5, t.masks5, t.split_of))

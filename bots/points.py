@@ -7,6 +7,7 @@ legal split whose three rows score most, found exactly by branch and bound.
 
 from __future__ import annotations
 
+import concurrent.futures
 import functools
 import itertools
 import os
@@ -19,7 +20,7 @@ import numpy as np
 
 from bots import _kernels
 from solver.classes import five_card_class_mask, rank_classes
-from solver.splits import split_tables
+from solver.splits import checked_hands, split_tables
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +63,7 @@ class RowPoints:
 
 PARALLEL_BATCH = 256  # batches at least this large are split over the cores
 CHUNKS_PER_CORE = 2  # more chunks than cores: a core that is slowed or taken by another process holds up less
+MOST_A_CHUNK = 2048  # and no chunk longer than this: Ctrl-C waits for the chunk the calling thread is setting
 
 
 @functools.cache
@@ -86,7 +88,8 @@ def over_cores(function: Callable[[np.ndarray], np.ndarray], hands: np.ndarray) 
     cores = min(available_cores(), len(hands) // PARALLEL_BATCH)
     if cores < 2:
         return function(hands)
-    parts = np.array_split(hands, max(cores, min(CHUNKS_PER_CORE * cores, len(hands) // 64)))
+    parts = np.array_split(hands, max(cores, min(CHUNKS_PER_CORE * cores, len(hands) // 64),
+                                      -(-len(hands) // MOST_A_CHUNK)))
     results: list[np.ndarray] = [hands[:0]] * len(parts)
     taken = itertools.count()  # next() is atomic under the GIL: each chunk goes to one thread
     stop = threading.Event()
@@ -103,8 +106,9 @@ def over_cores(function: Callable[[np.ndarray], np.ndarray], hands: np.ndarray) 
         work()
     finally:
         stop.set()  # on an error or Ctrl-C here, the others stop after their chunk
-        for helper in helpers:
-            helper.result()
+        concurrent.futures.wait(helpers)  # every one, before any error of theirs is raised
+    for helper in helpers:
+        helper.result()
     return np.concatenate(results)
 
 
@@ -128,5 +132,7 @@ def cards_by_split(hands: np.ndarray, splits: np.ndarray) -> np.ndarray:
 
 
 def play_points(hands: np.ndarray, points: RowPoints) -> np.ndarray:
-    """Hands (n, 13) set by the split that scores most under ``points``."""
+    """Hands (n, 13) set by the split that scores most under ``points`` (``solver.cards.CardError``
+    for a row that is not thirteen cards, no two alike)."""
+    hands = checked_hands(hands)
     return cards_by_split(hands, best_splits_by_points(hands, points))

@@ -149,8 +149,8 @@ def name_keys(values):
         if category == STRAIGHT or category == STRAIGHT_FLUSH or category == FULL_HOUSE:
             out[i] = v
         elif category == FLUSH or category == HIGH_CARD:
-            top = 1
             minor = v & RANK_MASK
+            top = np.int64(minor > 0)
             while minor > 1:
                 minor >>= 1
                 top <<= 1

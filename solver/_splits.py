@@ -110,3 +110,19 @@ def first_foreign_row(hands, arranged):
         if seen != held:
             return h
     return -1
+
+
+@kernel
+def first_bad_hand(hands):
+    """The first row of ``hands`` (n, 13) whose ids are not thirteen cards (0..51), no two alike,
+    or -1 when every row is a hand."""
+    for h in range(hands.shape[0]):
+        seen = np.uint64(0)
+        for c in hands[h]:
+            if c < 0 or c > 51:
+                return h
+            bit = np.uint64(1) << np.uint64(c)
+            if seen & bit:
+                return h
+            seen |= bit
+    return -1

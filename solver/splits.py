@@ -19,7 +19,7 @@ import numpy as np
 
 from solver import _splits
 from solver.arrangement import Arrangement
-from solver.cards import Card, CardsLike, parse_hand
+from solver.cards import Card, CardCountError, CardsLike, DuplicateCardError, UnknownCardError, parse_hand
 
 N_SPLITS = 72_072
 MIDDLES_PER_FRONT = 252
@@ -193,3 +193,25 @@ def count_legal(hands: np.ndarray, canonical: bool = True) -> np.ndarray:
     if canonical:
         return _splits.count_legal_canonical(hands, t.columns3, t.columns5, t.canon_front, t.canon_a, t.canon_b)
     return _splits.count_legal_splits(hands, t.columns3, t.columns5, t.front, t.middle, t.back)
+
+
+def checked_hands(hands: object) -> np.ndarray:
+    """``hands`` as a contiguous (n, 13) uint8 array of card ids, each row thirteen cards (0..51)
+    no two alike; ``solver.cards.CardError`` (one of its kinds) naming the first row that is not.
+
+    >>> checked_hands([[0] * 13])
+    Traceback (most recent call last):
+    ...
+    solver.cards.DuplicateCardError: hand 0 of the batch holds a card twice: [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
+    """
+    array = np.asarray(hands)
+    if array.ndim != 2 or array.shape[1] != 13 or not (array.size == 0 or np.issubdtype(array.dtype, np.integer)):
+        raise CardCountError(f"expected an (n, 13) array of card ids, got {array.dtype} of shape {array.shape}")
+    if array.size and (array.min() < 0 or array.max() > 51):
+        row = int(np.flatnonzero(((array < 0) | (array > 51)).any(axis=1))[0])
+        raise UnknownCardError(f"hand {row} of the batch holds an id that is not a card (0..51): {array[row].tolist()}")
+    ids = np.ascontiguousarray(array, np.uint8)
+    row = int(_splits.first_bad_hand(ids))
+    if row >= 0:
+        raise DuplicateCardError(f"hand {row} of the batch holds a card twice: {ids[row].tolist()}")
+    return ids

@@ -1,13 +1,15 @@
 """A large batch is set in chunks over the cores: every hand must come out as on one core; and a
 batch an opponent model returns is checked row by row before it is used."""
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import bots.points
-from bots import opponent_model
+from bots import make_bot, opponent_model
 from solver.errors import OpponentError
 from solver.opponent import check_batch
 
@@ -57,6 +59,51 @@ def test_an_error_in_one_chunk_is_raised_once_every_chunk_is_done(monkeypatch):
             bots.points.over_cores(function, hands)
         assert len(running) == len(done) + 1  # every chunk begun has ended; only the bad one failed
     assert (bots.points.over_cores(lambda part: part + 1, hands) == 1).all()
+
+
+@pytest.mark.parametrize("spec", ["table:removal=false", "table", "table:removal=false:rules=2-4", "heuristic", "greedy"])
+def test_a_batch_of_rows_that_are_not_hands_is_refused_in_one_line(spec):
+    """The batch searches read and write by card id: a row with an id that is not a card, a
+    card twice or a wrong length is refused before any kernel sees it."""
+    from solver.cards import CardError
+
+    bot = make_bot(spec)
+    good = np.arange(13)
+    for bad, says in ((np.r_[0, 0, good[2:]], "card twice"), (np.r_[60, good[1:]], "not a card"),
+                      (np.r_[-1, good[1:]], "not a card"), (good[:12], "(n, 13)")):
+        batch = np.stack([good, good + 13, bad]) if len(bad) == 13 else bad[None]
+        with pytest.raises(CardError, match=re.escape(says)):
+            bot.arrange_many(batch, np.random.default_rng(0))
+
+
+def test_an_error_in_a_helper_is_raised_once_every_helper_is_done(monkeypatch):
+    """With several helper threads, a helper's error is raised only when the other helpers have
+    ended their chunks too."""
+    import threading
+    import time
+
+    monkeypatch.setattr(bots.points, "available_cores", lambda: 4)
+    monkeypatch.setattr(bots.points, "PARALLEL_BATCH", 1)
+    lock = threading.Lock()
+    calls: list[int] = []
+    ended: list[int] = []
+
+    def function(part: np.ndarray) -> np.ndarray:
+        if threading.current_thread() is threading.main_thread():
+            time.sleep(0.05)
+            return part
+        with lock:
+            calls.append(1)
+            first = len(calls) == 1
+        if first:
+            raise ValueError("helper chunk")
+        time.sleep(0.3)
+        ended.append(1)
+        return part
+
+    with pytest.raises(ValueError, match="helper chunk"):
+        bots.points.over_cores(function, np.zeros((800, 13), np.uint8))
+    assert len(calls) >= 2 and len(ended) == len(calls) - 1  # every other helper's chunk had ended
 
 
 def _first_bad_row_by_sorting(hands: np.ndarray, answer: np.ndarray) -> int:
