@@ -318,7 +318,7 @@ class TableBot:
     hand's cards, rank by rank (``Removal``, measured on a sample of the field that ships
     with the tables): each row class's chances against the field are those of the field
     given the hand, and the same search finds the best split. About 0.10 ms a hand on one
-    core, 0.05 ms in a batch on two, 0.22 ms one hand a call. ``removal=false`` plays the
+    core, 0.05 ms in a batch on two, 0.25 ms one hand a call. ``removal=false`` plays the
     tables as they are; so does the ``table`` opponent model unless its spec asks
     (``bots.opponent_model``).
     """
