@@ -9,7 +9,7 @@ import numpy as np
 from numba import prange
 
 from solver._evaluator import eval3_columns, eval5_columns
-from solver._jit import kernel, parallel_kernel
+from solver._jit import inline, kernel, parallel_kernel
 
 
 @kernel
@@ -90,6 +90,20 @@ def count_legal_canonical(hands, columns3, columns5, canon_front, canon_a, canon
     return out
 
 
+@inline
+def card_set(row):
+    """A row's card ids as a set of bits, or 0 when an id is not a card (0..51) or comes twice."""
+    seen = np.uint64(0)
+    for c in row:
+        if c < 0 or c > 51:
+            return np.uint64(0)
+        bit = np.uint64(1) << np.uint64(c)
+        if seen & bit:
+            return np.uint64(0)
+        seen |= bit
+    return seen
+
+
 @kernel
 def first_foreign_row(hands, arranged):
     """The first row of ``arranged`` (n, 13) int64 that is not a reordering of the same row of
@@ -99,15 +113,7 @@ def first_foreign_row(hands, arranged):
         held = np.uint64(0)
         for c in hands[h]:
             held |= np.uint64(1) << np.uint64(c)
-        seen = np.uint64(0)
-        for c in arranged[h]:
-            if c < 0 or c > 51:
-                return h
-            bit = np.uint64(1) << np.uint64(c)
-            if seen & bit:
-                return h
-            seen |= bit
-        if seen != held:
+        if card_set(arranged[h]) != held:
             return h
     return -1
 
@@ -117,12 +123,6 @@ def first_bad_hand(hands):
     """The first row of ``hands`` (n, 13) whose ids are not thirteen cards (0..51), no two alike,
     or -1 when every row is a hand."""
     for h in range(hands.shape[0]):
-        seen = np.uint64(0)
-        for c in hands[h]:
-            if c < 0 or c > 51:
-                return h
-            bit = np.uint64(1) << np.uint64(c)
-            if seen & bit:
-                return h
-            seen |= bit
+        if hands.shape[1] != 13 or card_set(hands[h]) == 0:
+            return h
     return -1
