@@ -50,7 +50,7 @@ def bonus_bounds(v3, v5, s3, sm, sb, canon_front, canon_a, canon_b, canon_split,
     of the canonical scan (as ``score_canonical``, whose row scores ``s3``/``sm``/``sb`` give the
     separable part), from its rows' chances of winning and losing by subset: ``win3``/``lose3``
     as a front, ``win_m``/``lose_m`` as a middle and ``win_b``/``lose_b`` as a back
-    (``solver.solution._joint_candidates`` says why they hold). Returns, for the legal entries
+    (``solver.solution._joint_plays`` says why they hold). Returns, for the legal entries
     in canonical order, their split, their front, middle and back subsets (3, n), the lower
     and upper bounds; and the number of legal splits (an entry whose fives are equal stands
     for two)."""

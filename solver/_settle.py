@@ -175,9 +175,12 @@ def mean_against_rows(candidates, front, middle, back, counted, scoring):
     k = candidates.shape[0]
     n = front.shape[0]
     words = (n + 63) >> 6
+    everyone = np.zeros(words, np.int64)  # the opponents settled by rows
     settled = 0
     for s in range(n):
-        settled += counted[s]
+        if counted[s]:
+            everyone[s >> 6] |= np.int64(1) << (s & 63)
+            settled += 1
     out = np.zeros(k)
     rows = (front, middle, back)
     tables = []
@@ -186,10 +189,6 @@ def mean_against_rows(candidates, front, middle, back, counted, scoring):
         values = np.unique(candidates[:, r])
         tables.append(_row_bits(values, rows[r], counted, words))
         where[r, :] = np.searchsorted(values, candidates[:, r])
-    everyone = np.zeros(words, np.int64)
-    for s in range(n):
-        if counted[s]:
-            everyone[s >> 6] |= np.int64(1) << (s & 63)
     w0, t0, nw0, nt0 = tables[0]
     w1, t1, nw1, nt1 = tables[1]
     w2, t2, nw2, nt2 = tables[2]

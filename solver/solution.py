@@ -343,10 +343,16 @@ def _rank_plays(cards: tuple[Card, ...], sample: _Sample, rules: Rules, top: int
             return found, legal_splits
     s = splits[entries]
     rows = (t.front[s], t.middle[s], t.back[s])  # each entry's three subsets
-    values = np.stack([v3[rows[0]], v5[rows[1]], v5[rows[2]]], axis=1).astype(np.int64)
+    values = _by_row(v3, v5, rows)
     k3, k5 = _subset_keys(v3, v5, distinct)
-    keys = np.stack([k3[rows[0]], k5[rows[1]], k5[rows[2]]], axis=1).astype(np.int64)
+    keys = _by_row(k3, k5, rows)
     return _pick(exact, entries, values, keys, splits, top), legal_splits
+
+
+def _by_row(x3: np.ndarray, x5: np.ndarray, rows: Any) -> np.ndarray:
+    """(n, 3) int64: the numbers ``x3``/``x5`` give each entry's front, middle and back subset
+    (``rows``: three arrays of subset numbers)."""
+    return np.stack([x3[rows[0]], x5[rows[1]], x5[rows[2]]], axis=1).astype(np.int64)
 
 
 def _subset_keys(v3: np.ndarray, v5: np.ndarray, distinct: str) -> tuple[np.ndarray, np.ndarray]:
@@ -384,7 +390,7 @@ def _distinct_best(entries, exact, splits, v3, v5, t, top: int, distinct: str):
     """``_pick`` on a shortlist of the best plays, or None when the shortlist holds fewer than
     ``top + 1`` distinct keys (then a play below it might be needed, and the caller ranks all)."""
     s = splits[entries]
-    values = np.stack([v3[t.front[s]], v5[t.middle[s]], v5[t.back[s]]], axis=1).astype(np.int64)
+    values = _by_row(v3, v5, (t.front[s], t.middle[s], t.back[s]))
     keys = hand_keys(values) if distinct == "hands" else values
     chosen = _pick(exact, entries, values, keys, splits, top)
     return chosen if len(chosen) > top else None
@@ -435,8 +441,8 @@ def _joint_plays(v3, v5, seps, wins, losses, sample: _Sample, rules: Rules, top:
     first = _firsts(_row_order(v3, v5)(rows))  # one entry per distinct play, the first in canonical order
     candidates = candidates[first]
     rows = tuple(r[first] for r in rows)
-    values = np.stack([v3[rows[0]], v5[rows[1]], v5[rows[2]]], axis=1).astype(np.int64)
-    keys = np.stack([k3[rows[0]], k5[rows[1]], k5[rows[2]]], axis=1).astype(np.int64)
+    values = _by_row(v3, v5, rows)
+    keys = _by_row(k3, k5, rows)
     if rules.royalties:
         exact = _settle.mean_against(values, sample.values, sample.plain, royalty_array(rules),
                                      rules.royalty_needs_win, rules.scoring_code)
