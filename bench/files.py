@@ -19,6 +19,8 @@ import os
 import tempfile
 from pathlib import Path
 
+from solver.errors import InputError
+
 
 def write_all(fd: int, data: bytes) -> None:
     """Every byte of ``data`` to ``fd`` (``os.write`` may write less than it is given)."""
@@ -77,7 +79,7 @@ def describe(error: OSError) -> str:
     return error.strerror or str(error)
 
 
-class FolderBusy(Exception):
+class FolderBusy(InputError):
     """Another process holds the lock of a run folder."""
 
 

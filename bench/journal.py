@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import files
+from solver.errors import InputError
 
 JOURNAL = "journal.jsonl"
 SCHEMA_VERSION = 3  # 3: document, schema_version on every line, counts named as counts, arrangements as rows
@@ -39,7 +40,7 @@ OLD_KIND = "chinese-poker-journal"  # the header of a journal of version 1 or 2 
 SETTINGS_NAMES = {"players": "player_count", "sessions": "session_count"}  # in the run's words: in the file's
 
 
-class JournalError(ValueError):
+class JournalError(InputError, ValueError):
     """A file that is not a journal of this kind, that fails its checks, or that cannot be written."""
 
 

@@ -19,6 +19,8 @@ import traceback
 from collections.abc import Callable
 from pathlib import Path
 
+from solver.errors import BotFault, InfrastructureError, InputError
+
 DEBUG_VARIABLE = "CHINESE_POKER_DEBUG"
 BACKENDS = ("loky", "threading", "sequential", "dask")  # where bench.runner plays chunks of deals: --backend
 
@@ -39,7 +41,7 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
-class UsageError(Exception):
+class UsageError(InputError):
     """Bad input to a command: reported as one line, exit status 2."""
 
 
@@ -230,18 +232,25 @@ def input_lines(path: str):
                 yield number, text
 
 
-def _input_errors() -> tuple[type[BaseException], ...]:
-    from bots.base import BotError
-    from solver import CardError, RulesError, SolveError
+EXIT_STATUSES: dict[type[Exception], int] = {  # each family of solver.errors: the status a command ends with
+    InputError: 2,  # bad input: the fix is in what was given
+    BotFault: 1,  # a bot, a plug-in or a bot's process failed
+    InfrastructureError: 1,  # the machine or a service failed
+}
 
-    return (UsageError, CardError, RulesError, SolveError, BotError)
 
+def exit_status(error: BaseException) -> int | None:
+    """The exit status of an error of one of the families in ``solver.errors``; None for any
+    other exception (an internal error).
 
-def _fault_errors() -> tuple[type[BaseException], ...]:
-    from bots.base import BotFault
-    from solver import OpponentError
-
-    return (BotFault, OpponentError)
+    >>> from solver import CardError
+    >>> exit_status(CardError("duplicate card 'AH'")), exit_status(KeyError("x"))
+    (2, None)
+    """
+    for family, status in EXIT_STATUSES.items():
+        if isinstance(error, family):
+            return status
+    return None
 
 
 PIPE_CLOSED = 128 + 13  # the status of a Unix tool ended by SIGPIPE
@@ -320,12 +329,10 @@ def guarded(prog: str, action: Callable[[], int], debug: bool = False) -> int:
 
             print(f"{prog}: error: cannot write the output: {describe(error)}", file=sys.stderr)
             return 1
-        if isinstance(error, _fault_errors()):
+        family_status = exit_status(error)
+        if family_status is not None:
             print(f"{prog}: error: {error}", file=sys.stderr)
-            return 1
-        if isinstance(error, _input_errors()):
-            print(f"{prog}: error: {error}", file=sys.stderr)
-            return 2
+            return family_status
         hint = "" if debug else " (run again with --debug for the traceback)"
         print(f"{prog}: internal error: {type(error).__name__}: {error}{hint}", file=sys.stderr)
         return 1

@@ -16,11 +16,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from solver.errors import InfrastructureError
+
 SUITE = Path(__file__).resolve().parents[1] / "tests" / "benchmarks"
 BASELINES = ("eval7", "treys", "phevaluator", "pokerkit")
 
 
-class PerfError(RuntimeError):
+class PerfError(InfrastructureError, RuntimeError):
     """The suite could not be found or did not run."""
 
 

@@ -34,10 +34,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from solver.errors import InputError
+
 TINY = 1e-6  # a standard deviation below TINY * (h1 - h0) counts as no spread at all
 
 
-class SprtError(ValueError):
+class SprtError(InputError, ValueError):
     """Hypotheses or error rates that make no test."""
 
 

@@ -38,6 +38,7 @@ import numpy as np
 
 from bots.base import BotFault
 from solver import format_cards
+from solver.errors import InputError
 from solver.rules import BASIC, Rules, as_rules
 from solver.scoring import fouls, row_results_of, settle_values
 from solver.statistics import Estimate
@@ -45,7 +46,7 @@ from solver.statistics import Estimate
 HANDS_PER_SESSION = 8
 
 
-class TournamentError(ValueError):
+class TournamentError(InputError, ValueError):
     """A tournament that cannot be run as asked."""
 
 
@@ -247,7 +248,7 @@ class DecisionFault(BotFault):
     """A bot failed a decision and the run's fault policy is to stop (the message says which)."""
 
 
-class DecisionTimeout(Exception):
+class DecisionTimeout(BotFault):
     """A decision took longer than its time limit."""
 
 

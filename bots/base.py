@@ -23,17 +23,13 @@ import numpy as np
 
 from solver import Arrangement, Card, format_cards
 from solver.cards import CardsLike, parse_hand
-from solver.errors import OpponentError
+from solver.errors import BotFault, InputError, OpponentError
 from solver.opponent import check_batch
 
 
-class BotError(ValueError):
-    """An unknown bot, a bad parameter, or a bot that broke the contract."""
-
-
-class BotFault(BotError):
-    """A bot that failed while playing: it raised, or answered with something other than an
-    arrangement of its own cards. The message names the bot, the hand and the error."""
+class BotError(InputError, ValueError):
+    """An unknown bot, a bad parameter, or a bot that cannot be made (a protocol bot that does
+    not start). A bot that fails while playing raises :class:`solver.errors.BotFault`."""
 
 
 class BotGivenUp(BotFault):

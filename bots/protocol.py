@@ -221,7 +221,7 @@ class _StderrLog:
 # --- one running process --------------------------------------------------------------------
 
 
-class _Closed(Exception):
+class _Closed(BotFault):
     """The process closed its input or output (the pipe named) or exited."""
 
     def __init__(self, pipe: str = "output"):
@@ -229,7 +229,7 @@ class _Closed(Exception):
         self.pipe = pipe
 
 
-class _Overlong(Exception):
+class _Overlong(BotFault):
     """The process wrote a line longer than ``LINE_LIMIT``."""
 
 

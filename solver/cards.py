@@ -18,6 +18,8 @@ import operator
 import re
 from collections.abc import Iterable, Sequence
 
+from solver.errors import InputError
+
 RANKS = "23456789TJQKA"
 SUITS = "CDHS"
 SUIT_SYMBOLS = "♣♦♥♠"
@@ -28,7 +30,7 @@ _VARIATION_SELECTORS = "\ufe0e\ufe0f"
 _SEPARATORS = re.compile(r"[\s,;]+")
 
 
-class CardError(ValueError):
+class CardError(InputError, ValueError):
     """Cards that cannot be used as given: the message names the problem and the token."""
 
 

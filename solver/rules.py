@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from solver.arrangement import ROWS
+from solver.errors import InputError
 from solver.evaluator import CATEGORY_NAMES
 
 SCORING_METHODS = ("basic", "1-6", "2-4")  # a method's index is its code in the kernels (solver._settle)
@@ -57,7 +58,7 @@ COMMON_NATURAL_PAYOUTS: dict[str, int] = {
 }
 
 
-class RulesError(ValueError):
+class RulesError(InputError, ValueError):
     """A rule set that cannot be read: unknown preset, bad table, bad file."""
 
 

@@ -30,6 +30,7 @@ from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from bench.tournament import HANDS_PER_SESSION
 from bench.web.pool import JobError, PoolBusy, PoolFault, PoolSettings, PoolTimeout, WorkerPool
+from solver.errors import InputError
 
 STATIC = Path(__file__).with_name("static")
 MAX_SAMPLES = 20_000
@@ -265,7 +266,7 @@ class BodyLimit:
             return await _too_large(send)
 
 
-class _BodyTooLarge(Exception):
+class _BodyTooLarge(InputError):
     pass
 
 

@@ -21,8 +21,10 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from solver.errors import InfrastructureError, InputError
 
-class PoolBusy(Exception):
+
+class PoolBusy(InfrastructureError):
     """Every worker is busy and the queue is full; ``retry_after`` is a guess in seconds."""
 
     def __init__(self, retry_after: int):
@@ -30,15 +32,15 @@ class PoolBusy(Exception):
         self.retry_after = retry_after
 
 
-class PoolTimeout(Exception):
+class PoolTimeout(InfrastructureError):
     """The job took longer than the time limit; its worker was ended."""
 
 
-class PoolFault(Exception):
+class PoolFault(InfrastructureError):
     """The worker stopped or failed in a way that is not the request's fault."""
 
 
-class JobError(ValueError):
+class JobError(InputError, ValueError):
     """The job refused its input (a card, rules or option error): its message is for the user."""
 
 
