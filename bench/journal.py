@@ -44,6 +44,10 @@ class JournalError(InputError, ValueError):
     """A file that is not a journal of this kind, that fails its checks, or that cannot be written."""
 
 
+class JournalVersionError(JournalError):
+    """A journal written by another version of bench, which this one does not read."""
+
+
 @functools.lru_cache(maxsize=1)
 def schema() -> dict[str, Any]:
     """The JSON schema of a journal line (docs/schemas/journal.schema.json holds the same)."""
@@ -133,14 +137,14 @@ def _header_of(path: Path, parsed: list[dict[str, Any]]) -> dict[str, Any]:
     """The first line, when it is the header of a journal this version reads."""
     first = parsed[0] if parsed else {}
     if first.get("kind") == OLD_KIND:
-        raise JournalError(f"{path} was written by an older version of bench (journal version "
-                           f"{str(first.get('version'))[:20]}) and cannot be resumed by this one (version "
-                           f"{SCHEMA_VERSION})")
+        raise JournalVersionError(f"{path} was written by an older version of bench (journal version "
+                                  f"{str(first.get('version'))[:20]}) and cannot be resumed by this one (version "
+                                  f"{SCHEMA_VERSION})")
     if first.get("document") != HEADER:
         raise JournalError(f"{path} is not a journal of a bench run")
     if first.get("schema_version") != SCHEMA_VERSION:
-        raise JournalError(f"{path} is a journal of schema_version {str(first.get('schema_version'))[:20]}, not "
-                           f"{SCHEMA_VERSION}; this version of bench cannot resume it")
+        raise JournalVersionError(f"{path} is a journal of schema_version {str(first.get('schema_version'))[:20]}, "
+                                  f"not {SCHEMA_VERSION}; this version of bench cannot resume it")
     return first
 
 
@@ -402,27 +406,46 @@ def _short(value: Any) -> str:
 
 def identity_change(stored: dict[str, Any], current: dict[str, Any]) -> str | None:
     """What differs between the identity a journal holds and the current one, in a few words, or None."""
-    was, now = stored["package"], current["package"]
+    changed = package_change(stored["package"], current["package"])
+    if changed:
+        return changed
+    if [b["spec"] for b in stored["bots"]] != [b["spec"] for b in current["bots"]]:
+        return (f"the journal names the bots {', '.join(b['spec'] for b in stored['bots'])}, but the run plays "
+                f"{', '.join(b['spec'] for b in current['bots'])}")
+    for old, bot in zip(stored["bots"], current["bots"]):
+        changed = bot_change(old, bot)
+        if changed:
+            return changed
+    return None
+
+
+def package_change(was: dict[str, Any], now: dict[str, Any]) -> str | None:
+    """What differs between the package a journal names and the one here (both of
+    :func:`package_identity`'s shape), in a few words, or None."""
     for key, what in (("version", "version"), ("commit", "git commit")):
         if was.get(key) != now.get(key):
             return f"the package's {what} was {_short(was.get(key))}, is now {_short(now.get(key))}"
     if was.get("dirty") != now.get("dirty") or was.get("changes") != now.get("changes"):
         return "the package's uncommitted changes (git diff HEAD) changed"
-    if [b["spec"] for b in stored["bots"]] != [b["spec"] for b in current["bots"]]:
-        return (f"the journal names the bots {', '.join(b['spec'] for b in stored['bots'])}, but the run plays "
-                f"{', '.join(b['spec'] for b in current['bots'])}")
-    for old, bot in zip(stored["bots"], current["bots"]):
-        for path in sorted(set(old["sha256_by_file"]) | set(bot["sha256_by_file"])):
-            before, after = old["sha256_by_file"].get(path), bot["sha256_by_file"].get(path)
-            if before != after:
-                if after is None:
-                    return f"bot {bot['spec']!r}: its file {path} is gone"
-                if before is None:
-                    return f"bot {bot['spec']!r} is now made from another file, {path}"
-                return f"bot {bot['spec']!r}: its file {path} changed (sha256 {before[:12]}… is now {after[:12]}…)"
-        for key in ("identity", "class", "name", "version", "params"):
-            if old.get(key) != bot.get(key):
-                return f"bot {bot['spec']!r}: its {key} was {_short(old.get(key))}, is now {_short(bot.get(key))}"
+    return None
+
+
+def bot_change(stored: dict[str, Any], current: dict[str, Any]) -> str | None:
+    """What differs between a bot's identity as a journal holds it and as it is now (both of
+    :func:`bot_identity`'s shape), in a few words, or None: its files first, then its own
+    identity, class, name, version and parameters."""
+    spec = current["spec"]
+    for path in sorted(set(stored["sha256_by_file"]) | set(current["sha256_by_file"])):
+        before, after = stored["sha256_by_file"].get(path), current["sha256_by_file"].get(path)
+        if before != after:
+            if after is None:
+                return f"bot {spec!r}: its file {path} is gone"
+            if before is None:
+                return f"bot {spec!r} is now made from another file, {path}"
+            return f"bot {spec!r}: its file {path} changed (sha256 {before[:12]}… is now {after[:12]}…)"
+    for key in ("identity", "class", "name", "version", "params"):
+        if stored.get(key) != current.get(key):
+            return f"bot {spec!r}: its {key} was {_short(stored.get(key))}, is now {_short(current.get(key))}"
     return None
 
 
@@ -510,14 +533,43 @@ def replay_problem(contents: Contents, match: Any) -> str | None:
         kept = recorded[record["deal"]]
         for b, (row, kept_row) in enumerate(zip(record["plays"], kept["plays"])):
             for seat, (play, kept_play) in enumerate(zip(row, kept_row)):
-                if "fault" in play or "fault" in kept_play:
-                    continue
-                if (play["arrangement"], play["foul_reason"], play.get("natural")) != \
-                        (kept_play["arrangement"], kept_play["foul_reason"], kept_play.get("natural")):
+                differs = play_difference(kept_play, play)
+                if differs:
                     return (f"deal {record['deal']}, bot {match.specs[b]!r} in seat {seat}: the journal records "
-                            f"{kept_play['arrangement']!r}, the bot plays {play['arrangement']!r}; the journal holds "
-                            "plays these bots do not make")
+                            f"{differs[1]!r}, the bot plays {differs[2]!r}; the journal holds plays these bots do "
+                            "not make")
     return None
+
+
+COMPARED = ("arrangement", "natural", "values", "foul", "foul_reason")  # what a replayed play must repeat
+
+
+def play_difference(recorded: dict[str, Any], replayed: dict[str, Any]) -> tuple[str, str, str] | None:
+    """The first of :data:`COMPARED` in which a replayed play differs from its record, as
+    (field, the record's value, the replay's value), each value as text (an arrangement, a
+    natural as JSON, ``none``), or None when they agree. A decision that failed, in the record
+    or in the replay, is not compared (None): its fault says nothing of the bot's play.
+
+    >>> play = {"arrangement": "4C 3C 2C / 9C 8C 7C 6C 5C / AC KC QC JC TC", "values": [1, 2, 3], "foul": False,
+    ...         "foul_reason": None}
+    >>> play_difference(play, play | {"seconds": 9.0}) is None
+    True
+    >>> play_difference(play, play | {"natural": {"kind": "six-pairs", "key": [1]}})
+    ('natural', 'none', '{"key": [1], "kind": "six-pairs"}')
+    """
+    if "fault" in recorded or "fault" in replayed:
+        return None
+    for name in COMPARED:
+        was, now = recorded.get(name), replayed.get(name)
+        if was != now:
+            return name, _shown(name, was), _shown(name, now)
+    return None
+
+
+def _shown(name: str, value: Any) -> str:
+    if name == "arrangement" and isinstance(value, str):
+        return value
+    return "none" if value is None else json.dumps(value, sort_keys=True, ensure_ascii=False)
 
 
 EXAMPLE_SETTINGS: dict[str, Any] = {
