@@ -6,13 +6,14 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from bench.commands import arrange, bots, exploit, grade, match, perf, report, serve, tournament, train
+from bench.commands import arrange, bots, exploit, grade, match, perf, report, serve, tournament, train, verify
 from bench.parsing import Parser, add_debug, add_version, guarded, quiet_on_closed_stdout
 
 COMMANDS = {
     "bots": bots,
     "arrange": arrange,
     "tournament": tournament,
+    "verify": verify,
     "match": match,
     "exploit": exploit,
     "grade": grade,

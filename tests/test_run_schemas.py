@@ -17,7 +17,7 @@ from bench.journal import JOURNAL
 from tests.helpers import put_at as _put
 
 ROOT = Path(__file__).resolve().parents[1]
-RUN_DOCUMENTS = ("results", "match", "journal", "exploit")
+RUN_DOCUMENTS = ("results", "match", "journal", "exploit", "verify")
 
 
 def _schema(document: str) -> dict:

@@ -1,0 +1,92 @@
+"""``bench verify``: play a run's deals again from its journal and compare every play."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from bench.parsing import BACKENDS, Stopped, stoppable
+
+
+def add_parser(sub) -> None:
+    parser = sub.add_parser(
+        "verify",
+        help="replay a run's deals from its journal and compare every play",
+        description="Check DIR/journal.jsonl line by line, then play every deal it holds again with the run's "
+        "bots (made from the header's specs, with its seed and rules) and compare each play with its record: "
+        "the arrangement, the declared natural, the row values and the foul. A bot that cannot be made here, "
+        "or whose files or identity changed since the run, is not replayed, and the report says why. Exit "
+        "status 0 when every replayed play matches, 1 when a play differs or the journal is damaged, 2 for "
+        "bad input.",
+    )
+    parser.add_argument("folder", metavar="DIR", help="a run folder written by bench tournament --out DIR")
+    parser.add_argument("--jobs", type=int, default=-1, help="parallel workers (default: all cores)")
+    parser.add_argument("--backend", choices=BACKENDS, default="loky", help="where the replay runs (default loky)")
+    parser.add_argument("--json", action="store_true", help="print the verify document instead of tables")
+
+
+def _journal(folder: Path):
+    """The run's journal, read and checked line by line, or the one line that says what is
+    wrong with it (a damaged journal); a folder that holds no run is bad input."""
+    from bench.journal import JOURNAL, Journal, JournalError, JournalVersionError, records_problem
+    from bench.parsing import UsageError
+
+    if not folder.is_dir():
+        raise UsageError(f"{folder} is not a folder; give the folder of a run (bench tournament --out DIR)")
+    if not (folder / JOURNAL).is_file():
+        raise UsageError(f"{folder} holds no run: there is no {JOURNAL} in it (bench tournament --out DIR writes one)")
+    try:
+        contents = Journal.read(folder / JOURNAL)
+    except JournalVersionError as error:
+        raise UsageError(str(error)) from None
+    except JournalError as error:
+        return None, str(error)
+    problem = records_problem(contents.records, contents.settings)
+    if problem:
+        return None, f"{folder / JOURNAL}: {problem}"
+    return contents, None
+
+
+def run(args: argparse.Namespace) -> int:
+    from bench.parsing import UsageError
+    from bench.progress import note, progress
+    from bench.tournament import close_bots
+    from bench.verify import RunProblem, Tally, document, plan, render, replay, summary
+    from bots.points import available_cores
+
+    folder = Path(args.folder)
+    if args.jobs == 0:
+        raise UsageError("--jobs must be a number of workers >= 1, or negative for all cores")
+    jobs = available_cores() if args.jobs < 1 else args.jobs
+    contents, problem = _journal(folder)
+    planned = None
+    tally = Tally()
+    try:
+        if contents is not None:
+            try:
+                planned = plan(contents)
+            except RunProblem as error:
+                problem = str(error)
+        if contents is not None and planned is not None:
+            deals = len(contents.records) if planned.replayed else 0
+            with progress(total=deals, desc="replayed", unit="deal") as bar:
+                try:
+                    with stoppable():
+                        replay(contents, planned, lambda _, count: bar.update(count), jobs=jobs,
+                               backend=args.backend, tally=tally)
+                except Stopped as stopped:
+                    bar.close()
+                    note(f"bench verify: {summary(document(str(folder), contents, planned, tally), stopped.name)}")
+                    return stopped.status
+    finally:
+        close_bots()
+    doc = document(str(folder), contents, planned, tally, problem)
+    if args.json:
+        print(json.dumps(doc, indent=1, ensure_ascii=False))
+    elif problem is not None:
+        print(f"bench verify: {folder}: the journal is damaged: {problem}", file=sys.stderr)
+    else:
+        print(render(doc))
+    return 0 if doc["verified"] else 1

@@ -1,0 +1,269 @@
+"""``bench verify DIR``: every deal of a run's journal played again and compared with its record.
+
+A forger who edits a play and computes the journal's checks again passes every check of the
+journal (and a resume's sampled replay, unless it happens to pick that deal); only a full
+replay finds the deal. Bots that cannot be replayed here are reported as such, never as a
+difference."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import ClassVar
+
+import jsonschema
+import numpy as np
+import pytest
+
+from bench.journal import JOURNAL, Journal, records_problem
+from solver import Arrangement, Card, all_splits
+from tests.helpers import ENV, ROOT, bench
+
+RUN = ["tournament", "--bots", "greedy,table", "--sessions", "3", "--seed", "3", "--jobs", "1"]
+DEALS = 24
+HOLD = "VERIFY_TEST_HOLD"  # a folder: HeldBot says it started there, and waits for a file "go" in it
+
+
+class HeldBot:
+    """Plays the first legal split; when ``$VERIFY_TEST_HOLD`` names a folder, it first leaves
+    a file ``started`` there and waits until a file ``go`` appears: a replay held in its first
+    decision, for as long as a test needs."""
+
+    name: ClassVar[str] = "held"
+
+    def arrange(self, cards: tuple[Card, ...], rng: np.random.Generator) -> Arrangement:
+        folder = os.environ.get(HOLD)
+        if folder:
+            Path(folder, "started").touch()
+            while not Path(folder, "go").exists():
+                time.sleep(0.01)
+        splits = all_splits(cards)
+        return splits.arrangement(int(np.flatnonzero(splits.legal)[0]))
+
+
+def _chained(lines: list[dict]) -> list[dict]:
+    """The lines with the checks a forger computes from docs/journal.md: each the sha256 of the
+    previous line's check, a newline and the line's canonical JSON without its check."""
+    previous = ""
+    for line in lines:
+        body = json.dumps({k: v for k, v in line.items() if k != "check"}, sort_keys=True, separators=(",", ":"),
+                          ensure_ascii=False)
+        line["check"] = hashlib.sha256(previous.encode() + b"\n" + body.encode()).hexdigest()
+        previous = line["check"]
+    return lines
+
+
+def _lines(folder: Path) -> list[dict]:
+    return [json.loads(line) for line in (folder / JOURNAL).read_text().splitlines()]
+
+
+def _write(folder: Path, lines: list[dict]) -> None:
+    (folder / JOURNAL).write_text("".join(json.dumps(line) + "\n" for line in lines))
+
+
+def _verify(folder: Path, *flags: str) -> tuple[int, dict, str]:
+    """``bench verify DIR --json`` as a user runs it: its status, document and stderr."""
+    done = bench("verify", str(folder), "--json", *flags)
+    return done.returncode, json.loads(done.stdout) if done.stdout else {}, done.stderr
+
+
+def _valid(doc: dict) -> dict:
+    schema = json.loads((ROOT / "bench" / "schemas" / "verify.schema.json").read_text())
+    assert [e.message for e in jsonschema.Draft202012Validator(schema).iter_errors(doc)] == []
+    return doc
+
+
+@pytest.fixture(scope="module")
+def honest(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("honest") / "run"
+    done = bench(*RUN, "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    return out
+
+
+def _copy(honest: Path, tmp_path: Path) -> Path:
+    out = tmp_path / "run"
+    out.mkdir()
+    shutil.copy(honest / JOURNAL, out / JOURNAL)
+    return out
+
+
+def _swapped(lines: list[dict], line: int) -> tuple[int, int]:
+    """Give greedy, in the first deal of journal line ``line`` where the two bots set a seat's
+    hand apart, the table bot's play of it: a legal play of the right hand with its right values,
+    that greedy does not make. Returns (deal, seat)."""
+    for record in lines[line]["records"]:
+        for seat in range(2):
+            if record["plays"][0][seat]["arrangement"] != record["plays"][1][seat]["arrangement"]:
+                record["plays"][0][seat] = dict(record["plays"][1][seat])
+                return record["deal"], seat
+    raise AssertionError("no deal where the bots play apart")
+
+
+def test_an_honest_run_verifies_with_its_counts(honest):
+    status, doc, err = _verify(honest, "--jobs", "1")
+    assert status == 0, err
+    _valid(doc)
+    assert doc["verified"] is True and doc["journal_problem"] is None
+    assert doc["deal_count"] == doc["replayed_deal_count"] == doc["matched_deal_count"] == DEALS
+    assert doc["differing_deal_count"] == 0 and doc["differences"] == [] and doc["unreplayable_bots"] == []
+    assert doc["compared_play_count"] == DEALS * 2 * 2  # bots by seats by deals
+    assert doc["replayed_bots"] == ["greedy", "table"] and doc["run"] == _lines(honest)[0]["run"]
+
+
+def test_the_table_says_what_was_replayed_and_found(honest):
+    done = bench("verify", str(honest), "--jobs", "1")
+    assert done.returncode == 0, done.stderr
+    assert "24 deals replayed, 24 match, 0 differ" in done.stdout and done.stdout.startswith("run ")
+
+
+def test_a_doctored_deal_with_its_checks_computed_again_passes_the_chain_but_not_verify(honest, tmp_path):
+    out = _copy(honest, tmp_path)
+    lines = _lines(out)
+    assert len(lines) >= 4
+    deal, seat = _swapped(lines, 3)
+    _write(out, _chained(lines))
+    contents = Journal.read(out / JOURNAL)  # every check of the chain holds
+    assert records_problem(contents.records, contents.settings) is None  # and the records are those of the deals
+    status, doc, err = _verify(out, "--jobs", "1")
+    assert status == 1, err
+    _valid(doc)
+    assert doc["verified"] is False and doc["differing_deal_count"] == 1 and doc["matched_deal_count"] == DEALS - 1
+    first = doc["differences"][0]
+    assert (first["deal"], first["seat"], first["bot"], first["field"]) == (deal, seat, "greedy", "arrangement")
+    forged = next(r for r in lines[3]["records"] if r["deal"] == deal)["plays"][0][seat]["arrangement"]
+    assert first["recorded"] == " / ".join(forged[row] for row in ("front", "middle", "back")) != first["replayed"]
+    table = bench("verify", str(out), "--jobs", "1")
+    assert table.returncode == 1
+    assert f"deal {deal}, seat {seat}, bot 'greedy': the journal records arrangement" in table.stdout
+    assert f"NOT verified: 24 deals replayed, 23 match, 1 differ (first: deal {deal})" in table.stdout
+
+
+def test_the_differences_do_not_depend_on_the_workers(honest, tmp_path):
+    """Deals doctored on every line: the same document from one worker and from two threads."""
+    out = _copy(honest, tmp_path)
+    lines = _lines(out)
+    for line in range(1, len(lines)):
+        _swapped(lines, line)
+    _write(out, _chained(lines))
+    one = _verify(out, "--jobs", "1")
+    two = _verify(out, "--jobs", "2", "--backend", "threading")
+    assert one[0] == two[0] == 1
+    assert one[1] == two[1] and one[1]["differing_deal_count"] == len(lines) - 1
+    assert [d["deal"] for d in one[1]["differences"]] == sorted(d["deal"] for d in one[1]["differences"])
+
+
+def test_a_journal_edited_without_its_checks_is_damaged(honest, tmp_path):
+    out = _copy(honest, tmp_path)
+    lines = _lines(out)
+    _swapped(lines, 2)
+    _write(out, lines)
+    done = bench("verify", str(out), "--jobs", "1")
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.strip().splitlines() == [
+        f"bench verify: {out}: the journal is damaged: {out / JOURNAL} line 3 fails its check: it was changed after "
+        "it was written, or comes from elsewhere"]
+    status, doc, _ = _verify(out, "--jobs", "1")
+    assert status == 1 and _valid(doc)["journal_problem"].endswith("or comes from elsewhere")
+    assert doc["verified"] is False and "deal_count" not in doc
+
+
+def test_records_that_are_not_the_runs_deals_are_damage(honest, tmp_path):
+    out = _copy(honest, tmp_path)
+    lines = _lines(out)
+    lines[2]["records"][0]["hands"].reverse()
+    _write(out, _chained(lines))
+    status, doc, _ = _verify(out, "--jobs", "1")
+    assert status == 1 and "other hands than the run's seed deals" in _valid(doc)["journal_problem"]
+
+
+def _protocol_bot(folder: Path) -> Path:
+    folder.mkdir(parents=True)
+    shutil.copy(ROOT / "examples" / "bots" / "sorted_bot.py", folder / "sorted_bot.py")
+    toml = folder / "bot.toml"
+    toml.write_text(f'name = "sorted-py"\ncommand = ["{sys.executable}", "sorted_bot.py"]\n')
+    return toml
+
+
+@pytest.mark.parametrize("change, reason", [
+    (lambda toml: (toml.parent / "sorted_bot.py").write_text((toml.parent / "sorted_bot.py").read_text() + "\n#\n"),
+     "sorted_bot.py changed (sha256"),
+    (lambda toml: toml.unlink(), "it cannot be made on this machine"),
+], ids=["changed", "missing"])
+def test_a_bot_that_cannot_be_replayed_is_reported_as_such_not_as_a_difference(tmp_path, change, reason):
+    toml = _protocol_bot(tmp_path / "bot")
+    out = tmp_path / "run"
+    done = bench("tournament", "--bots", f"greedy,{toml}", "--sessions", "1", "--seed", "2", "--jobs", "1",
+                 "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    change(toml)
+    status, doc, err = _verify(out, "--jobs", "1")
+    assert status == 0, err
+    _valid(doc)
+    assert doc["replayed_bots"] == ["greedy"] and doc["differing_deal_count"] == 0
+    assert doc["replayed_deal_count"] == doc["matched_deal_count"] == 8 and doc["compared_play_count"] == 8 * 2
+    [unreplayable] = doc["unreplayable_bots"]
+    assert unreplayable["bot"] == str(toml) and reason in unreplayable["reason"] and unreplayable["deal_count"] == 8
+    table = bench("verify", str(out), "--jobs", "1")
+    assert table.returncode == 0 and f"not replayable  8 deals  bot {str(toml)!r}: " in table.stdout
+
+
+@pytest.mark.parametrize("where, message", [
+    (lambda tmp: tmp / "nothing", "is not a folder"),
+    (lambda tmp: tmp, "holds no run: there is no journal.jsonl in it"),
+    (lambda tmp: (tmp / "file").write_text("x") and tmp / "file", "is not a folder"),
+], ids=["no-folder", "no-run", "a-file"])
+def test_usage_errors_are_one_line_with_status_2(tmp_path, where, message):
+    done = bench("verify", str(where(tmp_path)))
+    assert done.returncode == 2 and done.stdout == ""
+    [line] = done.stderr.strip().splitlines()
+    assert line.startswith("bench verify: error: ") and message in line
+
+
+def test_a_journal_of_another_version_is_a_usage_error(honest, tmp_path):
+    out = _copy(honest, tmp_path)
+    lines = _lines(out)
+    lines[0]["schema_version"] = 99
+    _write(out, _chained(lines))
+    done = bench("verify", str(out))
+    assert done.returncode == 2 and "schema_version 99" in done.stderr and len(done.stderr.splitlines()) == 1
+
+
+def test_ctrl_c_stops_at_once_with_one_line_of_what_was_checked(tmp_path):
+    """The replay is held in a decision until the test says go; SIGINT there ends the command
+    with status 130 and one line, never a traceback, and the bot is never let go."""
+    hold = tmp_path / "hold"
+    hold.mkdir()
+    (hold / "go").touch()
+    out = tmp_path / "run"
+    env = ENV | {HOLD: str(hold)}
+    done = bench("tournament", "--bots", "greedy,tests.test_verify:HeldBot", "--sessions", "1", "--seed", "1",
+                 "--jobs", "1", "--out", str(out), env=env)
+    assert done.returncode == 0, done.stderr
+    (hold / "go").unlink()
+    (hold / "started").unlink()
+    process = subprocess.Popen([sys.executable, "-m", "bench.cli", "verify", str(out), "--jobs", "1"], cwd=ROOT,
+                               env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 300  # a guard against a hang only
+    while not (hold / "started").exists() and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=120)
+    assert process.returncode == 130, stderr
+    assert stdout == "" and "Traceback" not in stderr
+    assert stderr.strip().splitlines() == ["bench verify: stopped by SIGINT after replaying 0 of 8 deals: 0 match, "
+                                           "0 differ"]
+
+
+def test_the_schema_refuses_a_count_given_as_text(honest):
+    _, doc, _ = _verify(honest, "--jobs", "1")
+    schema = json.loads((ROOT / "bench" / "schemas" / "verify.schema.json").read_text())
+    for wrong in ({"matched_deal_count": "24"}, {"verified": "yes"}, {"differences": [{"deal": 1}]}):
+        assert list(jsonschema.Draft202012Validator(schema).iter_errors(doc | wrong))
