@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bench.journal import Contents
+from solver.errors import InputError
 
 CHUNK_DEALS = 32  # deals a chunk of the replay: progress (and a stop) comes at least this often
 FIRST_DIFFERENCES = 10  # differences kept and shown, those of the lowest deal numbers
@@ -93,8 +94,9 @@ class Plan:
     package_change: str | None
 
 
-class RunProblem(ValueError):
-    """A journal that reads but that does not describe a run this version can replay (its rules)."""
+class RunProblem(InputError, ValueError):
+    """A journal that reads but does not describe a run this version can replay (its rules or
+    settings): ``bench verify`` reports it as a damaged journal."""
 
 
 def plan(contents: Contents) -> Plan:
