@@ -8,7 +8,8 @@ an upgrade or uninstall, and a folder holding only them can shadow a later edita
 install. So this project's kernels cache in the user's cache folder instead
 (``platformdirs.user_cache_dir``, e.g. ``~/.cache/chinese-poker-solver/numba``), or in
 ``NUMBA_CACHE_DIR`` when that is set; each source file gets a subfolder named by its
-location, so two installs never share entries.
+location, so two installs never share entries. A cache file is a pickle, whose loading runs
+code: ``solver._cache`` decides which folder may be trusted with them.
 
 Numba checks a cached kernel against its own source file only, but the kernels inline
 helpers from other files (the evaluator, settlement, class look-up): a change there would
@@ -20,14 +21,14 @@ cache entry is keyed by a digest of all the kernel modules (``_*.py`` in ``solve
 import functools
 import hashlib
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import numba
 from numba.core import caching, config
 
-APP = "chinese-poker-solver"
+from solver._cache import kernel_cache_dir
+
 PACKAGES = tuple(str(Path(__file__).resolve().parent.parent / name) for name in ("solver", "bots"))
 
 # numba >= 0.61 dropped the leading underscore of these names
@@ -37,20 +38,15 @@ _UserProvided: Any = getattr(caching, "UserProvidedCacheLocator", None) or getat
 
 def cache_dir() -> str:
     """Where this project's compiled kernels are kept: ``NUMBA_CACHE_DIR`` when set, else the
-    user's cache folder (a temporary folder when that cannot be written)."""
-    configured = getattr(config, "CACHE_DIR", "")
-    if configured:
-        return str(configured)
-    from platformdirs import user_cache_dir
-
-    path = os.path.join(user_cache_dir(APP, appauthor=False), "numba")
-    try:
-        os.makedirs(path, exist_ok=True)
-        if os.access(path, os.W_OK):
-            return path
-    except OSError:
-        pass
-    return os.path.join(tempfile.gettempdir(), f"{APP}-numba-{os.getuid() if hasattr(os, 'getuid') else 'user'}")
+    user's cache folder (a folder of the user's in the temporary folder when that cannot be
+    written), each used only when no one else can write it (``solver._cache``); else a
+    private folder for this process. A refused ``NUMBA_CACHE_DIR`` is not used for any
+    other function numba caches either."""
+    configured = str(getattr(config, "CACHE_DIR", "") or "")
+    folder = kernel_cache_dir(configured)
+    if configured and folder != configured:
+        config.CACHE_DIR = folder  # type: ignore[attr-defined]  # numba declares its settings at run time
+    return folder
 
 
 @functools.cache
