@@ -12,6 +12,7 @@ from pathlib import Path
 from bench.parsing import Stopped, positive, seed, stoppable, writable_file
 
 HANDS, ROUNDS, SEED = 200_000, 24, 0  # the settings the shipped tables are made with
+OUT = "table.npz"
 BYTES_PER_HAND = 400  # peak memory a hand of a round takes in training, measured ~240
 
 
@@ -39,7 +40,7 @@ def add_parser(sub) -> None:
     parser.add_argument("--removal-hands", type=int, default=None, metavar="N",
                         help="hands the trained tables set at the end, to measure how the field changes when it "
                         "cannot hold the player's cards (table:removal=true; default 1,000,000; 0: none)")
-    parser.add_argument("--out", default="table.npz", help="file to write (default %(default)s); after every round "
+    parser.add_argument("--out", default=None, help=f"file to write (default {OUT}); after every round "
                         "the training so far is saved beside it, as FILE.checkpoint.npz")
     parser.add_argument("--resume", metavar="FILE", help="continue the training whose --out was FILE, from its "
                         "checkpoint, with the settings it was started with; the tables equal an uninterrupted run's")
@@ -74,8 +75,13 @@ def resolve(args: argparse.Namespace):
     from bench.parsing import UsageError
     from solver.rules import Rules, RulesError
 
+    if args.resume and getattr(args, "out", None):
+        resumed, other = Path(args.resume), Path(args.out)
+        raise UsageError(f"--resume {resumed} writes {resumed}, the file its training was started to write; give no "
+                         f"--out (to write {other}, copy {checkpoint_of(resumed)} to {checkpoint_of(other)} and "
+                         f"resume {other})")
     resume = _resume(args) if args.resume else None
-    out = Path(args.resume or args.out)
+    out = Path(args.resume or getattr(args, "out", None) or OUT)
     if resume is None:
         args.hands = args.hands or HANDS
         args.rounds = args.rounds or ROUNDS
