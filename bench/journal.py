@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import files
+from bots.identity import bot_change, bot_identity
 from solver.errors import InputError
 
 JOURNAL = "journal.jsonl"
@@ -340,62 +341,8 @@ def package_identity() -> dict[str, Any]:
     return found
 
 
-def file_digest(path: str | Path) -> str | None:
-    """The sha256 of a file's bytes, or None when it cannot be read."""
-    try:
-        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-    except OSError:
-        return None
-
-
-def _bot_files(bot: Any) -> dict[str, str]:
-    """The files a bot is made from, by path, with their sha256: a protocol bot's TOML file and
-    the files its command names; a Python bot's module source."""
-    import inspect
-
-    from bots.protocol import ProtocolBot
-
-    paths: list[Path] = []
-    if isinstance(bot, ProtocolBot):
-        spec = bot.spec
-        source = str(spec.source)
-        paths.append(Path(source[4:]) if source.startswith("cmd:") else Path(source))
-        base = Path(spec.cwd) if spec.cwd else Path.cwd()
-        for word in spec.command:
-            candidate = base / word
-            if candidate.is_file():
-                paths.append(candidate)
-    else:
-        try:
-            source_file = inspect.getsourcefile(type(bot))
-        except TypeError:
-            source_file = None
-        if source_file:
-            paths.append(Path(source_file))
-    found = {}
-    for path in paths:
-        digest = file_digest(path)
-        if digest is not None:
-            found[str(path.resolve())] = digest
-    return found
-
-
-def bot_identity(spec: str, bot: Any) -> dict[str, Any]:
-    """What identifies a bot of a run: its spec, name, class, parameters and package version
-    (``bots.bot_spec``), a protocol bot's own identity (``bot.identity``), and the files it is
-    made from with their digests."""
-    from bots import bot_spec
-
-    described = bot_spec(bot)
-    own = getattr(bot, "identity", None)
-    found = {"spec": spec, "name": str(described.get("name", spec)), "class": described.get("class"),
-             "params": described.get("params", {}), "version": described.get("version"),
-             "identity": own if isinstance(own, dict) else None, "sha256_by_file": _bot_files(bot)}
-    return json.loads(json.dumps(found, default=str))  # as the journal holds it
-
-
 def run_identity(specs: list[str], made: dict[str, Any]) -> dict[str, Any]:
-    """The identity of a run: the package, and each distinct bot spec's bot."""
+    """The identity of a run: the package, and each distinct bot spec's bot (``bots.identity``)."""
     return {"package": package_identity(), "bots": [bot_identity(spec, made[spec]) for spec in dict.fromkeys(specs)]}
 
 
@@ -427,25 +374,6 @@ def package_change(was: dict[str, Any], now: dict[str, Any]) -> str | None:
             return f"the package's {what} was {_short(was.get(key))}, is now {_short(now.get(key))}"
     if was.get("dirty") != now.get("dirty") or was.get("changes") != now.get("changes"):
         return "the package's uncommitted changes (git diff HEAD) changed"
-    return None
-
-
-def bot_change(stored: dict[str, Any], current: dict[str, Any]) -> str | None:
-    """What differs between a bot's identity as a journal holds it and as it is now (both of
-    :func:`bot_identity`'s shape), in a few words, or None: its files first, then its own
-    identity, class, name, version and parameters."""
-    spec = current["spec"]
-    for path in sorted(set(stored["sha256_by_file"]) | set(current["sha256_by_file"])):
-        before, after = stored["sha256_by_file"].get(path), current["sha256_by_file"].get(path)
-        if before != after:
-            if after is None:
-                return f"bot {spec!r}: its file {path} is gone"
-            if before is None:
-                return f"bot {spec!r} is now made from another file, {path}"
-            return f"bot {spec!r}: its file {path} changed (sha256 {before[:12]}… is now {after[:12]}…)"
-    for key in ("identity", "class", "name", "version", "params"):
-        if stored.get(key) != current.get(key):
-            return f"bot {spec!r}: its {key} was {_short(stored.get(key))}, is now {_short(current.get(key))}"
     return None
 
 
@@ -509,17 +437,29 @@ def records_problem(records: list[dict[str, Any]], settings: dict[str, Any]) -> 
 REPLAYED_LINES = 16  # a resume plays again one deal of this many journal lines (of every line, when fewer)
 
 
+def unreplayable(contents: Contents) -> list[str]:
+    """The specs of a journal's bots whose plays cannot be played again to check them
+    (``bots.identity.replayable``): bots that draw randomness of their own."""
+    from bots.identity import replayable
+
+    return [bot["spec"] for bot in contents.identity["bots"] if not replayable(bot)]
+
+
 def replay_problem(contents: Contents, match: Any) -> str | None:
     """Play again one deal (at random) of up to ``REPLAYED_LINES`` lines (at random) of a journal
     with the run's bots, and say where a recorded play differs from the bots' play, or None.
     Bots set a hand from its cards and their seeded rng alone, so a record that these bots
-    would not have made (another run's plays, edited plays) shows here. Decisions that fail
-    (in the journal or now) are not compared."""
+    would not have made (another run's plays, edited plays) shows here. The plays of bots that
+    draw randomness of their own (:func:`unreplayable`) are not compared, nor are decisions
+    that fail (in the journal or now)."""
     import dataclasses
     import random
 
     from bench.tournament import play_deals
 
+    skipped = set(unreplayable(contents))
+    if all(spec in skipped for spec in match.specs):
+        return None
     pick = random.SystemRandom()
     entries = contents.entries
     if len(entries) > REPLAYED_LINES:
@@ -532,12 +472,14 @@ def replay_problem(contents: Contents, match: Any) -> str | None:
     for record in again:
         kept = recorded[record["deal"]]
         for b, (row, kept_row) in enumerate(zip(record["plays"], kept["plays"])):
+            if match.specs[b] in skipped:
+                continue
             for seat, (play, kept_play) in enumerate(zip(row, kept_row)):
                 differs = play_difference(kept_play, play)
                 if differs:
                     return (f"deal {record['deal']}, bot {match.specs[b]!r} in seat {seat}: the journal records "
                             f"{differs[1]!r}, the bot plays {differs[2]!r}; the journal holds plays these bots do "
-                            "not make")
+                            f"not make{_random_hint(contents, match.specs[b])}")
     return None
 
 
@@ -572,6 +514,14 @@ def _shown(name: str, value: Any) -> str:
     return "none" if value is None else json.dumps(value, sort_keys=True, ensure_ascii=False)
 
 
+def _random_hint(contents: Contents, spec: str) -> str:
+    """For a protocol bot: what it must say if it plays a hand differently each time."""
+    if not any(bot["spec"] == spec and bot["class"] == "protocol" for bot in contents.identity["bots"]):
+        return ""
+    return (", or the bot draws randomness of its own without saying so (its hello must say \"random\": true, "
+            "docs/protocol.md)")
+
+
 EXAMPLE_SETTINGS: dict[str, Any] = {
     "bots": ["greedy", "greedy"], "players": 2, "sessions": 1, "seed": 1,
     "rules": {"name": "basic", "scoring": "basic", "royalties": [], "royalty_needs_win": False, "naturals": False,
@@ -581,7 +531,7 @@ EXAMPLE_SETTINGS: dict[str, Any] = {
 EXAMPLE_IDENTITY: dict[str, Any] = {
     "package": {"name": "chinese-poker-solver", "version": "0.1.0", "commit": None, "dirty": None},
     "bots": [{"spec": "greedy", "name": "greedy", "class": "bots.greedy:GreedyBot", "params": {}, "version": "0.1.0",
-              "identity": None, "sha256_by_file": {}}],
+              "identity": None, "sha256_by_file": {}, "replayable": True}],
 }
 EXAMPLE_RECORD: dict[str, Any] = {
     "deal": 0, "dealer": 0, "hands": ["2c 3c 4c 5c 6c 7c 8c 9c Tc Jc Qc Kc Ac", "2d 3d 4d 5d 6d 7d 8d 9d Td Jd Qd Kd Ad"],

@@ -17,6 +17,7 @@ from typing import Any
 from bench.files import write_atomic
 from bench.tournament import session_totals, summarise, timing_summary
 from bench.versions import installed_version as _version
+from bots.identity import seat_names
 from solver.documents import json_ready
 from solver.statistics import Z95
 
@@ -51,20 +52,6 @@ def _git_commit() -> str | None:
     except (OSError, subprocess.SubprocessError):
         return None
     return out.stdout.strip() or None if out.returncode == 0 else None
-
-
-def unique_names(specs: list[str]) -> list[str]:
-    """Display names: the spec, with ``#2``, ``#3`` for repeats.
-
-    >>> unique_names(["greedy", "table", "greedy"])
-    ['greedy', 'table', 'greedy#2']
-    """
-    seen: dict[str, int] = {}
-    names = []
-    for spec in specs:
-        seen[spec] = seen.get(spec, 0) + 1
-        names.append(spec if seen[spec] == 1 else f"{spec}#{seen[spec]}")
-    return names
 
 
 def arrangement_rows(text: str) -> dict[str, str] | None:
@@ -115,6 +102,7 @@ def results_section(summary: dict[str, Any]) -> dict[str, Any]:
 def _bot_entries(names: list[str], specs: list[str], bot_specs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{"name": n, "spec": s, "bot": b["name"], "params": b["params"], "class": b.get("class"),
              "package": b.get("package"), "package_version": b.get("version"), "identity": b.get("identity")}
+            | {key: b[key] for key in ("sha256_by_file", "replayable") if key in b}
             for n, s, b in zip(names, specs, bot_specs)]
 
 
@@ -171,11 +159,12 @@ def build_document(
     deals_played: int | None = None,
 ) -> dict[str, Any]:
     """The results.json document of a tournament. ``names`` are the bots' names in the tables
-    (their specs by default), ``deals_played`` the deals played in the ``wall_seconds`` timed
+    (their specs by default), told apart by ``bots.identity.seat_names`` when two claim one,
+    ``deals_played`` the deals played in the ``wall_seconds`` timed
     (all of them by default; fewer in a resumed run, whose other deals came from its journal)."""
     from solver.rules import as_rules
 
-    names = unique_names(names if names is not None else specs)
+    names = seat_names(names if names is not None else specs)
     records = sorted(records, key=lambda r: r["deal"])
     clean = [r | {"plays": [[{k: v for k, v in p.items() if k != "seconds"} for p in row] for row in r["plays"]]}
              for r in records]

@@ -32,6 +32,7 @@ import threading
 import time
 import weakref
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -65,7 +66,8 @@ class ProtocolSpec:
     decision_timeout: float = 10.0
     startup_timeout: float = 10.0
     source: str = ""  # the spec it came from, for messages
-    sha256: str | None = None  # the digest of the bot file (or of the executable of a cmd: spec)
+    sha256: str | None = None  # the digest of the bot file (or of the program of a cmd: spec)
+    program: str | None = None  # the absolute path of the program the command runs (None: there is none)
 
     @classmethod
     def from_toml(cls, path: str | Path) -> ProtocolSpec:
@@ -101,21 +103,48 @@ class ProtocolSpec:
         folder = path.resolve().parent / cwd if cwd else path.resolve().parent
         if not folder.is_dir():
             raise BotError(f"{where}: cwd {cwd!r} is not a folder ({folder} does not exist)")
+        program = program_path(command[0], str(folder), os.environ | env)
         return cls(name=name, command=tuple(command), cwd=str(folder), env=tuple(sorted(env.items())),
-                   source=str(path), sha256=hashlib.sha256(raw).hexdigest(), **timeouts)
+                   source=str(path), sha256=hashlib.sha256(raw).hexdigest(), program=program, **timeouts)
 
     @classmethod
     def from_command(cls, path: str) -> ProtocolSpec:
+        """A spec from ``cmd:PATH``: the program that starting PATH runs (a PATH without a
+        ``/`` is looked up along ``PATH``, as the process is started), with its digest."""
+        program = program_path(path)
         try:
-            digest: str | None = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+            digest = hashlib.sha256(Path(program).read_bytes()).hexdigest() if program else None
         except OSError:
             digest = None  # it cannot start either; starting it says why
-        return cls(name=Path(path).name, command=(path,), source=f"cmd:{path}", sha256=digest)
+        return cls(name=Path(path).name, command=(path,), source=f"cmd:{path}", sha256=digest, program=program)
 
     @property
     def file(self) -> str:
-        """The bot file (or the executable of a ``cmd:`` spec), as an absolute path."""
-        return str(Path(self.source.removeprefix("cmd:")).resolve()) if self.source else ""
+        """The bot file (or the program of a ``cmd:`` spec), as an absolute path."""
+        if self.source.startswith("cmd:"):
+            return self.program or ""
+        return str(Path(self.source).resolve()) if self.source else ""
+
+
+def program_path(word: str, cwd: str | None = None, env: Mapping[str, str] | None = None) -> str | None:
+    """The absolute path of the program that starting ``word`` in folder ``cwd`` (None: the
+    current folder) with environment ``env`` (None: this process's) runs, or None when there is
+    none: a word with a ``/`` names a file from ``cwd``; any other is looked up along the
+    environment's ``PATH`` (``os.defpath`` when it has none), each folder of which is read
+    from ``cwd``, as ``subprocess`` does when it starts a process in ``cwd``.
+
+    >>> program_path("sh", env={"PATH": "/no/such/folder:/bin:/usr/bin"}) in ("/bin/sh", "/usr/bin/sh")
+    True
+    >>> program_path("sh", env={"PATH": "/no/such/folder"}) is None
+    True
+    """
+    folder = cwd or os.getcwd()
+    if os.path.dirname(word):
+        path = os.path.join(folder, word)
+        return os.path.abspath(path) if os.path.isfile(path) else None
+    searched = os.get_exec_path(dict(os.environ if env is None else env))
+    found = shutil.which(word, path=os.pathsep.join(os.path.join(folder, entry) for entry in searched))
+    return os.path.abspath(found) if found else None
 
 
 def check_seconds(value: Any, what: str) -> float:
@@ -241,9 +270,9 @@ class _Process:
         if spec.cwd is not None and not Path(spec.cwd).is_dir():
             raise BotError(f"cannot start bot {spec.name!r}: its folder {spec.cwd!r} does not exist")
         try:
-            self.popen = subprocess.Popen(list(spec.command), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                          stderr=subprocess.PIPE, cwd=spec.cwd, env=os.environ | dict(spec.env),
-                                          preexec_fn=set_death_signal)
+            self.popen = subprocess.Popen(list(spec.command), executable=spec.program, stdin=subprocess.PIPE,
+                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=spec.cwd,
+                                          env=os.environ | dict(spec.env), preexec_fn=set_death_signal)
         except OSError as error:
             raise BotError(f"cannot start bot {spec.name!r} ({' '.join(spec.command)}): "
                            f"{error.strerror or error}") from None
@@ -495,6 +524,7 @@ class ProtocolBot:
         self.logs: list[Path] = []  # one standard-error log per process started
         self.batch = 0  # the most hands the bot takes in one message (0: one at a time)
         self.protocol = 1
+        self.replayable = True  # its plays can be played again: its hello does not say "random": true
         self.identity: dict[str, Any] = {}
         self.faults: Counter = Counter()  # every fault, by kind
         self.stale = 0  # answers discarded because their request was already settled
@@ -600,9 +630,13 @@ class ProtocolBot:
             size = min(batch, BATCH_HANDS)
         else:
             refuse(f"answered the hello with batch {_quote(json.dumps(batch))}; it must be true, false or a number of hands")
-        self.batch, self.protocol = size, protocol
+        random = answer.get("random", False)
+        if type(random) is not bool:
+            refuse(f"answered the hello with random {_quote(json.dumps(random))}; it must be true or false")
+        self.batch, self.protocol, self.replayable = size, protocol, not random
         self.identity = {"name": name or self.spec.name, "version": version, "protocol": protocol,
-                         "file": self.spec.file, "sha256": self.spec.sha256}
+                         "file": self.spec.file, "sha256": self.spec.sha256, "program": self.spec.program,
+                         "random": random}
         return process
 
     def _end(self, grace: float) -> None:

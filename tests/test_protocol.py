@@ -224,8 +224,11 @@ def test_a_protocol_bots_identity_is_in_the_results_and_the_report(tmp_path):
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
     bots = json.loads((tmp_path / "run" / "results.json").read_text())["bots"]
     assert bots[0]["identity"] is None
+    program = bots[1]["identity"].pop("program")
     assert bots[1]["identity"] == {"name": "sorted", "version": "2.0", "protocol": 2, "file": str(path),
-                                   "sha256": digest}
+                                   "sha256": digest, "random": False}
+    digest_of_program = hashlib.sha256(Path(program).read_bytes()).hexdigest()
+    assert bots[1]["sha256_by_file"][str(Path(program).resolve())] == digest_of_program
     assert f"version 2.0, protocol 2, file {path}, sha256 {digest}" in (tmp_path / "run" / "report.md").read_text()
 
 

@@ -289,7 +289,8 @@ def test_identity_from_the_hello_and_the_bot_file(make, tmp_path):
     bot = make("plain", env={"HELLO": json.dumps(hello)})
     path = tmp_path / "plain.toml"
     assert bot.identity == {"name": "deep-thought", "version": "1.4.2", "protocol": 2, "file": str(path.resolve()),
-                            "sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
+                            "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
+                            "program": os.path.abspath(sys.executable), "random": False}
 
 
 def test_version_1_bots_still_play(make):

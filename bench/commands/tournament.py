@@ -213,6 +213,7 @@ def _run(args: argparse.Namespace, settings: dict, out: Path | None, contents) -
     from bench.journal import JOURNAL, run_identity
     from bench.progress import note
     from bench.tournament import HANDS_PER_SESSION
+    from bots.identity import run_names
     from bots.points import available_cores
 
     rules = _settled_rules(args, settings)
@@ -246,7 +247,7 @@ def _run(args: argparse.Namespace, settings: dict, out: Path | None, contents) -
         if not records:
             return status
     _write_results(args, out, records, n_deals, resume, command=command, specs=specs,
-                   names=_display_names(specs, made), bot_specs=_bot_specs(specs, made), players=settings["players"],
+                   names=run_names(specs, made), bot_specs=_bot_specs(specs, made), players=settings["players"],
                    sessions=settings["sessions"], entropy=entropy, wall=wall, jobs=jobs, rules=rules,
                    deals_played=len(records) - before)
     return status
@@ -308,7 +309,21 @@ def _run_settings(args: argparse.Namespace, settings: dict, rules, out: Path | N
         problem = replay_problem(contents, run_settings)
         if problem:
             raise UsageError(f"--resume {out}: {journal_path}: {problem}")
+        _say_unreplayed(contents, out)
     return run_settings
+
+
+def _say_unreplayed(contents, out: Path | None) -> None:
+    """One line naming the bots whose recorded plays a resume could not play again to check."""
+    from bench.journal import unreplayable
+    from bench.progress import note
+
+    specs = unreplayable(contents)
+    if specs:
+        which = ", ".join(repr(spec) for spec in specs)
+        note(f"--resume {out}: the plays of {which} were not played again to check them: "
+             f"{'it draws' if len(specs) == 1 else 'they draw'} randomness of {'its' if len(specs) == 1 else 'their'} "
+             "own (its hello says \"random\": true); they were checked against the deals and the rules only")
 
 
 def _command(args: argparse.Namespace, settings: dict, rules, run_settings) -> str:
@@ -374,18 +389,17 @@ def _write_results(args: argparse.Namespace, out: Path | None, records: list[dic
 
 
 def _bot_specs(specs: list[str], made: dict) -> list[dict]:
+    """Each seated bot as results.json describes it: how to make it again, and its identity
+    (``bots.identity``: its own, the files it reads, whether its plays can be replayed)."""
     from bots import bot_spec
+    from bots.identity import bot_identity
 
-    return [bot_spec(made[spec]) | {"identity": getattr(made[spec], "identity", None)} for spec in specs]
-
-
-def _display_names(specs: list[str], made: dict) -> list[str]:
-    """The bots' names in the tables: a protocol bot by the ``name`` of its bot file (the
-    user's word for it; the name its hello gives is in its identity), every other bot by its
-    spec; equal names are told apart by ``bench.results.unique_names``."""
-    from bots.protocol import ProtocolBot
-
-    return [made[spec].name if isinstance(made[spec], ProtocolBot) else spec for spec in specs]
+    described = []
+    for spec in specs:
+        identity = bot_identity(spec, made[spec])
+        described.append(bot_spec(made[spec]) | {key: identity[key] for key in ("identity", "sha256_by_file",
+                                                                                   "replayable")})
+    return described
 
 
 def _play(run_settings, missing: list[int], records: list[dict], journal, jobs: int, args: argparse.Namespace) -> None:
