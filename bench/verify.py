@@ -10,7 +10,8 @@ of a deal follows from these).
 
 A bot is replayed only when it is the bot that played: it can be made here, and its identity
 (files and their sha256, class, version, parameters, a protocol bot's hello) is the one the
-header holds. Any other bot is *not replayable*, with the reason, and its plays are not
+header holds, and it does not draw randomness of its own (``bots.identity.replayable``). Any
+other bot is *not replayable*, with the reason, and its plays are not
 compared; the other bots of the same deals still are (a bot's play depends on its spec,
 seat and deal, never on who else is at the table). Decisions that failed, in the journal or
 in the replay, are not compared either.
@@ -106,6 +107,7 @@ def plan(contents: Contents) -> Plan:
     from bench.journal import bot_change, bot_identity, package_change, package_identity
     from bench.tournament import RunSettings, TournamentError, make_bots
     from bots import BotError
+    from bots.identity import replayable
     from solver.rules import Rules, RulesError
 
     settings = contents.settings
@@ -119,6 +121,10 @@ def plan(contents: Contents) -> Plan:
     for spec in dict.fromkeys(settings["bots"]):
         if spec not in stored:
             unreplayable.append(Unreplayable(spec, "the journal's header does not name what this bot was"))
+            continue
+        if not replayable(stored[spec]):
+            unreplayable.append(Unreplayable(spec, "it draws randomness of its own (its hello says \"random\": true), "
+                                                   "so it may set a hand another way each time"))
             continue
         try:
             bot = make_bots([spec], rules)[spec]

@@ -138,6 +138,10 @@ def test_a_bot_that_says_it_draws_its_own_randomness_resumes_and_is_named(tmp_pa
     assert len(said) == 1 and repr(str(toml)) in said[0] and "'greedy'" not in said[0], err
     assert not any("journal holds" in line for line in err), err
     assert [bot["replayable"] for bot in _header(out)["identity"]["bots"]] == [True, False]
+    capsys.readouterr()
+    assert bench_main(["verify", str(out), "--json"]) == 0
+    verified = json.loads(capsys.readouterr().out)
+    assert [bot["bot"] for bot in verified["unreplayable_bots"]] == [str(toml)], verified["unreplayable_bots"]
 
 
 def test_a_bot_that_draws_randomness_without_saying_so_is_told_how_to(tmp_path, capsys):
