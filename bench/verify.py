@@ -193,15 +193,50 @@ def replay(contents: Contents, planned: Plan, on_done: Callable[[Tally, int], No
     return tally
 
 
+def results_difference(doc: Any, contents: Contents) -> str | None:
+    """What keeps a run's results.json from being the one its journal gives, or None: it must
+    pass the checks of ``bench report`` (its schema, then the document against itself), be of
+    the journal's run (seed, seats, sessions, rules, bots), hold for each of its deals the
+    journal's record (a results.json written before the last part of a resumed run holds fewer
+    deals), and hold the results its records give, number for number as it was written."""
+    from bench.results import records_out, refresh_results
+    from bench.results_schema import results_problem
+    from solver.documents import json_ready
+
+    problem = results_problem(doc)
+    if problem:
+        return f"it is not a results.json that bench tournament wrote: {problem}"
+    settings = contents.settings
+    for key, value in (("seed", settings["seed"]), ("player_count", settings["players"]),
+                       ("session_count", settings["sessions"]), ("rules", settings["rules"])):
+        if doc[key] != value:
+            return f"its {key} is not the journal's"
+    if [bot["spec"] for bot in doc["bots"]] != list(settings["bots"]):
+        return "it names other bots than the journal"
+    journal = {record["deal"]: record for record in records_out(
+        [r | {"plays": [[{k: v for k, v in p.items() if k != "seconds"} for p in row] for row in r["plays"]]}
+         for r in contents.records])}
+    for record in doc["records"]:
+        if record["deal"] not in journal:
+            return f"it holds deal {record['deal']}, which the journal does not"
+        if record != journal[record["deal"]]:
+            return f"its record of deal {record['deal']} is not the journal's"
+    if json_ready(refresh_results(doc), digits=6)["results"] != doc["results"]:
+        return "its results are not those its records give (bench report DIR/results.json writes them again)"
+    return None
+
+
 SCHEMA_VERSION = 1
 
 
 def document(folder: str, contents: Contents | None, planned: Plan | None, tally: Tally | None,
-             problem: str | None = None) -> dict[str, Any]:
+             problem: str | None = None, results: tuple[int | None, str | None] = (None, None)) -> dict[str, Any]:
     """The ``verify`` document (``bench/schemas/verify.schema.json``): a damaged journal has its
     ``journal_problem`` and nothing else; otherwise the counts, the first differences and the
-    bots not replayed, with the number of deals each played. ``verified``: no replayed play
-    differs from its record."""
+    bots not replayed, with the number of deals each played; ``results``: the deals of the
+    run's results.json (None without one) and what is wrong with it (:func:`results_difference`).
+    ``verified``: no replayed play differs from its record, and the results.json (if any) is the
+    journal's."""
     from bench.tournament import HANDS_PER_SESSION
 
     doc: dict[str, Any] = {"schema_version": SCHEMA_VERSION, "document": "verify", "folder": folder,
@@ -222,7 +257,9 @@ def document(folder: str, contents: Contents | None, planned: Plan | None, tally
         "differences": [d.as_dict() for d in tally.differences],
         "unreplayable_bots": [{"bot": u.bot, "reason": u.reason, "deal_count": deal_count} for u in planned.unreplayable],
         "package_change": planned.package_change,
-        "verified": tally.differing_deal_count == 0,
+        "results_deal_count": results[0],
+        "results_problem": results[1],
+        "verified": tally.differing_deal_count == 0 and results[1] is None,
     }
     return doc
 
@@ -244,6 +281,10 @@ def render(doc: dict[str, Any]) -> str:
     for unreplayable in doc["unreplayable_bots"]:
         rows.append(("not replayable", _count(unreplayable["deal_count"], "deal"),
                      f"bot {unreplayable['bot']!r}: {unreplayable['reason']}"))
+    if doc["results_deal_count"] is not None:
+        rows.append(("results.json", _count(doc["results_deal_count"], "deal"),
+                     f"NOT the journal's: {doc['results_problem']}" if doc["results_problem"] else
+                     "its records and results are the journal's"))
     width = max(len(r[0]) for r in rows)
     count = max(len(r[1]) for r in rows)
     lines += [f"{name:<{width}}  {number:>{count}}  {note}".rstrip() for name, number, note in rows]
@@ -279,4 +320,5 @@ def summary(doc: dict[str, Any], stopped: str | None = None) -> str:
     if not doc["replayed_bots"]:
         return f"nothing verified: no bot of the run can be replayed here ({_count(doc['deal_count'], 'deal')})"
     verdict = "verified" if doc["verified"] else "NOT verified"
-    return f"{verdict}: {_count(doc['replayed_deal_count'], 'deal')} replayed, {found}"
+    results = "; results.json is not the journal's" if doc["results_problem"] else ""
+    return f"{verdict}: {_count(doc['replayed_deal_count'], 'deal')} replayed, {found}{results}"

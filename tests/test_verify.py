@@ -116,6 +116,7 @@ def test_an_honest_run_verifies_with_its_counts(honest):
     assert doc["differing_deal_count"] == 0 and doc["differences"] == [] and doc["unreplayable_bots"] == []
     assert doc["compared_play_count"] == DEALS * 2 * 2  # bots by seats by deals
     assert doc["replayed_bots"] == ["greedy", "table"] and doc["run"] == _lines(honest)[0]["run"]
+    assert doc["results_deal_count"] == DEALS and doc["results_problem"] is None
 
 
 def test_the_table_says_what_was_replayed_and_found(honest):
@@ -158,6 +159,31 @@ def test_the_differences_do_not_depend_on_the_workers(honest, tmp_path):
     assert one[0] == two[0] == 1
     assert one[1] == two[1] and one[1]["differing_deal_count"] == len(lines) - 1
     assert [d["deal"] for d in one[1]["differences"]] == sorted(d["deal"] for d in one[1]["differences"])
+
+
+def _swap_in_results(results: dict) -> None:
+    """The journal's own swap (:func:`_swapped`), done to results.json's records."""
+    _swapped([{}, {"records": results["records"]}], 1)
+
+
+@pytest.mark.parametrize("doctor, message", [
+    (lambda doc: doc["results"]["by_bot"]["greedy"]["units_per_hand"].update(mean=2.5),
+     "its results are not those its records give"),
+    (_swap_in_results, "its record of deal 0 is not the journal's"),
+    (lambda doc: doc["bots"][0].update(spec="heuristic"), "it names other bots than the journal"),
+    (lambda doc: doc.pop("records"), "it is not a results.json that bench tournament wrote"),
+], ids=["results", "record", "bots", "shape"])
+def test_a_results_json_that_is_not_the_journals_is_found(honest, tmp_path, doctor, message):
+    """The journal is honest; the results.json beside it was edited: its scores, a play of
+    its records, its bots, its shape."""
+    out = _copy(honest, tmp_path)
+    results = json.loads((honest / "results.json").read_text())
+    doctor(results)
+    (out / "results.json").write_text(json.dumps(results))
+    status, doc, err = _verify(out, "--jobs", "1")
+    assert status == 1, err
+    assert _valid(doc)["differing_deal_count"] == 0 and doc["verified"] is False
+    assert message in doc["results_problem"]
 
 
 def test_a_journal_edited_without_its_checks_is_damaged(honest, tmp_path):

@@ -49,6 +49,24 @@ def _journal(folder: Path):
     return contents, None
 
 
+def _results(folder: Path, contents) -> tuple[int | None, str | None]:
+    """The deals of the run's results.json and what keeps it from being the journal's; (None,
+    None) when the folder holds none."""
+    from bench.commands.report import read_results
+    from bench.parsing import UsageError
+    from bench.verify import results_difference
+
+    path = folder / "results.json"
+    if not path.exists():
+        return None, None
+    try:
+        doc = read_results(path)
+    except UsageError as error:
+        return 0, str(error)
+    records = doc.get("records") if isinstance(doc, dict) else None
+    return len(records) if isinstance(records, list) else 0, results_difference(doc, contents)
+
+
 def run(args: argparse.Namespace) -> int:
     from bench.parsing import UsageError
     from bench.progress import note, progress
@@ -63,6 +81,7 @@ def run(args: argparse.Namespace) -> int:
     contents, problem = _journal(folder)
     planned = None
     tally = Tally()
+    results = _results(folder, contents) if contents is not None else (None, None)
     try:
         if contents is not None:
             try:
@@ -82,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
                     return stopped.status
     finally:
         close_bots()
-    doc = document(str(folder), contents, planned, tally, problem)
+    doc = document(str(folder), contents, planned, tally, problem, results)
     if args.json:
         print(json.dumps(doc, indent=1, ensure_ascii=False))
     elif problem is not None:
