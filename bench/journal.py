@@ -30,8 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench import files
 from bots.identity import bot_change, bot_identity
+from solver import files
 from solver.errors import InputError
 
 JOURNAL = "journal.jsonl"
@@ -97,7 +97,7 @@ def line_check(value: dict[str, Any], previous: str) -> str:
 def _ends_a_line(path: Path) -> bool:
     """Whether the file ends with a newline (an empty or unreadable file does not)."""
     try:
-        with open(path, "rb") as file:
+        with files.open_input(path, None, follow=False) as file:
             file.seek(0, os.SEEK_END)
             if file.tell() == 0:
                 return False
@@ -216,7 +216,7 @@ class Journal:
     @classmethod
     def _open(cls, path: Path, run: str, seq: int, check: str) -> Journal:
         try:
-            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
+            fd = files.open_append(path)
         except OSError as error:
             raise JournalError(f"cannot write {path}: {files.describe(error)}") from None
         return cls(path, fd, run, seq, check)
@@ -250,7 +250,7 @@ class Journal:
         crash is dropped (``dropped``), anything else that fails a check is a
         :class:`JournalError` naming the line and what is wrong with it."""
         try:
-            lines = path.read_bytes().split(b"\n")
+            lines = files.read_bytes(path, files.DOCUMENT_BYTES, follow=False, single=True).split(b"\n")
         except OSError as error:
             raise JournalError(f"cannot read {path}: {files.describe(error)}") from None
         if lines and lines[-1] == b"":

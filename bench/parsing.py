@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import errno
+import itertools
 import os
 import re
 import signal
@@ -176,12 +177,14 @@ def add_version(parser: argparse.ArgumentParser) -> None:
 
 def writable_folder(path: Path, option: str = "--out") -> Path:
     """``path`` as a folder that can be written, made if need be; checked before any long work."""
-    if path.exists() and not path.is_dir():
-        raise UsageError(f"{option} {path} exists and is not a folder")
+    from solver import files
+
     try:
-        path.mkdir(parents=True, exist_ok=True)
+        files.make_folder(path)
         with tempfile.TemporaryFile(dir=path):
             pass
+    except files.FileRefused:
+        raise UsageError(f"{option} {path} exists and is not a folder") from None
     except OSError as error:
         raise UsageError(f"cannot write to {option} {path}: {error.strerror}") from None
     return path
@@ -206,25 +209,51 @@ def read_json(path: Path):
     """The JSON document in a file; a one-line UsageError when it cannot be read or parsed."""
     import json
 
+    from solver import files
+
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(files.read_text(path, files.DOCUMENT_BYTES))
     except OSError as error:
         raise UsageError(f"cannot read {path}: {error.strerror}") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
         raise UsageError(f"{path} is not JSON: {error}") from None
 
 
+def _hands_source(path: str):
+    """The stream ``input_lines`` reads and the name it gives it in messages."""
+    from solver import files
+
+    name = "the standard input (--input -)" if path == "-" else path
+    try:
+        return (files.standard_input() if path == "-" else files.open_input(path, None)), name
+    except files.FileRefused as error:
+        hint = "" if path == "-" or error.errno != errno.EINVAL else "; to read from a pipe, give it on the " \
+            "standard input (--input -)"
+        raise UsageError(f"cannot read {name}: {error.strerror}{hint}") from None
+    except OSError as error:
+        raise UsageError(f"cannot read {name}: {error.strerror}") from None
+
+
 def input_lines(path: str):
     """(line number, text without comment, or None) of each non-blank line of a file ('-' for
-    stdin); None marks a line that is not UTF-8 text."""
-    try:
-        stream = sys.stdin.buffer if path == "-" else open(path, "rb")
-    except OSError as error:
-        raise UsageError(f"cannot read {path}: {error.strerror}") from None
+    stdin); None marks a line that is not UTF-8 text. The file must be a regular file (a link
+    is followed to one); a byte-order mark in front is dropped, and a line longer than
+    ``solver.files.LINE_BYTES`` is refused (a file of hands has short lines)."""
+    from solver.files import LINE_BYTES
+
+    stream, name = _hands_source(path)
     with stream:
-        for number, raw in enumerate(stream, start=1):
+        for number in itertools.count(1):
             try:
-                text = raw.decode("utf-8").split("#", 1)[0].strip()
+                raw = stream.readline(LINE_BYTES + 1)
+            except OSError as error:
+                raise UsageError(f"cannot read {name}: {error.strerror}") from None
+            if not raw:
+                return
+            if len(raw) > LINE_BYTES:
+                raise UsageError(f"{name}: line {number} is longer than {LINE_BYTES:,} bytes; a line holds one hand")
+            try:
+                text = raw.decode("utf-8-sig" if number == 1 else "utf-8").split("#", 1)[0].strip()
             except UnicodeDecodeError:
                 yield number, None
                 continue
@@ -325,7 +354,7 @@ def guarded(prog: str, action: Callable[[], int], debug: bool = False) -> int:
         if debug:
             traceback.print_exc()
         if isinstance(error, OSError) and error.filename is None and error.errno in _FULL:
-            from bench.files import describe
+            from solver.files import describe
 
             print(f"{prog}: error: cannot write the output: {describe(error)}", file=sys.stderr)
             return 1

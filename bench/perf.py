@@ -8,14 +8,17 @@ are noisy and differ. ``perf.json`` is the ``perf`` document (``bench/schemas/pe
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shlex
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
+from solver import files
 from solver.errors import InfrastructureError
 
 SUITE = Path(__file__).resolve().parents[1] / "tests" / "benchmarks"
@@ -27,20 +30,24 @@ class PerfError(InfrastructureError, RuntimeError):
 
 
 def run_suite(json_path: Path, select: str | None = None, seed: int = 1) -> None:
-    """Run the benchmark suite with the run's ``seed``, writing pytest-benchmark's JSON to ``json_path``."""
+    """Run the benchmark suite with the run's ``seed``, writing pytest-benchmark's JSON to ``json_path``
+    (pytest writes it in a private temporary folder; it reaches ``json_path`` by ``files.write_atomic``)."""
     if not SUITE.is_dir():
         raise PerfError(f"the benchmark suite is not here ({SUITE}); bench perf runs from a source checkout")
     try:
         import pytest_benchmark  # noqa: F401
     except ImportError:
         raise PerfError("bench perf needs pytest-benchmark; from the project's folder: pip install '.[test]'") from None
-    command = [sys.executable, "-m", "pytest", str(SUITE), "-m", "perf", "-q", "-p", "no:cacheprovider",
-               f"--benchmark-json={json_path}", "--benchmark-columns=median,iqr,rounds"]
-    if select:
-        command += ["-k", select]
-    result = subprocess.run(command, cwd=SUITE.parents[1], env=dict(os.environ, BENCH_PERF_SEED=str(seed)))
-    if result.returncode != 0:
-        raise PerfError(f"the benchmark suite failed (pytest exit status {result.returncode})")
+    with tempfile.TemporaryDirectory(prefix="bench-perf-") as folder:
+        written = Path(folder) / "benchmarks.json"
+        command = [sys.executable, "-m", "pytest", str(SUITE), "-m", "perf", "-q", "-p", "no:cacheprovider",
+                   f"--benchmark-json={written}", "--benchmark-columns=median,iqr,rounds"]
+        if select:
+            command += ["-k", select]
+        result = subprocess.run(command, cwd=SUITE.parents[1], env=dict(os.environ, BENCH_PERF_SEED=str(seed)))
+        if result.returncode != 0:
+            raise PerfError(f"the benchmark suite failed (pytest exit status {result.returncode})")
+        files.write_atomic(json_path, files.read_bytes(written, files.DOCUMENT_BYTES, follow=False))
 
 
 def benchmarks_problem(raw: Any) -> str | None:
@@ -329,8 +336,10 @@ def write_plot(figs: dict[str, Any], path: Path) -> None:
     right.set_xlabel("yardsticks per decision, median (log)")
     right.set_title("bot decision time")
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    image = io.BytesIO()
+    fig.savefig(image, dpi=110, format="png")
     plt.close(fig)
+    files.write_atomic(path, image.getvalue())
 
 
 def write_report(raw: dict[str, Any], out: Path) -> Path:
@@ -340,7 +349,7 @@ def write_report(raw: dict[str, Any], out: Path) -> Path:
         plot = True
     except ImportError:
         plot = False
-    (out / "perf.json").write_text(json.dumps(figs, indent=1) + "\n", encoding="utf-8")
+    files.write_atomic(out / "perf.json", json.dumps(figs, indent=1) + "\n")
     path = out / "perf.md"
-    path.write_text(render_markdown(figs, plot), encoding="utf-8")
+    files.write_atomic(path, render_markdown(figs, plot))
     return path

@@ -14,11 +14,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bench.files import write_atomic
 from bench.tournament import session_totals, summarise, timing_summary
 from bench.versions import installed_version as _version
 from bots.identity import seat_names
 from solver.documents import json_ready
+from solver.files import make_folder, write_atomic
 from solver.statistics import Z95
 
 SCHEMA_VERSION = 3  # 3: document, counts named as counts, seed, arrangements as rows, maps named by key
@@ -351,7 +351,7 @@ def _save(fig, path: Path) -> Path:
 
     import matplotlib.pyplot as plt
 
-    from bench.files import write_atomic
+    from solver.files import write_atomic
 
     fig.tight_layout()
     image = io.BytesIO()
@@ -451,7 +451,7 @@ def write_plots(doc: dict[str, Any], out: Path) -> list[Path]:
 
 def write_report(doc: dict[str, Any], out: Path) -> tuple[Path, bool]:
     """report.md (and the plots when matplotlib is installed) in ``out``."""
-    out.mkdir(parents=True, exist_ok=True)
+    make_folder(out)
     try:
         write_plots(doc, out)
         plots = True

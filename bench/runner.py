@@ -55,6 +55,7 @@ from bench.tournament import (
     read_marker,
 )
 from bots.base import BotFault
+from solver import files
 from solver.rules import BASIC, Rules, as_rules
 
 POLL_SECONDS = 0.2  # how often the waiting loop wakes up to notice a signal
@@ -94,8 +95,7 @@ def _end_worker(folder: str) -> None:
     try:
         close_bots()
     finally:
-        with open(os.path.join(folder, str(os.getpid())), "w"):
-            pass
+        os.close(files.open_write(os.path.join(folder, str(os.getpid()))))
     while True:  # the pool kills this process; exiting first would have it kill the others mid-ending
         time.sleep(60)
 

@@ -31,13 +31,12 @@ import time
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from bots.base import BotFault
-from solver import format_cards
+from solver import files, format_cards
 from solver.errors import InputError
 from solver.rules import BASIC, Rules, as_rules
 from solver.scoring import fouls, row_results_of, settle_values
@@ -366,7 +365,7 @@ class _Marker:
     file still says (deal, bot index, seat) of the decision that killed it."""
 
     def __init__(self, path: str | None):
-        self.fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o600) if path else None
+        self.fd = files.open_write(path, mode=0o600) if path else None
 
     def mark(self, deal: int, bot: int, seat: int) -> None:
         if self.fd is not None:
@@ -380,7 +379,7 @@ class _Marker:
 def read_marker(path: str) -> tuple[int, int, int] | None:
     """The (deal, bot index, seat) a worker last marked, or None."""
     try:
-        data = Path(path).read_bytes()
+        data = files.read_bytes(path, 24, follow=False)
     except OSError:
         return None
     return struct.unpack("<qqq", data[:24]) if len(data) >= 24 else None

@@ -21,7 +21,6 @@ construction, whatever names the bots claim.
 
 from __future__ import annotations
 
-import hashlib
 import inspect
 import json
 import os
@@ -31,23 +30,18 @@ from typing import Any
 
 from bots.protocol import ProtocolBot
 from bots.registry import BotError, bot_spec, parse_spec
+from solver import files
 
 SEPARATOR = "#"  # between a name and the number that tells a repeated name apart: greedy#2
-CHUNK = 1 << 20  # bytes read at a time while a file is digested
 
 
 def file_digest(path: str | Path) -> str | None:
-    """The sha256 of a regular file's bytes, or None when it is not one or cannot be read."""
-    if not os.path.isfile(path):
-        return None
-    digest = hashlib.sha256()
+    """The sha256 of a regular file's bytes (``solver.files.digest``), or None when it is not
+    one or cannot be read."""
     try:
-        with open(path, "rb") as file:
-            for chunk in iter(lambda: file.read(CHUNK), b""):
-                digest.update(chunk)
+        return files.digest(path)
     except OSError:
         return None
-    return digest.hexdigest()
 
 
 def _named_files(value: Any) -> list[Path]:

@@ -17,6 +17,7 @@ that takes no arguments.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import hashlib
 import itertools
 import json
@@ -40,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from bots.base import BotError, BotFault, BotGivenUp, takes_cards
-from solver import ROWS, Arrangement, Card, CardError, format_cards
+from solver import ROWS, Arrangement, Card, CardError, files, format_cards
 from solver.rules import Rules, parse_toml
 
 PROTOCOL = 2  # the newest version the bench speaks
@@ -71,15 +72,17 @@ class ProtocolSpec:
 
     @classmethod
     def from_toml(cls, path: str | Path) -> ProtocolSpec:
-        """A spec from a bot file; ``BotError`` naming the key when it is not one."""
+        """A spec from a bot file (a regular file of UTF-8 text, a byte-order mark in front
+        dropped, no bigger than ``files.SETTINGS_BYTES``); ``BotError`` naming the key when it is
+        not one."""
         path = Path(path)
         where = f"bot file {str(path)!r}"
         try:
-            raw = path.read_bytes()
+            raw = files.read_bytes(path, files.SETTINGS_BYTES)
         except OSError as error:
             raise BotError(f"cannot read {where}: {error.strerror}") from None
         try:
-            data = parse_toml(raw.decode("utf-8"))
+            data = parse_toml(raw.decode("utf-8-sig"))
         except Exception as error:  # the TOML parser's error, or bytes that are not UTF-8
             raise BotError(f"cannot parse {where}: {error}") from None
         known = {"name", "command", "cwd", "env", "decision_timeout", "startup_timeout"}
@@ -113,7 +116,7 @@ class ProtocolSpec:
         ``/`` is looked up along ``PATH``, as the process is started), with its digest."""
         program = program_path(path)
         try:
-            digest = hashlib.sha256(Path(program).read_bytes()).hexdigest() if program else None
+            digest = files.digest(program) if program else None
         except OSError:
             digest = None  # it cannot start either; starting it says why
         return cls(name=Path(path).name, command=(path,), source=f"cmd:{path}", sha256=digest, program=program)
@@ -196,11 +199,11 @@ class _StderrLog:
     last ``LOG_TAIL`` bytes. The last few KiB are also kept to quote in fault messages."""
 
     def __init__(self, folder: Path, name: str):
-        folder.mkdir(parents=True, exist_ok=True)
+        files.make_folder(folder)
         while True:  # a file of its own, never another process's
             self.path = folder / f"{log_name(name)}.{os.getpid()}.{next(_LOG_NUMBERS)}.stderr.log"
             try:
-                self.fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+                self.fd = files.open_write(self.path, exclusive=True)
                 break
             except FileExistsError:
                 continue
@@ -569,7 +572,8 @@ class ProtocolBot:
                            f"{error.strerror}") from None
         self.logs.append(log.path)
         if len(self.logs) > LOG_FILES:  # a bot restarted without end must not fill the disk
-            self.logs.pop(1).unlink(missing_ok=True)
+            with contextlib.suppress(OSError):
+                files.remove(self.logs.pop(1), missing_ok=True)
         try:
             process = _Process(self.spec, log)
         except BaseException:

@@ -3,19 +3,20 @@
 from __future__ import annotations
 
 import functools
+import io
 import json
 import math
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import IO, Any, ClassVar
 
 import numpy as np
 
 from bots import _kernels
 from bots.base import BotError, arrangement_from_row, takes_cards
 from bots.points import RowPoints, cards_by_split, over_cores, play_points
-from solver import ROWS, Arrangement, Card, evaluate_many
+from solver import ROWS, Arrangement, Card, evaluate_many, files
 from solver.classes import class_hash, rank_classes, row_classes
 from solver.rules import BASIC, Rules, RulesError, as_rules
 from solver.scoring import expected_rows
@@ -171,12 +172,17 @@ class FieldTables:
         mixed = [(1 - weight) * a + weight * b for a, b in zip(self.shares(), other.shares())]
         return FieldTables(mixed[0], mixed[1], mixed[2], info=dict(self.info))
 
-    def save(self, path: str | Path) -> None:
+    def save(self, path: str | Path | IO[bytes]) -> None:
+        """The tables as an ``.npz`` archive: to a file object, or to ``path`` whole or not at all
+        (``solver.files.write_atomic``)."""
         arrays: dict[str, Any] = {"front": self.front, "middle": self.middle, "back": self.back,
                                   "info": np.array(json.dumps(self.info))}
         if self.removal is not None:
             arrays |= {"removal_shares": self.removal.shares, "removal_factors": self.removal.factors}
-        np.savez_compressed(path, **arrays)
+        target = path if not isinstance(path, (str, Path)) else io.BytesIO()
+        np.savez_compressed(target, **arrays)
+        if isinstance(path, (str, Path)) and isinstance(target, io.BytesIO):
+            files.write_atomic(path, target.getvalue())
 
     def extra(self, rules: Rules) -> np.ndarray:
         """(3, classes) what ``rules`` add to each row's P(win) - P(loss) without a bonus: its
@@ -187,8 +193,10 @@ class FieldTables:
 
     @classmethod
     def load(cls, path: str | Path) -> FieldTables:
+        """Tables saved by :meth:`save`, read through ``solver.files.arrays`` (a regular file, a
+        link followed to one, of bounded size, without pickles); ``BotError`` when it is not one."""
         try:
-            with np.load(path, allow_pickle=False) as data:
+            with files.arrays(path) as data:
                 removal_names = {"removal_shares", "removal_factors"} & set(data.files)
                 for name in (*ROWS, *(("removal_shares", "removal_factors") if removal_names else ())):
                     if name not in data.files:

@@ -16,12 +16,9 @@ fixed number of chunks, so the tables do not depend on the number of workers.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import io
 import json
-import os
-import tempfile
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -30,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from bots.table import FieldTables, Removal, play_tables
+from solver import files
 from solver.rules import BASIC, Rules, as_rules
 
 CHUNKS = 16
@@ -99,26 +97,14 @@ class TrainingState:
         meta["digest"] = _digest(arrays, meta)
         data = io.BytesIO()
         np.savez(data, **arrays, meta=np.array(json.dumps(meta)))
-        fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        try:
-            _write_all(fd, data.getvalue())
-            os.fsync(fd)
-            os.close(fd)
-            fd = -1
-            os.replace(temporary, path)
-        except BaseException:
-            if fd >= 0:
-                os.close(fd)
-            with contextlib.suppress(OSError):
-                os.unlink(temporary)
-            raise
+        files.write_atomic(path, data.getvalue())
 
     @classmethod
     def load(cls, path: str | Path) -> TrainingState:
         """A state written by :meth:`save`, every array and setting checked (shapes, types, ranges
         and the digest of the whole); ``ValueError`` naming what is wrong when the file is not one."""
         try:
-            with np.load(path, allow_pickle=False) as data:
+            with files.arrays(path, follow=False) as data:
                 meta = json.loads(str(data["meta"]))
                 arrays = {name: data[name].copy() for name in ("front", "middle", "back", "previous",
                                                                 "previous_middle")}
@@ -135,12 +121,6 @@ class TrainingState:
         # a checkpoint without a start began from heuristic; one without removal_hands ends as bench train does now
         settings = {"start": "heuristic", "removal_hands": REMOVAL_HANDS} | meta["settings"]
         return cls(settings, int(meta["round"]), field, arrays["previous"], previous_middle, reports)
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view):]
 
 
 def _digest(arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> str:

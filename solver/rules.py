@@ -239,9 +239,12 @@ def parse_toml(text: str) -> dict[str, Any]:
 
 
 def _read(path: Path) -> dict[str, Any]:
-    """The settings table of a TOML or JSON file."""
+    """The settings table of a TOML or JSON file: a regular file (a link is followed to one) of
+    UTF-8 text, a byte-order mark in front dropped, no bigger than ``files.SETTINGS_BYTES``."""
+    from solver import files
+
     try:
-        text = path.read_text(encoding="utf-8")
+        text = files.read_text(path, files.SETTINGS_BYTES)
     except OSError as error:
         raise RulesError(f"cannot read rules file {str(path)!r}: {error.strerror}") from None
     except UnicodeDecodeError:

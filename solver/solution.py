@@ -256,12 +256,13 @@ def available_memory() -> int | None:
     """Bytes this process may still take: the memory available now, within a cgroup's limit
     where there is one; None where neither can be read."""
     import os
-    from pathlib import Path
+
+    from solver import files
 
     def read(path: str) -> str | None:
         try:
-            return Path(path).read_text()
-        except OSError:
+            return files.read_text(path, files.SETTINGS_BYTES)
+        except (OSError, UnicodeDecodeError):
             return None
 
     found = []

@@ -24,6 +24,7 @@ def add_parser(sub) -> None:
 def run(args: argparse.Namespace) -> int:
     from bench.parsing import UsageError, read_json, writable_folder
     from bench.perf import PerfError, benchmarks_problem, run_suite, write_report
+    from solver import files
 
     out = writable_folder(Path(args.out))
     raw_path = Path(args.from_json) if args.from_json else out / "benchmarks.json"
@@ -32,6 +33,8 @@ def run(args: argparse.Namespace) -> int:
             run_suite(raw_path, args.select, args.seed)
         except PerfError as error:
             raise UsageError(str(error)) from None
+        except OSError as error:
+            raise UsageError(f"cannot write {raw_path}: {files.describe(error)}") from None
     raw = read_json(raw_path)
     problem = benchmarks_problem(raw)
     if problem:
@@ -43,6 +46,8 @@ def run(args: argparse.Namespace) -> int:
     except (KeyError, TypeError, ValueError) as error:
         raise UsageError(f"{raw_path} lacks what the report needs ({type(error).__name__}: {error}); "
                          "make it with bench perf") from None
-    print(report.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise UsageError(f"cannot write {error.filename or out}: {files.describe(error)}") from None
+    print(files.read_text(report, files.DOCUMENT_BYTES, follow=False))
     print(f"wrote {report}")
     return 0

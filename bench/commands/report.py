@@ -28,9 +28,10 @@ def read_results(path: Path) -> Any:
     import json
 
     from bench.parsing import UsageError
+    from solver import files
 
     try:
-        text = path.read_text(encoding="utf-8")
+        text = files.read_text(path, files.DOCUMENT_BYTES)
     except OSError as error:
         raise UsageError(f"cannot read {path}: {error.strerror}") from None
     except UnicodeDecodeError as error:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
 import secrets
 import shlex
 import time
@@ -115,15 +117,17 @@ def _resumed(args: argparse.Namespace, lock_folder):
     """The journal of the run in --resume DIR (checked line by line), with DIR locked."""
     from bench.journal import JOURNAL, Journal, JournalError
     from bench.parsing import UsageError
+    from solver import files
 
     if args.out or args.force:
         raise UsageError("--resume DIR continues the run in DIR; give no --out or --force")
     folder = Path(args.resume)
-    if (folder / JOURNAL).is_symlink():
-        raise UsageError(f"--resume {folder}: {folder / JOURNAL} is a link; a run's journal must be a file of its "
-                         "own folder (copy it there to continue it)")
-    if not (folder / JOURNAL).is_file():
-        raise UsageError(f"--resume {folder}: there is no run there (no {JOURNAL})")
+    try:
+        files.regular(folder / JOURNAL, follow=False, single=True)
+    except FileNotFoundError:
+        raise UsageError(f"--resume {folder}: there is no run there (no {JOURNAL})") from None
+    except OSError as error:
+        raise UsageError(f"--resume {folder}: {folder / JOURNAL}: {files.describe(error)}") from None
     lock = lock_folder(folder)
     try:
         contents = Journal.read(folder / JOURNAL)
@@ -140,12 +144,21 @@ def _fresh_folder(args: argparse.Namespace, lock_folder):
     from bench.journal import JOURNAL, Journal, JournalError
     from bench.parsing import UsageError
     from bench.progress import note
+    from solver import files
 
     folder = writable_folder(Path(args.out))
     lock = lock_folder(folder)
-    held = [name for name in RUN_FILES if (folder / name).exists()]
+    held = [name for name in RUN_FILES if os.path.lexists(folder / name)]
     if not held:
         return folder, lock
+    for name in held:  # only regular files a run writes are read, or removed by --force
+        try:
+            files.regular(folder / name, follow=False)
+        except OSError as error:
+            lock.release()
+            raise UsageError(f"--out {folder}: {folder / name}: {files.describe(error)}; a run writes only "
+                             "regular files there, so neither a run nor --force touches this one: remove it "
+                             "yourself, or choose another folder") from None
     what = ", ".join(held)
     if (folder / JOURNAL).exists():
         try:
@@ -159,17 +172,18 @@ def _fresh_folder(args: argparse.Namespace, lock_folder):
                          "discard it")
     for name in held:
         try:
-            (folder / name).unlink()
+            files.remove(folder / name)
         except OSError as error:
             lock.release()
-            raise UsageError(f"--force: cannot remove {folder / name}: {error.strerror}") from None
+            raise UsageError(f"--force: cannot remove {folder / name}: {files.describe(error)}") from None
     note(f"--force: discarded {what} from {folder}")
     return folder, lock
 
 
 def _locker():
-    from bench.files import FolderBusy, FolderLock
     from bench.parsing import UsageError
+    from solver import files
+    from solver.files import FolderBusy, FolderLock
 
     def lock_folder(folder: Path):
         try:
@@ -177,10 +191,11 @@ def _locker():
         except FolderBusy as error:
             raise UsageError(str(error)) from None
         except OSError as error:
-            raise UsageError(f"cannot lock {folder}: {error.strerror}") from None
+            raise UsageError(f"cannot lock {folder}: {error.filename or folder}: {files.describe(error)}") from None
         for name in RUN_FILES:  # the temporary files of a run killed while it wrote: no run holds them now
             for stale in folder.glob(f".{name}.*.tmp"):
-                stale.unlink(missing_ok=True)
+                with contextlib.suppress(OSError):  # anything but a regular file is left where it is
+                    files.remove(stale, missing_ok=True)
         return lock
 
     return lock_folder
@@ -376,8 +391,8 @@ def _play_missing(run_settings, missing: list[int], records: list[dict], journal
 def _write_results(args: argparse.Namespace, out: Path | None, records: list[dict], n_deals: int, resume: str | None,
                    **document) -> None:
     """The report; a run's file that cannot be written is one line that says how to write it later."""
-    from bench.files import describe
     from bench.parsing import UsageError
+    from solver.files import describe
 
     try:
         _report(args, out, records, n_deals, **document)

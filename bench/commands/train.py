@@ -153,11 +153,11 @@ def _kept(done: int, checkpoint: Path, verb: str) -> str:
 def _train(args: argparse.Namespace, out: Path, rules, resume, saved: list[int]):
     """The trained tables, with a progress bar and a checkpoint saved after every round (its
     round in ``saved[0]``); a signal raises Stopped."""
-    from bench.files import describe
     from bench.parsing import UsageError, check_stopped
     from bench.progress import note, progress
     from bots.points import available_cores
     from bots.training import train
+    from solver.files import describe
 
     checkpoint = checkpoint_of(out)
 
@@ -201,8 +201,9 @@ def command(hands: int, rounds: int, seed: int, rules: str, start: str, removal:
 
 def _write(tables, out: Path) -> None:
     """Write the tables to ``out`` whole or not at all, then drop the checkpoint."""
-    from bench.files import describe, write_atomic
     from bench.parsing import UsageError
+    from solver import files
+    from solver.files import describe, write_atomic
 
     data = io.BytesIO()
     tables.save(data)  # numpy writes to a file object as well as to a path
@@ -211,4 +212,4 @@ def _write(tables, out: Path) -> None:
     except OSError as error:
         raise UsageError(f"cannot write {out}: {describe(error)}; every round is saved in {checkpoint_of(out)}; once "
                          f"there is room, write the tables with: bench train --resume {out}") from None
-    checkpoint_of(out).unlink(missing_ok=True)
+    files.remove(checkpoint_of(out), missing_ok=True)
