@@ -352,10 +352,69 @@ def dask_client(scheduler: str | None, jobs: int = 2):
     if scheduler is None:
         return Client(LocalCluster(n_workers=max(1, jobs), threads_per_worker=1, processes=False,
                                    dashboard_address=None))
+    return _scheduler_client(Client, scheduler)
+
+
+SCHEDULER_SECONDS = 10.0  # how long a --scheduler address has to answer as a dask scheduler does
+SCHEDULER_GRACE = 2.0  # a moment more, so that dask's own message comes first when it has one
+WEB_SCHEMES = ("http://", "https://")
+
+
+def _scheduler_client(client_class: Any, scheduler: str):
+    """A client of the dask scheduler at ``scheduler``, or a one-line :class:`TournamentError`
+    within :data:`SCHEDULER_SECONDS` (and a moment), whatever is at the address: nothing, a
+    web server, a listener that never speaks.
+
+    Dask's own time-out bounds the connection, not the handshake after it (it waits for the
+    peer's first message for ever, and reads a web server's answer as the length of one), so
+    the client is made in a thread of its own that is given up on in time; a client that
+    connects after that is closed."""
+    from distributed.comm.addressing import parse_address
+    from distributed.comm.registry import get_backend
+
+    if scheduler.lower().startswith(WEB_SCHEMES):
+        raise TournamentError(f"--scheduler {scheduler} is a web address (a dashboard's?); give the address "
+                              "`dask scheduler` prints, such as tcp://HOST:8786")
     try:
-        return Client(scheduler, timeout="10s")
-    except (OSError, TimeoutError) as error:
-        raise TournamentError(f"cannot reach the dask scheduler at {scheduler}: {error}") from None
+        scheme, location = parse_address(scheduler)
+        get_backend(scheme)
+    except ValueError as error:
+        raise TournamentError(f"--scheduler {scheduler}: {error}; give the address `dask scheduler` prints, "
+                              "such as tcp://HOST:8786") from None
+    if not location:
+        raise TournamentError(f"--scheduler {scheduler} names no host; give the address `dask scheduler` prints, "
+                              "such as tcp://HOST:8786")
+    made: list[Any] = []
+    lock = threading.Lock()
+
+    def connect() -> None:
+        try:
+            client = client_class(scheduler, timeout=f"{SCHEDULER_SECONDS:g}s", set_as_default=False)
+        except Exception as error:  # noqa: BLE001  (whatever the address does, said in one line)
+            client = error.with_traceback(None)  # the half-made client goes now, not at exit
+        with lock:
+            late = bool(made)
+            made.append(client)
+        if late and not isinstance(client, Exception):
+            client.close()
+
+    thread = threading.Thread(target=connect, name="dask-connect", daemon=True)
+    thread.start()
+    thread.join(SCHEDULER_SECONDS + SCHEDULER_GRACE)
+    with lock:
+        made.append(None)  # whatever comes later is too late
+        answer = made[0]
+    if answer is None:
+        raise TournamentError(f"{scheduler} accepted the connection but did not answer as a dask scheduler within "
+                              f"{SCHEDULER_SECONDS:g} s; give the address `dask scheduler` prints, such as "
+                              "tcp://HOST:8786")
+    if isinstance(answer, (OSError, TimeoutError)):
+        raise TournamentError(f"cannot reach the dask scheduler at {scheduler}: {answer}") from None
+    if isinstance(answer, Exception):
+        raise TournamentError(f"--scheduler {scheduler}: not a dask scheduler's address "
+                              f"({type(answer).__name__}: {answer}); give the address `dask scheduler` prints, "
+                              "such as tcp://HOST:8786") from None
+    return answer
 
 
 # --- whole runs: chunks sized from timed pilot deals ----------------------------------------
