@@ -8,10 +8,10 @@ play every deal again and each play is compared with its record (:data:`bench.jo
 the arrangement, the declared natural, the row values, the foul and its reason; the score
 of a deal follows from these).
 
-A bot is replayed only when it is the bot that played: it can be made here, and its identity
-(files and their sha256, class, version, parameters, a protocol bot's hello) is the one the
-header holds, and it does not draw randomness of its own (``bots.identity.replayable``). Any
-other bot is *not replayable*, with the reason, and its plays are not
+A bot is replayed only when it is the bot that played: it does not draw randomness of its own
+(``bots.identity.replayable``), it can be made here, and its identity (files and their sha256,
+class, version, parameters, a protocol bot's hello; ``bots.identity.bot_change``) is the one
+the header holds. Any other bot is *not replayable*, with the reason, and its plays are not
 compared; the other bots of the same deals still are (a bot's play depends on its spec,
 seat and deal, never on who else is at the table). Decisions that failed, in the journal or
 in the replay, are not compared either.
@@ -104,10 +104,10 @@ def plan(contents: Contents) -> Plan:
     """Which of the run's bots can be replayed here. Each distinct spec is made on its own (and
     kept by this thread, as ``bench.tournament.make_bots`` keeps bots); one that cannot be
     made, or whose identity differs from the header's, is not replayed."""
-    from bench.journal import bot_change, bot_identity, package_change, package_identity
+    from bench.journal import package_change, package_identity
     from bench.tournament import RunSettings, TournamentError, make_bots
     from bots import BotError
-    from bots.identity import replayable
+    from bots.identity import bot_change, bot_identity, replayable
     from solver.rules import Rules, RulesError
 
     settings = contents.settings

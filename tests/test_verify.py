@@ -210,21 +210,42 @@ def test_records_that_are_not_the_runs_deals_are_damage(honest, tmp_path):
     assert status == 1 and "other hands than the run's seed deals" in _valid(doc)["journal_problem"]
 
 
-def _protocol_bot(folder: Path) -> Path:
+DICE = """import json, random, sys
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "hello":
+        print(json.dumps({"type": "hello", "name": "dice", "protocol": 2, "random": True}), flush=True)
+    elif message["type"] == "arrange":
+        cards = message["hand"].split()
+        random.shuffle(cards)
+        rows = {"front": cards[:3], "middle": cards[3:8], "back": cards[8:]}
+        print(json.dumps({"id": message["id"], **{k: " ".join(v) for k, v in rows.items()}}), flush=True)
+    else:
+        break
+"""
+
+
+def _protocol_bot(folder: Path, dice: bool = False) -> Path:
+    """The example protocol bot that sorts its hand, or (``dice``) one that deals its cards into
+    rows at random and says so in its hello (``"random": true``)."""
     folder.mkdir(parents=True)
-    shutil.copy(ROOT / "examples" / "bots" / "sorted_bot.py", folder / "sorted_bot.py")
+    if dice:
+        (folder / "sorted_bot.py").write_text(DICE)
+    else:
+        shutil.copy(ROOT / "examples" / "bots" / "sorted_bot.py", folder / "sorted_bot.py")
     toml = folder / "bot.toml"
     toml.write_text(f'name = "sorted-py"\ncommand = ["{sys.executable}", "sorted_bot.py"]\n')
     return toml
 
 
-@pytest.mark.parametrize("change, reason", [
-    (lambda toml: (toml.parent / "sorted_bot.py").write_text((toml.parent / "sorted_bot.py").read_text() + "\n#\n"),
-     "sorted_bot.py changed (sha256"),
-    (lambda toml: toml.unlink(), "it cannot be made on this machine"),
-], ids=["changed", "missing"])
-def test_a_bot_that_cannot_be_replayed_is_reported_as_such_not_as_a_difference(tmp_path, change, reason):
-    toml = _protocol_bot(tmp_path / "bot")
+@pytest.mark.parametrize("dice, change, reason", [
+    (False, lambda toml: (toml.parent / "sorted_bot.py").write_text((toml.parent / "sorted_bot.py").read_text()
+                                                                     + "\n#\n"), "sorted_bot.py changed (sha256"),
+    (False, lambda toml: toml.unlink(), "it cannot be made on this machine"),
+    (True, lambda toml: None, "randomness of its own"),
+], ids=["changed", "missing", "random"])
+def test_a_bot_that_cannot_be_replayed_is_reported_as_such_not_as_a_difference(tmp_path, dice, change, reason):
+    toml = _protocol_bot(tmp_path / "bot", dice)
     out = tmp_path / "run"
     done = bench("tournament", "--bots", f"greedy,{toml}", "--sessions", "1", "--seed", "2", "--jobs", "1",
                  "--out", str(out))

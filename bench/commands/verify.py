@@ -68,15 +68,12 @@ def _results(folder: Path, contents) -> tuple[int | None, str | None]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from bench.parsing import UsageError
     from bench.progress import note, progress
     from bench.tournament import close_bots
     from bench.verify import RunProblem, Tally, document, plan, render, replay, summary
     from bots.points import available_cores
 
     folder = Path(args.folder)
-    if args.jobs == 0:
-        raise UsageError("--jobs must be a number of workers >= 1, or negative for all cores")
     jobs = available_cores() if args.jobs < 1 else args.jobs
     contents, problem = _journal(folder)
     planned = None
