@@ -21,6 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from solver.errors import BotFault, InfrastructureError, InputError
+from solver.text import quote, show, terminal
 
 DEBUG_VARIABLE = "CHINESE_POKER_DEBUG"
 BACKENDS = ("loky", "threading", "sequential", "dask")  # where bench.runner plays chunks of deals: --backend
@@ -39,7 +40,12 @@ class Parser(argparse.ArgumentParser):
         return super()._parse_optional(arg_string)
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        self.exit(2, f"{self.prog}: error: {message}\n")
+        self.exit(2, f"{self.prog}: error: {one_line(message)}\n")
+
+    def _print_message(self, message: str, file=None) -> None:  # type: ignore[no-untyped-def]
+        """Help, usage and errors reach the terminal through :func:`solver.text.show`."""
+        if message:
+            show(message, file or sys.stderr, end="")
 
 
 class UsageError(InputError):
@@ -112,7 +118,7 @@ def _whole(text: str, low: int, what: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{what} >= {low}, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"{what} >= {low}, got {quote(text)}") from None
     if value < low:
         raise argparse.ArgumentTypeError(f"{what} >= {low}, got {value}")
     return value
@@ -146,7 +152,7 @@ def seconds(text: str) -> float:
     except ValueError:
         value = float("nan")
     if not SHORTEST_LIMIT <= value <= LONGEST_LIMIT:  # nan fails every comparison
-        raise argparse.ArgumentTypeError(f"expected seconds from {SHORTEST_LIMIT:g} to {LONGEST_LIMIT:g}, got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected seconds from {SHORTEST_LIMIT:g} to {LONGEST_LIMIT:g}, got {quote(text)}")
     return value
 
 
@@ -332,12 +338,30 @@ def quiet_on_closed_stdout(main: Callable[..., int]) -> Callable[..., int]:
     return wrapper
 
 
+ERROR_LIMIT = 1000  # characters of an error's words on its one line; more is cut, with the length said
+
+
+def one_line(error: BaseException | str) -> str:
+    r"""An error's words as one line that only prints (:func:`solver.text.terminal`), cut at
+    ``ERROR_LIMIT`` characters: a message that quoted too much of its input stays readable.
+
+    >>> one_line(ValueError("bad card 'X\x1b[2J'\nsee the docs"))
+    "bad card 'X\\u001b[2J'\\u000asee the docs"
+    >>> len(one_line("x" * 10**6))
+    1033
+    """
+    text = str(error)
+    if len(text) > ERROR_LIMIT:
+        text = f"{text[:ERROR_LIMIT]}... ({len(text):,} characters in all)"
+    return terminal(text)
+
+
 _FULL = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)  # a write to the standard output that found no room
 
 
-def guarded(prog: str, action: Callable[[], int], debug: bool = False) -> int:
-    """Run a command; errors end as one line on stderr with the right exit status, and a
-    closed standard output ends it quietly."""
+def guarded(prog: str, action: Callable[[], int], debug: bool = False, ascii: bool = False) -> int:
+    """Run a command; errors end as one line on stderr with the right exit status (in
+    ASCII only with ``ascii``), and a closed standard output ends it quietly."""
     debug = debug or os.environ.get(DEBUG_VARIABLE, "") not in ("", "0")
     try:
         status = action()
@@ -346,22 +370,22 @@ def guarded(prog: str, action: Callable[[], int], debug: bool = False) -> int:
         return status
     except KeyboardInterrupt as error:
         stopped = error if isinstance(error, Stopped) else Stopped()
-        print(f"{prog}: stopped by {stopped.name}", file=sys.stderr)
+        show(f"{prog}: stopped by {stopped.name}", sys.stderr, ascii=ascii)
         return stopped.status
     except Exception as error:
         if isinstance(error, BrokenPipeError) and stdout_closed():
             return _quiet_stdout()
         if debug:
-            traceback.print_exc()
+            show(traceback.format_exc(), sys.stderr, end="", ascii=ascii)
         if isinstance(error, OSError) and error.filename is None and error.errno in _FULL:
             from solver.files import describe
 
-            print(f"{prog}: error: cannot write the output: {describe(error)}", file=sys.stderr)
+            show(f"{prog}: error: cannot write the output: {terminal(describe(error))}", sys.stderr, ascii=ascii)
             return 1
         family_status = exit_status(error)
         if family_status is not None:
-            print(f"{prog}: error: {error}", file=sys.stderr)
+            show(f"{prog}: error: {one_line(error)}", sys.stderr, ascii=ascii)
             return family_status
         hint = "" if debug else " (run again with --debug for the traceback)"
-        print(f"{prog}: internal error: {type(error).__name__}: {error}{hint}", file=sys.stderr)
+        show(f"{prog}: internal error: {type(error).__name__}: {one_line(error)}{hint}", sys.stderr, ascii=ascii)
         return 1

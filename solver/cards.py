@@ -19,6 +19,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from solver.errors import InputError
+from solver.text import excerpt, quote
 
 RANKS = "23456789TJQKA"
 SUITS = "CDHS"
@@ -68,7 +69,7 @@ class Card(int):
                     raise TypeError
                 value = operator.index(value)  # int, numpy integers
             except TypeError:
-                raise UnknownCardError(f"expected a card id or a string such as 'AS', got {value!r}") from None
+                raise UnknownCardError(f"expected a card id or a string such as 'AS', got {excerpt(repr(value))}") from None
         if not 0 <= value < 52:
             raise UnknownCardError(f"card id {value} is out of range; ids are 0..51")
         return super().__new__(cls, value)
@@ -106,15 +107,15 @@ CardsLike = str | Iterable[CardLike]
 def _parse_token(token: str) -> int:
     text = token.strip().strip(_VARIATION_SELECTORS).upper()
     if len(text) < 2:
-        raise UnknownCardError(f"cannot read card {token!r}; write a rank and a suit, such as 'AS' or '10h'")
+        raise UnknownCardError(f"cannot read card {quote(token)}; write a rank and a suit, such as 'AS' or '10h'")
     rank_text, suit_text = text[:-1], text[-1]
     if rank_text == "10":
         rank_text = "T"
     if len(rank_text) != 1 or rank_text not in RANKS:
-        raise UnknownCardError(f"unknown rank {rank_text!r} in card {token!r}; ranks are {RANKS} (10 = T)")
+        raise UnknownCardError(f"unknown rank {quote(rank_text)} in card {quote(token)}; ranks are {RANKS} (10 = T)")
     if suit_text not in _SUIT_LOOKUP:
         raise UnknownCardError(
-            f"unknown suit {suit_text!r} in card {token!r}; suits are {SUITS} or {SUIT_SYMBOLS}"
+            f"unknown suit {quote(suit_text)} in card {quote(token)}; suits are {SUITS} or {SUIT_SYMBOLS}"
         )
     return RANKS.index(rank_text) * 4 + _SUIT_LOOKUP[suit_text]
 
@@ -155,7 +156,7 @@ def parse_cards(cards: CardsLike, count: int | None = None, what: str = "cards")
         try:
             tokens = list(cards)
         except TypeError:
-            raise CardError(f"expected cards as a string or a sequence, got {cards!r}") from None
+            raise CardError(f"expected cards as a string or a sequence, got {excerpt(repr(cards))}") from None
     parsed = tuple(parse_card(t) for t in tokens)
 
     def shown() -> str:  # the input as the user gave it, for the error
@@ -163,12 +164,12 @@ def parse_cards(cards: CardsLike, count: int | None = None, what: str = "cards")
 
     if count is not None and len(parsed) != count:
         target = f"the {what}" if what != "cards" else "cards"
-        raise CardCountError(f"expected {count} cards for {target}, got {len(parsed)}: {shown()!r}")
+        raise CardCountError(f"expected {count} cards for {target}, got {len(parsed)}: {quote(shown())}")
     if len(set(parsed)) != len(parsed):
         seen: set[int] = set()
         for card in parsed:
             if card in seen:
-                raise DuplicateCardError(f"duplicate card '{card}' in {what}: {shown()!r}")
+                raise DuplicateCardError(f"duplicate card '{card}' in {what}: {quote(shown())}")
             seen.add(card)
     return parsed
 

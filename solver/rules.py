@@ -32,6 +32,7 @@ from typing import Any
 from solver.arrangement import ROWS
 from solver.errors import InputError
 from solver.evaluator import CATEGORY_NAMES
+from solver.text import quote
 
 SCORING_METHODS = ("basic", "1-6", "2-4")  # a method's index is its code in the kernels (solver._settle)
 ROYALTY_HANDS = CATEGORY_NAMES + ("royal flush",)  # what a royalty line names: a category, or the royal flush apart
@@ -220,7 +221,7 @@ def _preset(part: str) -> dict[str, Any]:
         return {"royalties": dict(COMMON_ROYALTIES), "royalty_needs_win": name == "royalties-win"}
     if name == "naturals":
         return {"naturals": True}
-    raise RulesError(f"unknown rules {part!r}; presets are {', '.join(PRESETS)} (join with +), "
+    raise RulesError(f"unknown rules {quote(part)}; presets are {', '.join(PRESETS)} (join with +), "
                      "or a .toml/.json file")
 
 
