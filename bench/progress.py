@@ -5,6 +5,8 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+from solver.text import show
+
 
 def progress(**kwargs: Any):
     """A tqdm bar; silent (but still counting) when stderr is not a terminal."""
@@ -14,7 +16,8 @@ def progress(**kwargs: Any):
 
 
 def note(message: str) -> None:
-    """A line on stderr that does not break a progress bar."""
+    """A line on stderr (through :func:`solver.text.show`) that does not break a progress bar."""
     from tqdm import tqdm
 
-    tqdm.write(message, file=sys.stderr)
+    with tqdm.external_write_mode(file=sys.stderr):
+        show(message, sys.stderr)

@@ -20,6 +20,8 @@ from bots.identity import seat_names
 from solver.documents import json_ready
 from solver.files import make_folder, write_atomic
 from solver.statistics import Z95
+from solver.text import markdown as _markdown
+from solver.text import markdown_code, plot_label, show, terminal
 
 SCHEMA_VERSION = 3  # 3: document, counts named as counts, seed, arrangements as rows, maps named by key
 DOCUMENT = "results"
@@ -213,6 +215,10 @@ def _ci(estimate: dict[str, Any]) -> str:
 
 
 def _table(header: list[str], rows: list[list[str]], markdown: bool) -> list[str]:
+    """A table for the terminal, or for Markdown; every cell one line that only shows text
+    (:func:`solver.text.terminal`, :func:`solver.text.markdown`)."""
+    cell = _markdown if markdown else terminal
+    header, rows = [cell(str(x)) for x in header], [[cell(str(x)) for x in r] for r in rows]
     if markdown:
         out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
         return out + ["| " + " | ".join(r) + " |" for r in rows]
@@ -303,6 +309,7 @@ def speed_line(doc: dict[str, Any]) -> str:
 
 
 def render_terminal(doc: dict[str, Any]) -> str:
+    """The tables for the terminal; each line one line that only prints (:func:`solver.text.terminal`)."""
     lines = [headline(doc), ""]
     lines += per_bot_table(doc)
     lines += ["", "crosstable: row bot against column bot, units per hand ± se (* = 95% interval excludes 0)"]
@@ -310,12 +317,13 @@ def render_terminal(doc: dict[str, Any]) -> str:
     lines += ["", "same arrangement of the same hand: " + "; ".join(same_arrangement_lines(doc))]
     lines += variance_lines(doc)
     lines.append(speed_line(doc))
-    return "\n".join(lines)
+    return "\n".join(terminal(line) for line in lines)
 
 
 def render_markdown(doc: dict[str, Any], plots: bool) -> str:
     """report.md: the same tables, the plots, and how to read them."""
-    lines = ["# Tournament report", "", headline(doc) + ".", "", f"Command: `{doc['command']}`", ""]
+    lines = ["# Tournament report", "", _markdown(headline(doc), start=True) + ".", "",
+             f"Command: {markdown_code(doc['command'])}", ""]
     lines += ["## Bots", ""] + per_bot_table(doc, markdown=True)
     lines += [
         "",
@@ -329,17 +337,18 @@ def render_markdown(doc: dict[str, Any], plots: bool) -> str:
         "",
     ]
     lines += crosstable_lines(doc, markdown=True)
-    lines += ["", "Same arrangement of the same hand: " + "; ".join(same_arrangement_lines(doc)) + ".", ""]
-    lines += variance_lines(doc) + ["", speed_line(doc) + ".", ""]
+    lines += ["", "Same arrangement of the same hand: " + _markdown("; ".join(same_arrangement_lines(doc))) + ".", ""]
+    lines += [_markdown(line) for line in variance_lines(doc)] + ["", _markdown(speed_line(doc)) + ".", ""]
     if plots:
         lines += ["## Plots", ""] + [f"![{p[:-4]}]({p})" for p in PLOTS] + [""]
-    lines += ["## Run", "", f"- bots: {', '.join(b['spec'] for b in doc['bots'])}",
-              *(f"- protocol bot {b['name']}: version {i.get('version') or 'none given'}, protocol {i.get('protocol')}, "
-                f"file {i.get('file')}, sha256 {i.get('sha256')}"
+    m = _markdown
+    lines += ["## Run", "", f"- bots: {m(', '.join(b['spec'] for b in doc['bots']))}",
+              *(f"- protocol bot {m(b['name'])}: version {m(str(i.get('version') or 'none given'))}, "
+                f"protocol {m(str(i.get('protocol')))}, file {m(str(i.get('file')))}, sha256 {m(str(i.get('sha256')))}"
                 for b in doc["bots"] if isinstance(i := b.get("identity"), dict)),
-              f"- versions: {', '.join(f'{k} {v}' for k, v in doc['version_by_package'].items())}",
-              f"- git commit: {doc['git_commit'] or 'unknown'}", f"- machine: {doc['machine']['platform']}, "
-              f"{doc['machine']['cpu_count']} cpus", ""]
+              f"- versions: {m(', '.join(f'{k} {v}' for k, v in doc['version_by_package'].items()))}",
+              f"- git commit: {m(str(doc['git_commit'] or 'unknown'))}", f"- machine: {m(str(doc['machine']['platform']))}, "
+              f"{m(str(doc['machine']['cpu_count']))} cpus", ""]
     return "\n".join(lines)
 
 
@@ -359,6 +368,11 @@ def _save(fig, path: Path) -> Path:
     plt.close(fig)
     write_atomic(path, image.getvalue())
     return path
+
+
+def _labels(names: list[str]) -> list[str]:
+    """Bot names as plot labels (:func:`solver.text.plot_label`)."""
+    return [plot_label(name) for name in names]
 
 
 def _crosstable_plot(doc: dict[str, Any], names: list[str]):
@@ -381,8 +395,8 @@ def _crosstable_plot(doc: dict[str, Any], names: list[str]):
                 dark = abs(c["mean"]) > 0.6 * limit
                 ax.text(j, i, f"{c['mean']:+.3f}\n±{Z95 * c['se']:.3f}", ha="center", va="center", fontsize=8,
                         color="white" if dark else "black")
-    ax.set_xticks(range(len(names)), names, rotation=30, ha="right")
-    ax.set_yticks(range(len(names)), names)
+    ax.set_xticks(range(len(names)), _labels(names), rotation=30, ha="right")
+    ax.set_yticks(range(len(names)), _labels(names))
     ax.set_title("units per hand, row bot against column bot (±95%)")
     fig.colorbar(image, ax=ax)
     return fig
@@ -397,7 +411,7 @@ def _means_plot(doc: dict[str, Any], names: list[str]):
     errors = [Z95 * bots[n]["units_per_hand"]["se"] for n in names]
     ax.errorbar(means, range(len(names)), xerr=errors, fmt="o", capsize=4)
     ax.axvline(0, color="grey", lw=0.8)
-    ax.set_yticks(range(len(names)), names)
+    ax.set_yticks(range(len(names)), _labels(names))
     ax.set_xlabel("units per hand (95% interval)")
     ax.set_title("mean result per bot")
     return fig
@@ -415,7 +429,7 @@ def _cumulative_plot(doc: dict[str, Any], names: list[str]):
     for index, name in enumerate(names):
         occupied = seats == index
         per_deal = (seat_scores * occupied).sum(axis=(1, 2)) / occupied.sum()
-        ax.plot(np.arange(1, len(per_deal) + 1), np.cumsum(per_deal), label=name)
+        ax.plot(np.arange(1, len(per_deal) + 1), np.cumsum(per_deal), label=plot_label(name))
     ax.axhline(0, color="grey", lw=0.8)
     ax.set_xlabel("deal")
     ax.set_ylabel("cumulative units (duplicate average)")
@@ -431,7 +445,7 @@ def _sessions_plot(doc: dict[str, Any], names: list[str]):
     fig, ax = plt.subplots(figsize=(1.5 * len(names) + 3, 4))
     if any(totals.values()):
         ax.boxplot([totals[n] for n in names])
-        ax.set_xticks(range(1, len(names) + 1), names)
+        ax.set_xticks(range(1, len(names) + 1), _labels(names))
     ax.axhline(0, color="grey", lw=0.8)
     ax.set_ylabel("session total (units over 8 hands)")
     ax.set_title("session totals")
@@ -457,8 +471,8 @@ def write_report(doc: dict[str, Any], out: Path) -> tuple[Path, bool]:
         plots = True
     except ImportError:
         plots = False
-        print("bench: matplotlib is not installed, so the report has no plots "
-              "(from the project's folder: pip install '.[plots]')", file=sys.stderr)
+        show("bench: matplotlib is not installed, so the report has no plots "
+             "(from the project's folder: pip install '.[plots]')", sys.stderr)
     path = out / "report.md"
     write_atomic(path, render_markdown(doc, plots))
     return path, plots

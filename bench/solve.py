@@ -11,6 +11,7 @@ import sys
 from collections.abc import Sequence
 
 from bench.parsing import Parser, add_debug, add_version, guarded, positive, quiet_on_closed_stdout, seed
+from solver.text import show
 
 DEFAULT_OPPONENT = "table"
 DEFAULT_SAMPLES = 1000
@@ -139,7 +140,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"--players must be 2, 3 or 4, got {args.players}")
     if args.top < 0:
         parser.error(f"--top must be 0 or more, got {args.top}")
-    return guarded("solve", lambda: _solve(args), args.debug)
+    return guarded("solve", lambda: _solve(args), args.debug, ascii=args.ascii)
 
 
 def render_grade(grade, symbols: bool) -> str:
@@ -164,7 +165,7 @@ def render_grade(grade, symbols: bool) -> str:
     return "\n".join(lines)
 
 
-def _first_run_notice() -> bool:
+def _first_run_notice(ascii: bool = False) -> bool:
     """One line on stderr when the kernels are not compiled yet (the first run waits for
     them); whether they are not."""
     from bots import _kernels
@@ -174,15 +175,15 @@ def _first_run_notice() -> bool:
     kernels = (_evaluator.eval5_columns, _search.score_canonical, _kernels.best_by_class_points)
     if all(compiled_before(kernel) for kernel in kernels):
         return False
-    print(f"solve: compiling the kernels once, on this first run (a few seconds); they are kept in {cache_dir()}",
-          file=sys.stderr)
+    show(f"solve: compiling the kernels once, on this first run (a few seconds); they are kept in {cache_dir()}",
+         sys.stderr, ascii=ascii)
     return True
 
 
 def _solve(args: argparse.Namespace) -> int:
     from bench import warmup
 
-    helper = warmup.start(args.rules) if _first_run_notice() else None  # the scoring kernels, on another core
+    helper = warmup.start(args.rules) if _first_run_notice(args.ascii) else None  # the scoring kernels, on another core
     try:
         return _solve_and_print(args)
     finally:
@@ -198,9 +199,9 @@ def _solve_and_print(args: argparse.Namespace) -> int:
         graded = grade_hand(" ".join(args.hand), args.grade, args.opponent, samples=args.samples, seed=args.seed,
                             players=args.players, rules=args.rules)
         if args.json:
-            print(json.dumps(graded.to_dict(), indent=2, ensure_ascii=False, allow_nan=False))
+            show(json.dumps(graded.to_dict(), indent=2, ensure_ascii=False, allow_nan=False), ascii=args.ascii, exact=True)
         else:
-            print(render_grade(graded, symbols))
+            show(render_grade(graded, symbols), ascii=args.ascii)
         return 0
 
     solution = solve_hand(
@@ -208,9 +209,9 @@ def _solve_and_print(args: argparse.Namespace) -> int:
         players=args.players, top=args.top, rules=args.rules, distinct=args.distinct,
     )  # fmt: skip
     if args.json:
-        print(json.dumps(solution.to_dict(), indent=2, ensure_ascii=False, allow_nan=False))
+        show(json.dumps(solution.to_dict(), indent=2, ensure_ascii=False, allow_nan=False), ascii=args.ascii, exact=True)
     else:
-        print(render(solution, symbols=not args.ascii and symbols_supported(sys.stdout)))
+        show(render(solution, symbols), ascii=args.ascii)
     return 0
 
 

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from bench.parsing import Parser, guarded, positive, seed, stoppable
+from solver.text import show
 
 RULE_SETS = ("basic", "1-6", "2-4", "royalties", "2-4+royalties")
 
@@ -124,11 +125,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     def run() -> int:
         if args.study == "frequencies":
-            print(json.dumps(frequency_study(args.hands, args.seed), indent=1))
+            show(json.dumps(frequency_study(args.hands, args.seed), indent=1), exact=True)
             return 0
         study = {"rules": rule_study, "naturals": natural_study, "speed": speed_study}[args.study]
         with stoppable():
-            print(json.dumps(study(args.hands, args.samples, args.seed), indent=1))
+            show(json.dumps(study(args.hands, args.samples, args.seed), indent=1), exact=True)
         return 0
 
     return guarded("bench.studies", run)

@@ -43,6 +43,7 @@ import numpy as np
 from bots.base import BotError, BotFault, BotGivenUp, takes_cards
 from solver import ROWS, Arrangement, Card, CardError, files, format_cards
 from solver.rules import Rules, parse_toml
+from solver.text import LogText, cut_utf8, tail_utf8, terminal
 
 PROTOCOL = 2  # the newest version the bench speaks
 PROTOCOLS = (1, 2)  # every version it speaks
@@ -196,7 +197,8 @@ def log_name(name: str) -> str:
 class _StderrLog:
     """A bot process's standard error in a file of bounded size: the first ``LOG_HEAD`` bytes
     as they come, then, when the process ends, a line saying how much was left out and the
-    last ``LOG_TAIL`` bytes. The last few KiB are also kept to quote in fault messages."""
+    last ``LOG_TAIL`` bytes; in UTF-8, any other byte as ``\\xNN`` (:class:`solver.text.LogText`).
+    The last few KiB are also kept to quote in fault messages."""
 
     def __init__(self, folder: Path, name: str):
         files.make_folder(folder)
@@ -211,19 +213,21 @@ class _StderrLog:
         self.tail = bytearray()
         self.left_out = 0
         self.recent = bytearray()
+        self.text = LogText()
 
     def feed(self, data: bytes) -> None:
         self.recent += data
         del self.recent[:-4096]
+        data = self.text.feed(data)
         room = LOG_HEAD - self.written
         if room > 0 and self.fd >= 0:
-            head = data[:room]
+            head = cut_utf8(data, room)
             try:
                 os.write(self.fd, head)
             except OSError:  # a full disk costs the log, never the run
                 pass
-            self.written += len(head)
-            data = data[room:]
+            self.written = self.written + len(head) if len(head) == len(data) else LOG_HEAD
+            data = data[len(head):]
         if data:
             self.tail += data
             if len(self.tail) > LOG_TAIL:
@@ -231,19 +235,23 @@ class _StderrLog:
                 del self.tail[:-LOG_TAIL]
 
     def last_words(self, lines: int = 6) -> str:
-        """The last lines the process wrote to its standard error, quoted for a message."""
-        text = self.recent.decode("utf-8", "replace").splitlines()
-        kept = [line.strip()[:300] for line in text if line.strip()][-lines:]
+        """The last lines the process wrote to its standard error, quoted for a message: each
+        cut at 300 characters, with what does not print made visible (:func:`solver.text.terminal`)."""
+        text = self.recent.decode("utf-8", "replace").split("\n")
+        kept = [terminal(line.strip()[:300]) for line in text if line.strip()][-lines:]
         return " | ".join(kept)
 
     def close(self) -> None:
         if self.fd < 0:
             return
+        self.tail += self.text.end()
+        tail = tail_utf8(bytes(self.tail), len(self.tail))
+        self.left_out += len(self.tail) - len(tail)
         try:
             if self.left_out:
                 os.write(self.fd, f"\n[... {self.left_out:,} bytes of standard error left out ...]\n".encode())
-            if self.tail:
-                os.write(self.fd, bytes(self.tail))
+            if tail:
+                os.write(self.fd, tail)
         except OSError:
             pass
         os.close(self.fd)

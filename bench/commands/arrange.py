@@ -8,6 +8,7 @@ import sys
 import time
 
 from bench.parsing import seed
+from solver.text import show
 
 SCHEMA_VERSION = 2  # of each line of bench arrange --json; 2: bot_params
 
@@ -48,7 +49,7 @@ def _lines(args: argparse.Namespace):
 def run(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from bench.parsing import UsageError
+    from bench.parsing import UsageError, one_line
     from bench.tournament import make_bots
     from bots import BotError, checked_arrangement
     from bots.base import declared_natural
@@ -70,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             cards = parse_hand(text)
         except CardError as error:
-            print(f"bench arrange: {where}{error}", file=sys.stderr)
+            show(f"bench arrange: {where}{one_line(error)}", sys.stderr)
             failures += 1
             continue
         rng = np.random.default_rng(np.random.SeedSequence(args.seed, spawn_key=(index,)))
@@ -97,11 +98,11 @@ def run(args: argparse.Namespace) -> int:
                 "hand_index": index,  # the hand's randomness: SeedSequence(seed, spawn_key=(hand_index,))
                 "seconds": round(seconds, 6),
             }
-            print(json.dumps(record, ensure_ascii=False), flush=True)
+            show(json.dumps(record, ensure_ascii=False), exact=True, flush=True)
         else:
             declared = f"   (declares {natural.kind})" if natural else ""
             described = " / ".join(describe(row) for row in arrangement.rows)
             verdict = f"FOUL: {reason}" if reason else described
-            print(f"{format_cards(cards, symbols)}  ->  {arrangement.format(symbols)}{declared}\n    {verdict}",
-                  flush=True)
+            show(f"{format_cards(cards, symbols)}  ->  {arrangement.format(symbols)}{declared}\n    {verdict}",
+                 flush=True)
     return 2 if failures else 0

@@ -6,6 +6,8 @@ import argparse
 import json
 from typing import Any
 
+from solver.text import show
+
 BOTS_SCHEMA_VERSION = 1  # of the bots document (bench/schemas/bots.schema.json)
 
 
@@ -24,12 +26,12 @@ def run(args: argparse.Namespace) -> int:
         rows.append({"name": name, "description": describe_bot(factory), "parameters": bot_parameters(factory)})
     if args.json:
         document = {"schema_version": BOTS_SCHEMA_VERSION, "document": "bots", "bots": rows}
-        print(json.dumps(document, indent=2, default=repr))
+        show(json.dumps(document, indent=2, default=repr), exact=True)
         return 0
     width = max(len(r["name"]) for r in rows)
     for r in rows:
         params = ", ".join(f"{k}={v}" for k, v in r["parameters"].items()) or "no parameters"
-        print(f"{r['name']:<{width}}  {r['description']}")
-        print(f"{'':<{width}}  parameters: {params}")
-    print("\nA bot spec adds parameters after colons: exhaustive:samples=2000:opponent=greedy")
+        show(f"{r['name']:<{width}}  {r['description']}")
+        show(f"{'':<{width}}  parameters: {params}")
+    show("\nA bot spec adds parameters after colons: exhaustive:samples=2000:opponent=greedy")
     return 0

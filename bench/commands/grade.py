@@ -7,6 +7,7 @@ import json
 import sys
 
 from bench.parsing import positive, seed
+from solver.text import show, terminal
 
 SCHEMA_VERSION = 3  # of the grade document; 3: document, hand_count, hands a list, malformed_lines, seed
 SEED_RULE = ("hand k is graded with seed + k, where k = 0, 1, ... counts the lines that are neither blank nor only "
@@ -50,9 +51,9 @@ def run(args: argparse.Namespace) -> int:
             _grade_lines(args, graded, malformed)
     except Stopped as error:  # the hands graded so far are reported
         stopped = error
-        print(f"bench grade: stopped by {error.name} after {len(graded)} hands", file=sys.stderr)
+        show(f"bench grade: stopped by {error.name} after {len(graded)} hands", sys.stderr)
     if args.json:
-        print(json.dumps(document(args, graded, malformed), indent=1, ensure_ascii=False, allow_nan=False))
+        show(json.dumps(document(args, graded, malformed), indent=1, ensure_ascii=False, allow_nan=False), exact=True)
     else:
         _print_table(args, graded)
     return stopped.status if stopped else (2 if malformed else 0)
@@ -78,7 +79,7 @@ def _grade_lines(args: argparse.Namespace, graded: list, malformed: list) -> Non
             except (CardError, SolveError) as error:
                 problem = str(error)
         if problem is not None:
-            print(f"bench grade: line {number}: {problem}", file=sys.stderr)
+            show(f"bench grade: line {number}: {terminal(problem)}", sys.stderr)
             malformed.append((number, problem))
             continue
         graded.append((number, result))
@@ -114,12 +115,12 @@ def document(args: argparse.Namespace, graded: list, malformed: list) -> dict:
 def _print_table(args: argparse.Namespace, graded: list) -> None:
     order = sorted(graded, key=lambda item: -item[1].lost)
     total = sum(g.lost for _, g in graded)
-    print(f"{'line':>4}  {'lost':>6}  {'± se':>6}  {'yours':<40}  best")
+    show(f"{'line':>4}  {'lost':>6}  {'± se':>6}  {'yours':<40}  best")
     for number, g in order:
         foul = "  FOUL" if g.foul else ""
-        print(f"{number:>4}  {g.lost:6.3f}  {g.diff_se:6.3f}  {g.arrangement.format():<40}  "
-              f"{g.solution.arrangement.format()}{foul}")
+        show(f"{number:>4}  {g.lost:6.3f}  {g.diff_se:6.3f}  {g.arrangement.format():<40}  "
+             f"{g.solution.arrangement.format()}{foul}")
     mean = total / len(graded) if graded else 0.0
-    print(f"\n{len(graded)} hands graded: {total:.3f} units lost in all, {mean:.3f} a hand "
-          f"({args.samples:,} opponents a hand set by '{args.opponent}', rules {args.rules}; seed {args.seed}, "
-          f"hand k uses seed + k)")
+    show(f"\n{len(graded)} hands graded: {total:.3f} units lost in all, {mean:.3f} a hand "
+         f"({args.samples:,} opponents a hand set by '{args.opponent}', rules {args.rules}; seed {args.seed}, "
+         f"hand k uses seed + k)")

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bench.parsing import BACKENDS, positive, seed
+from solver.text import quote, show, terminal
 
 CHUNK = 16  # deals between two looks at the test; the same for any number of workers
 
@@ -65,7 +66,7 @@ def _hypotheses(text: str) -> tuple[float, float]:
     try:
         h0, h1 = (float(x) for x in text.split(","))
     except ValueError:
-        raise UsageError(f"--sprt takes two numbers, H0,H1, such as 0,0.02; got {text!r}") from None
+        raise UsageError(f"--sprt takes two numbers, H0,H1, such as 0,0.02; got {quote(text)}") from None
     return h0, h1
 
 
@@ -191,16 +192,16 @@ def run(args: argparse.Namespace) -> int:
         from solver.documents import json_ready
 
         doc = match_document(args, test, looks.seen, entropy, rules, stopped)
-        print(json.dumps(json_ready(doc, digits=6), indent=1, allow_nan=False))
+        show(json.dumps(json_ready(doc, digits=6), indent=1, allow_nan=False), exact=True)
         return status
     moments, estimate = looks.seen, _estimate(looks.seen)
     deals, final_llr = moments.n, test.llr(moments)
     decided = test.decide(final_llr)
-    print(_verdict_line(args, test, decided, stopped, deals, estimate, test.no_evidence(moments)))
+    show(_verdict_line(args, test, decided, stopped, deals, estimate, test.no_evidence(moments)))
     if deals:
         spread = f" ± {estimate.se:.4f}" if deals > 1 else " (one deal: no standard error)"
-        print(f"A's mean {estimate.mean:+.4f}{spread} units per deal over {_deals(deals)}; LLR {final_llr:+.3f} in "
-              f"[{test.lower:.3f}, {test.upper:.3f}] (alpha {test.alpha:g}, beta {test.beta:g}), seed {entropy}")
+        show(f"A's mean {estimate.mean:+.4f}{spread} units per deal over {_deals(deals)}; LLR {final_llr:+.3f} in "
+             f"[{test.lower:.3f}, {test.upper:.3f}] (alpha {test.alpha:g}, beta {test.beta:g}), seed {entropy}")
     return status
 
 
@@ -211,8 +212,8 @@ def _deals(n: int) -> str:
 def _verdict_line(args, test, decided, stopped, deals, estimate, reason) -> str:
     """What the test accepted (or why it did not decide), with A's mean and its 95% interval beside it."""
     if not deals:
-        return (f"{args.a} vs {args.b}: no decision (stopped) after 0 deals: no look at the test was finished "
-                f"(it looks every {CHUNK} deals)")
+        return (f"{terminal(args.a)} vs {terminal(args.b)}: no decision (stopped) after 0 deals: no look at the test "
+                f"was finished (it looks every {CHUNK} deals)")
     if decided:
         head = f"{test.verdict(decided)} after {_deals(deals)} (each in both seats)"
     elif stopped:
@@ -222,4 +223,4 @@ def _verdict_line(args, test, decided, stopped, deals, estimate, reason) -> str:
     if reason and not decided:
         head += f": {reason}"
     interval = (f"95% interval [{estimate.low:+.4f}, {estimate.high:+.4f}]" if deals > 1 else "no interval from one deal")
-    return f"{args.a} vs {args.b}: {head}; A's mean {estimate.mean:+.4f}, {interval}"
+    return f"{terminal(args.a)} vs {terminal(args.b)}: {head}; A's mean {estimate.mean:+.4f}, {interval}"

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from bench.parsing import seed
+from solver.text import show
 
 
 def add_parser(sub) -> None:
@@ -48,6 +49,6 @@ def run(args: argparse.Namespace) -> int:
                          "make it with bench perf") from None
     except OSError as error:
         raise UsageError(f"cannot write {error.filename or out}: {files.describe(error)}") from None
-    print(files.read_text(report, files.DOCUMENT_BYTES, follow=False))
-    print(f"wrote {report}")
+    show(files.read_text(report, files.DOCUMENT_BYTES, follow=False))
+    show(f"wrote {report}")
     return 0

@@ -6,6 +6,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from solver.text import show
+
 
 def add_parser(sub) -> None:
     parser = sub.add_parser("report", help="rebuild a tournament report from results.json",
@@ -56,6 +58,6 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"{path} is not a results.json that bench tournament wrote: {problem}")
     doc = refresh_results(doc)
     report, _ = write_report(doc, writable_folder(Path(args.out)) if args.out else path.parent)
-    print(render_terminal(doc))
-    print(f"\nwrote {report}")
+    show(render_terminal(doc))
+    show(f"\nwrote {report}")
     return 0

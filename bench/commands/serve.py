@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from solver.text import show
+
 
 def add_parser(sub) -> None:
     parser = sub.add_parser("serve", help="serve the web page (solve, grade, play, train)",
@@ -68,10 +70,10 @@ def run(args: argparse.Namespace) -> int:
     shown = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host
     url = f"http://{shown}:{args.port}/"
     listener = bind(args.host, args.port)
-    print(f"serving {url} to hosts named {', '.join(hosts)} (Ctrl-C stops it)")
+    show(f"serving {url} to hosts named {', '.join(hosts)} (Ctrl-C stops it)")
     if args.host in ("0.0.0.0", "::") and not args.allow_host:
-        print("listening on every interface, but answering only requests for localhost: name this machine as the "
-              "players reach it with --allow-host NAME_OR_ADDRESS", flush=True)
+        show("listening on every interface, but answering only requests for localhost: name this machine as the "
+             "players reach it with --allow-host NAME_OR_ADDRESS", flush=True)
     server = uvicorn.Server(uvicorn.Config(create_app(settings), log_level="warning"))
     opener = None
     if args.open:
@@ -114,4 +116,4 @@ def open_page(url: str) -> None:
     import webbrowser
 
     if not webbrowser.open(url):
-        print(f"no browser opened; open {url} yourself", flush=True)
+        show(f"no browser opened; open {url} yourself", flush=True)

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 from bench.parsing import BACKENDS, Stopped, positive, seconds, seed, stoppable, writable_folder
+from solver.text import show
 
 DEFAULT_DECISION_TIMEOUT = 60.0
 DEFAULT_STARTUP_TIMEOUT = 60.0
@@ -452,6 +453,6 @@ def _report(args, out, records, n_deals, **document) -> None:
         report, _ = write_report(doc, out)
         note(f"wrote {out / 'results.json'} and {report}")
     if args.json:
-        print(json.dumps(json_ready(doc, digits=6), indent=1, allow_nan=False))
+        show(json.dumps(json_ready(doc, digits=6), indent=1, allow_nan=False), exact=True)
     else:
-        print(render_terminal(doc))
+        show(render_terminal(doc))

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 from bench.parsing import Stopped, positive, seed, stoppable, writable_file
+from solver.text import show
 
 HANDS, ROUNDS, SEED = 200_000, 24, 0  # the settings the shipped tables are made with
 OUT = "table.npz"
@@ -64,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
              f"bench train --resume {out}")
         return stopped.status
     _write(tables, out)
-    print(f"wrote {out} ({out.stat().st_size:,} bytes) in {time.perf_counter() - started:.0f} s", file=sys.stderr)
+    show(f"wrote {out} ({out.stat().st_size:,} bytes) in {time.perf_counter() - started:.0f} s", sys.stderr)
     return 0
 
 
