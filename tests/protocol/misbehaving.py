@@ -6,7 +6,8 @@ misbehave once remember it there. ``HELLO`` in the environment, a JSON object, i
 its hello; ``SLEEP`` (seconds, default 60) is how long the slow modes take.
 
 crash: exits on every such hand; crash-once: on the first one only; panic: writes a panic
-to its standard error and exits with status 2; hang: never answers such hands (reads on);
+to its standard error and exits with status 2; escapes: writes terminal escape sequences
+(``ESCAPES``) and bytes that are not UTF-8 there and exits with status 3; hang: never answers such hands (reads on);
 slow: answers them after SLEEP seconds; slow-once: the first one only; garbage: a line that
 is not JSON; garbage-bytes: bytes that are not UTF-8; deep: JSON nested too deep to read;
 huge: a 3 MiB line, then the answer; flood-stdout: an endless line; stale-flood: answers to
@@ -33,6 +34,8 @@ MODE = sys.argv[1] if len(sys.argv) > 1 else ""
 FLAG = Path(sys.argv[2]) if len(sys.argv) > 2 else Path("flag")
 SLEEP = float(os.environ.get("SLEEP", "60"))
 RANKS = "23456789TJQKA"
+ESCAPES = ("\x1b[2J\x1b[H\x1b]0;window title\x07\x1b]52;c;Y2xpcGJvYXJk\x07\x9b31m\x9d2;title\x9c"
+           "\u202egnp.exe\u2028\x00\x7f\r\n")  # clear, title, clipboard (OSC 52), C1 CSI and OSC, bidi
 
 
 def arrange(hand: str) -> dict:
@@ -57,6 +60,12 @@ def misbehave(message: dict, answer: dict) -> bool:
     """Misbehave on this hand; True when the answer is given (or is not to be)."""
     if MODE == "crash" or (MODE == "crash-once" and once()):
         sys.exit(7)
+    if MODE == "escapes":
+        sys.stderr.write(ESCAPES)
+        sys.stderr.flush()
+        sys.stderr.buffer.write(b"\xff\xc3")  # not UTF-8, and a character cut short
+        sys.stderr.flush()
+        sys.exit(3)
     if MODE == "panic":
         sys.stderr.write("goroutine 1 [running]:\npanic: runtime error: index out of range [13] with length 13\n")
         sys.stderr.flush()
