@@ -30,6 +30,8 @@ import stat
 import sys
 import tempfile
 
+from solver.text import show
+
 APP = "chinese-poker-solver"
 ROOT_UID = 0
 MOST_LINKS = 40  # links followed on the way up before a path counts as a loop
@@ -157,7 +159,7 @@ def kernel_cache_dir(configured: str = "") -> str:
         refused.append(problem)
     folder = _private_folder()
     if refused:
-        print(f"{APP}: not using the kernel cache ({'; '.join(refused)}); this run compiles the kernels in "
-              f"{folder}, removed when it ends (to keep them, set NUMBA_CACHE_DIR to a folder only you can write)",
-              file=sys.stderr)
+        show(f"{APP}: not using the kernel cache ({'; '.join(refused)}); this run compiles the kernels in "
+             f"{folder}, removed when it ends (to keep them, set NUMBA_CACHE_DIR to a folder only you can write)",
+             sys.stderr)
     return folder

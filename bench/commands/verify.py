@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from bench.parsing import BACKENDS, Stopped, stoppable
+from solver.text import show, terminal
 
 
 def add_parser(sub) -> None:
@@ -100,9 +101,9 @@ def run(args: argparse.Namespace) -> int:
         close_bots()
     doc = document(str(folder), contents, planned, tally, problem, results)
     if args.json:
-        print(json.dumps(doc, indent=1, ensure_ascii=False))
+        show(json.dumps(doc, indent=1, ensure_ascii=False), exact=True)
     elif problem is not None:
-        print(f"bench verify: {folder}: the journal is damaged: {problem}", file=sys.stderr)
+        show(f"bench verify: {terminal(str(folder))}: the journal is damaged: {terminal(problem)}", sys.stderr)
     else:
-        print(render(doc))
+        show(render(doc))
     return 0 if doc["verified"] else 1
