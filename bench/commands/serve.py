@@ -6,6 +6,8 @@ import argparse
 
 from solver.text import show
 
+LISTEN_BACKLOG = 2048  # connections that wait to be taken, as uvicorn asks for
+
 
 def add_parser(sub) -> None:
     parser = sub.add_parser("serve", help="serve the web page (solve, grade, play, train)",
@@ -30,9 +32,9 @@ def allowed_hosts(host: str, extra: list[str]) -> tuple[str, ...]:
     """The Host headers answered: localhost, the address listened on, and those named.
 
     >>> allowed_hosts("0.0.0.0", ["poker.lan"])
-    ('127.0.0.1', 'localhost', 'poker.lan')
+    ('127.0.0.1', 'localhost', '::1', 'poker.lan')
     >>> allowed_hosts("192.168.1.20", [])
-    ('127.0.0.1', 'localhost', '192.168.1.20')
+    ('127.0.0.1', 'localhost', '::1', '192.168.1.20')
     """
     from bench.web.app import LOCAL_HOSTS
 
@@ -41,6 +43,19 @@ def allowed_hosts(host: str, extra: list[str]) -> tuple[str, ...]:
         if name not in hosts:
             hosts.append(name)
     return tuple(hosts)
+
+
+def page_url(host: str, port: int) -> str:
+    """The address of the page served on ``host:port``, as a browser takes it: this machine's
+    for every interface, an IPv6 address in brackets.
+
+    >>> page_url("::1", 8000), page_url("0.0.0.0", 8000), page_url("192.168.1.20", 80)
+    ('http://[::1]:8000/', 'http://127.0.0.1:8000/', 'http://192.168.1.20:80/')
+    """
+    from bench.web.app import url_host
+
+    shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
+    return f"http://{url_host(shown)}:{port}/"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -67,8 +82,7 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"--allow-host takes a host name or an IPv4 address (no port, no '*'), got {name!r}")
     hosts = allowed_hosts(args.host, args.allow_host)
     settings = Settings(solve_timeout=args.timeout, workers=args.workers, queue=args.queue, allowed_hosts=hosts)
-    shown = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host
-    url = f"http://{shown}:{args.port}/"
+    url = page_url(args.host, args.port)
     listener = bind(args.host, args.port)
     show(f"serving {url} to hosts named {', '.join(hosts)} (Ctrl-C stops it)")
     if args.host in ("0.0.0.0", "::") and not args.allow_host:
@@ -92,7 +106,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def bind(host: str, port: int):
-    """A socket bound to ``host:port`` for the server, or one line saying why there is none."""
+    """A socket listening on ``host:port`` for the server (so the address printed next answers
+    at once: connections wait until the server takes them), or one line saying why there is none."""
     import errno
     import socket
 
@@ -102,6 +117,7 @@ def bind(host: str, port: int):
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn does: a closed server's port is free
     try:
         listener.bind((host, port))
+        listener.listen(LISTEN_BACKLOG)
     except OSError as error:
         listener.close()
         if error.errno == errno.EADDRINUSE:

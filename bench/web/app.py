@@ -12,6 +12,8 @@ answer carries security headers, and the page builds no HTML from what a user ty
 
 from __future__ import annotations
 
+import ipaddress
+import re
 import secrets
 import time
 from collections import OrderedDict
@@ -26,7 +28,6 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
-from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from bench.tournament import HANDS_PER_SESSION
 from bench.web.pool import JobError, PoolBusy, PoolFault, PoolSettings, PoolTimeout, WorkerPool
@@ -36,7 +37,8 @@ STATIC = Path(__file__).with_name("static")
 MAX_SAMPLES = 20_000
 TEXT = 200  # longest hand or arrangement text taken
 MAX_BODY = 8_192  # bytes of a request body
-LOCAL_HOSTS = ("127.0.0.1", "localhost")
+LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
+HOST_HEADER = re.compile(r"(?:\[(?P<ipv6>[0-9A-Fa-f:.]+)\]|(?P<name>[A-Za-z0-9._-]+))(?::(?P<port>[0-9]{1,5}))?")
 
 # The opponent models a solve or a grade may simulate (fast bots, no parameters), and the bots
 # a session may seat, each with the parameters it may be given and their bounds.
@@ -238,6 +240,61 @@ class Sessions:
         return session
 
 
+def host_name(text: str | None) -> str | None:
+    """The host a ``Host`` header (or an address) names, in one form for comparing: lower
+    case, without its port, an IPv6 address without brackets and written short; None when
+    the text is not a host.
+
+    >>> host_name("[::1]:8000"), host_name("[0:0::1]"), host_name("::1"), host_name("LocalHost:80")
+    ('::1', '::1', '::1', 'localhost')
+    >>> host_name("[::1"), host_name("[::g]:80"), host_name("a b"), host_name(""), host_name(None)
+    (None, None, None, None, None)
+    """
+    if not text:
+        return None
+    try:
+        return ipaddress.IPv6Address(text).compressed  # an address as given on the command line
+    except ValueError:
+        pass
+    match = HOST_HEADER.fullmatch(text)
+    if match is None:
+        return None
+    if match["ipv6"] is not None:
+        try:
+            return ipaddress.IPv6Address(match["ipv6"]).compressed
+        except ValueError:
+            return None
+    return match["name"].lower()
+
+
+def url_host(host: str) -> str:
+    """``host`` as a URL writes it: an IPv6 address in brackets.
+
+    >>> url_host("::1"), url_host("127.0.0.1"), url_host("poker.lan")
+    ('[::1]', '127.0.0.1', 'poker.lan')
+    """
+    return f"[{host}]" if ":" in host else host
+
+
+class HostCheck:
+    """Answer only requests whose ``Host`` header names one of ``allowed`` (any port); others
+    get 400. A web page elsewhere then cannot reach the server through DNS rebinding."""
+
+    def __init__(self, app, allowed: tuple[str, ...]):
+        self.app = app
+        self.allowed = frozenset(filter(None, map(host_name, allowed)))
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] not in ("http", "websocket"):
+            return await self.app(scope, receive, send)
+        header = dict(scope.get("headers") or []).get(b"host", b"").decode("latin-1")
+        if host_name(header) in self.allowed:
+            return await self.app(scope, receive, send)
+        await send({"type": "http.response.start", "status": 400,
+                    "headers": [(b"content-type", b"text/plain; charset=utf-8")]})
+        await send({"type": "http.response.body", "body": b"Invalid host header"})
+
+
 class BodyLimit:
     """Refuse a request body over ``limit`` bytes with 413 (declared or streamed)."""
 
@@ -362,7 +419,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     if swagger_assets() is not None:
         app.mount("/static/swagger", StaticFiles(directory=swagger_assets()), name="swagger")
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
-    app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(settings.allowed_hosts))
+    app.add_middleware(HostCheck, allowed=settings.allowed_hosts)
     app.add_middleware(SecurityHeaders)
     app.add_middleware(BodyLimit, limit=MAX_BODY)
     return app
