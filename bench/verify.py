@@ -257,6 +257,7 @@ def document(folder: str, contents: Contents | None, planned: Plan | None, tally
         "differences": [d.as_dict() for d in tally.differences],
         "unreplayable_bots": [{"bot": u.bot, "reason": u.reason, "deal_count": deal_count} for u in planned.unreplayable],
         "package_change": planned.package_change,
+        "cut_line_dropped": contents.dropped,
         "results_deal_count": results[0],
         "results_problem": results[1],
         "verified": tally.differing_deal_count == 0 and results[1] is None,
@@ -296,6 +297,9 @@ def render(doc: dict[str, Any]) -> str:
                   f"{d['recorded']!r}, the bot plays {d['replayed']!r}" for d in doc["differences"]]
     if doc["package_change"]:
         lines += ["", f"note: {doc['package_change']} since the run; a difference may come from that"]
+    if doc["cut_line_dropped"]:
+        lines += ["", "note: the journal's last line was cut short (the run was killed while writing it); its deals "
+                      "are not counted, and a resume plays them again"]
     lines += ["", summary(doc)]
     return "\n".join(lines)
 

@@ -117,6 +117,20 @@ def test_an_honest_run_verifies_with_its_counts(honest):
     assert doc["compared_play_count"] == DEALS * 2 * 2  # bots by seats by deals
     assert doc["replayed_bots"] == ["greedy", "table"] and doc["run"] == _lines(honest)[0]["run"]
     assert doc["results_deal_count"] == DEALS and doc["results_problem"] is None
+    assert doc["cut_line_dropped"] is False
+
+
+def test_a_last_line_cut_short_is_left_out_and_said(honest, tmp_path):
+    out = _copy(honest, tmp_path)
+    text = (out / JOURNAL).read_text()
+    last = text.rstrip("\n").rsplit("\n", 1)[1]
+    (out / JOURNAL).write_text(text[: len(text) - len(last) // 2 - 1])
+    kept = sum(len(line["records"]) for line in _lines(honest)[1:-1])
+    status, doc, err = _verify(out, "--jobs", "1")
+    assert status == 0, err
+    assert _valid(doc)["cut_line_dropped"] is True and doc["deal_count"] == doc["matched_deal_count"] == kept < DEALS
+    table = bench("verify", str(out), "--jobs", "1")
+    assert "the journal's last line was cut short" in table.stdout
 
 
 def test_the_table_says_what_was_replayed_and_found(honest):
