@@ -280,7 +280,9 @@ def test_a_bot_that_cannot_be_replayed_is_reported_as_such_not_as_a_difference(t
     (lambda tmp: tmp / "nothing", "is not a folder"),
     (lambda tmp: tmp, "holds no run: there is no journal.jsonl in it"),
     (lambda tmp: (tmp / "file").write_text("x") and tmp / "file", "is not a folder"),
-], ids=["no-folder", "no-run", "a-file"])
+    (lambda tmp: (tmp / JOURNAL).symlink_to(tmp / "elsewhere.jsonl") or tmp, "it is a link"),
+    (lambda tmp: (tmp / JOURNAL).mkdir() or tmp, "folder, not a regular file"),
+], ids=["no-folder", "no-run", "a-file", "journal-a-link", "journal-a-folder"])
 def test_usage_errors_are_one_line_with_status_2(tmp_path, where, message):
     done = bench("verify", str(where(tmp_path)))
     assert done.returncode == 2 and done.stdout == ""

@@ -33,11 +33,17 @@ def _journal(folder: Path):
     wrong with it (a damaged journal); a folder that holds no run is bad input."""
     from bench.journal import JOURNAL, Journal, JournalError, JournalVersionError, records_problem
     from bench.parsing import UsageError
+    from solver import files
 
     if not folder.is_dir():
         raise UsageError(f"{folder} is not a folder; give the folder of a run (bench tournament --out DIR)")
-    if not (folder / JOURNAL).is_file():
-        raise UsageError(f"{folder} holds no run: there is no {JOURNAL} in it (bench tournament --out DIR writes one)")
+    try:
+        files.regular(folder / JOURNAL, follow=False, single=True)  # as a resume reads it: a file of this folder
+    except FileNotFoundError:
+        raise UsageError(f"{folder} holds no run: there is no {JOURNAL} in it (bench tournament --out DIR writes "
+                         "one)") from None
+    except OSError as error:
+        raise UsageError(f"{folder / JOURNAL}: {files.describe(error)}") from None
     try:
         contents = Journal.read(folder / JOURNAL)
     except JournalVersionError as error:
