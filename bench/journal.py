@@ -248,9 +248,10 @@ class Journal:
     def read(path: Path) -> Contents:
         """The header and entries of a journal, every line checked; a last line cut short by a
         crash is dropped (``dropped``), anything else that fails a check is a
-        :class:`JournalError` naming the line and what is wrong with it."""
+        :class:`JournalError` naming the line and what is wrong with it. The journal is a
+        regular file of its folder, never read through a link (``solver.files``)."""
         try:
-            lines = files.read_bytes(path, files.DOCUMENT_BYTES, follow=False, single=True).split(b"\n")
+            lines = files.read_bytes(path, files.DOCUMENT_BYTES, follow=False).split(b"\n")
         except OSError as error:
             raise JournalError(f"cannot read {path}: {files.describe(error)}") from None
         if lines and lines[-1] == b"":

@@ -150,6 +150,32 @@ def test_results_written_over_a_link_replace_the_link_not_its_target(tmp_path):
     assert not (folder / "results.json").is_symlink() and (folder / "results.json").read_text() == "{}\n"
 
 
+def test_perf_reports_written_over_links_leave_their_targets_alone(tmp_path):
+    """``bench perf`` wrote perf.md and perf.json through whatever link had their names."""
+    out = tmp_path / "perf"
+    out.mkdir()
+    targets = {name: tmp_path / f"outside-{name}" for name in ("perf.md", "perf.json", "perf.png")}
+    for name, target in targets.items():
+        target.write_text("keep me\n")
+        (out / name).symlink_to(target)
+    done = _bench("perf", "--from-json", str(ROOT / "docs" / "perf" / "benchmarks.json"), "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    assert all(target.read_text() == "keep me\n" for target in targets.values())
+    assert not any((out / name).is_symlink() for name in targets)
+
+
+@pytest.mark.parametrize("make, message", [(lambda path, other: path.symlink_to(other), "it is a link"),
+                                           (lambda path, other: os.mkfifo(path), "it is a named pipe (FIFO)")],
+                         ids=["link", "fifo"])
+def test_a_training_checkpoint_that_is_not_a_file_of_its_own_is_refused(tmp_path, make, message):
+    other = tmp_path / "other.npz"
+    other.write_bytes(b"not a checkpoint")
+    make(tmp_path / "t.checkpoint.npz", other)
+    line = _one_line(_bench("train", "--resume", str(tmp_path / "t.npz")))
+    assert line.startswith("bench train: error: --resume") and message in line, line
+    assert other.read_bytes() == b"not a checkpoint"
+
+
 # --- files a user names -------------------------------------------------------------------------
 
 
