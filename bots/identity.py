@@ -11,7 +11,8 @@ again (``replayable``), and the sha256 of every file it reads (``sha256_by_file`
   that names a file (``bot.py`` in ``["python3", "bot.py"]``, read from the bot's folder);
 - a Python bot's module source;
 - every parameter that names a file (``table:tables=FILE``, ``rules=house.toml+2-4``),
-  given in the spec or taken by default.
+  given in the spec or taken by default; not rules a bot is given whole (a run's rules,
+  which its record holds in full, however they were named).
 
 A journal's header holds one identity per distinct spec (docs/journal.md); a resume makes
 the bots again and compares (:func:`bot_change`), so a file replaced between the two is
@@ -21,6 +22,7 @@ construction, whatever names the bots claim.
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import json
 import os
@@ -29,8 +31,9 @@ from pathlib import Path
 from typing import Any
 
 from bots.protocol import ProtocolBot
-from bots.registry import BotError, bot_spec, parse_spec
+from bots.registry import BotError, bot_parameters, bot_spec, parse_spec
 from solver import files
+from solver.rules import Rules
 
 SEPARATOR = "#"  # between a name and the number that tells a repeated name apart: greedy#2
 
@@ -68,6 +71,19 @@ def _protocol_files(bot: Any) -> list[Path]:
     return found
 
 
+def _held_params(bot: Any) -> list[Any]:
+    """The values of a Python bot's parameters as it holds them. Rules it was given whole are
+    left out: they are what it plays, however they were named (a run records them in full)."""
+    if dataclasses.is_dataclass(bot):
+        values = [getattr(bot, f.name, None) for f in dataclasses.fields(bot) if f.init]
+    else:
+        try:
+            values = [getattr(bot, name, None) for name in bot_parameters(type(bot))]
+        except (TypeError, ValueError):  # a factory without a signature
+            values = []
+    return [value for value in values if not isinstance(value, Rules)]
+
+
 def files_read(spec: str, bot: Any) -> dict[str, str]:
     """Every file a bot reads, by absolute path, with its sha256 (see the module's docstring)."""
     paths: list[Path] = []
@@ -84,7 +100,7 @@ def files_read(spec: str, bot: Any) -> dict[str, str]:
             typed = list(parse_spec(spec)[1].values())
         except BotError:
             typed = []
-        for value in [*typed, *bot_spec(bot)["params"].values()]:
+        for value in [*typed, *_held_params(bot)]:
             paths += _named_files(value)
     found: dict[str, str] = {}
     for path in paths:

@@ -194,3 +194,50 @@ def test_seat_names_never_repeat_and_keep_first_claims(claimed):
     assert len(set(names)) == len(names) == len(claimed)
     firsts = {name: names[claimed.index(name)] for name in claimed}
     assert all(firsts[name] == name for name in claimed)
+
+
+HAND = "AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C"
+
+
+def test_every_command_records_the_files_its_bots_read(tmp_path, monkeypatch, capsys):
+    """arrange, match, exploit and solve --opponent record the bot's identity as a tournament
+    does: a tables file given by parameter is named with its digest."""
+    from jsonschema import Draft202012Validator
+
+    from bench.solve import main as solve_main
+
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(ROOT / "bots" / "data" / "table_basic.npz", tmp_path / "t.npz")
+    spec, digest = "table:tables=t.npz", _sha256(tmp_path / "t.npz")
+    runs = {
+        "arrange": (bench_main, ["arrange", "--bot", spec, "--json", HAND], "bot_identity"),
+        "match": (bench_main, ["match", "greedy", spec, "--max-deals", "16", "--seed", "1", "--jobs", "1", "--json"],
+                  "bot_identities"),
+        "exploit": (bench_main, ["exploit", "--bot", spec, "--hands", "2", "--samples", "20", "--eval-samples", "20",
+                                 "--seed", "1", "--json"], "bot_identity"),
+        "solve": (solve_main, [HAND, "--opponent", spec, "--samples", "50", "--seed", "1", "--json"],
+                  "opponent_identity"),
+        "hand-grade": (solve_main, [HAND, "--opponent", spec, "--samples", "50", "--seed", "1", "--json", "--grade",
+                                    "9H 9D 2C / 8C 7C 6D 5H 4S / AS KS QS JS TS"], "opponent_identity"),
+    }
+    for name, (main, argv, key) in runs.items():
+        capsys.readouterr()
+        assert main(argv) == 0, name
+        printed = capsys.readouterr().out
+        doc = json.loads(printed.splitlines()[0] if name == "arrange" else printed)
+        schema = json.loads((ROOT / "bench" / "schemas" / f"{name}.schema.json").read_text())
+        assert not list(Draft202012Validator(schema).iter_errors(doc)), name
+        identity = doc[key][1] if name == "match" else doc[key]
+        assert identity["spec"] == spec and identity["sha256_by_file"][str(tmp_path / "t.npz")] == digest, name
+
+
+def test_a_runs_rules_file_removed_before_resume_changes_nothing(tmp_path, monkeypatch, capsys):
+    """The rules a run gives its bots are held in full by the journal: a rules file named from
+    the folder the run started in, then removed, is not a file the bots read."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "house.toml").write_text('scoring = "1-6"\n')
+    assert bench_main([*RUN, "--bots", "greedy,table", "--rules", "house.toml", "--out", "run"]) == 0
+    _cut(tmp_path / "run")
+    (tmp_path / "house.toml").unlink()
+    status, err = _resume(tmp_path / "run", capsys)
+    assert status == 0, err
