@@ -190,26 +190,44 @@ def _solve(args: argparse.Namespace) -> int:
         warmup.end(helper)
 
 
+def _opponent(args: argparse.Namespace):
+    """The opponent model ``--opponent`` names, made once: the one that sets the simulated
+    hands, and whose identity (``bots.identity``) the JSON document records."""
+    from bots import BotError, opponent_model
+    from solver.errors import SolveError
+    from solver.rules import RulesError, as_rules
+
+    try:
+        return opponent_model(args.opponent, as_rules(args.rules))
+    except (BotError, RulesError) as error:
+        raise SolveError(str(error)) from None
+
+
 def _solve_and_print(args: argparse.Namespace) -> int:
     from bots import grade_hand, solve_hand
+    from bots.identity import bot_identity
     from solver.cards import symbols_supported
 
     symbols = not args.ascii and symbols_supported(sys.stdout)
+    model = _opponent(args)
+    identity = {"opponent_identity": bot_identity(args.opponent, model.bot)}
     if args.grade:
-        graded = grade_hand(" ".join(args.hand), args.grade, args.opponent, samples=args.samples, seed=args.seed,
+        graded = grade_hand(" ".join(args.hand), args.grade, model, samples=args.samples, seed=args.seed,
                             players=args.players, rules=args.rules)
         if args.json:
-            show(json.dumps(graded.to_dict(), indent=2, ensure_ascii=False, allow_nan=False), ascii=args.ascii, exact=True)
+            show(json.dumps(graded.to_dict() | identity, indent=2, ensure_ascii=False, allow_nan=False), ascii=args.ascii,
+                 exact=True)
         else:
             show(render_grade(graded, symbols), ascii=args.ascii)
         return 0
 
     solution = solve_hand(
-        " ".join(args.hand), args.opponent, samples=args.samples, seed=args.seed,
+        " ".join(args.hand), model, samples=args.samples, seed=args.seed,
         players=args.players, top=args.top, rules=args.rules, distinct=args.distinct,
     )  # fmt: skip
     if args.json:
-        show(json.dumps(solution.to_dict(), indent=2, ensure_ascii=False, allow_nan=False), ascii=args.ascii, exact=True)
+        show(json.dumps(solution.to_dict() | identity, indent=2, ensure_ascii=False, allow_nan=False), ascii=args.ascii,
+             exact=True)
     else:
         show(render(solution, symbols), ascii=args.ascii)
     return 0

@@ -10,7 +10,7 @@ import time
 from bench.parsing import seed
 from solver.text import show
 
-SCHEMA_VERSION = 2  # of each line of bench arrange --json; 2: bot_params
+SCHEMA_VERSION = 2  # of each line of bench arrange --json; 2: bot_params (bot_identity is optional within 2)
 
 
 def add_parser(sub) -> None:
@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     from bench.tournament import make_bots
     from bots import BotError, checked_arrangement
     from bots.base import declared_natural
-    from bots.registry import bot_spec
+    from bots.identity import bot_identity
     from solver import ROWS, CardError, describe, format_cards, foul_reason, parse_hand
     from solver.cards import symbols_supported
     from solver.rules import Rules, RulesError
@@ -63,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
         bot = make_bots([args.bot], rules)[args.bot]
     except (BotError, RulesError) as error:
         raise UsageError(str(error)) from None
-    params = bot_spec(bot)["params"]  # every parameter the bot plays with, defaults included
+    identity = bot_identity(args.bot, bot)  # every parameter the bot plays with (defaults included), the files it reads
     symbols = not args.ascii and symbols_supported(sys.stdout)
     failures = 0
     for index, (number, text) in enumerate(_lines(args)):
@@ -92,7 +92,8 @@ def run(args: argparse.Namespace) -> int:
                 "foul_reason": reason,
                 "natural": natural.kind if natural else None,
                 "bot": args.bot,
-                "bot_params": params,
+                "bot_params": identity["params"],
+                "bot_identity": identity,
                 "rules": rules.to_dict(),
                 "seed": args.seed,
                 "hand_index": index,  # the hand's randomness: SeedSequence(seed, spawn_key=(hand_index,))

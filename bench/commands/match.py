@@ -110,11 +110,13 @@ class _Looks:
 
 
 def _set_up(args: argparse.Namespace):
-    """The test, the rules and the seed of a match, every argument checked before any work."""
+    """The test, the rules, the seed and the identities of the two bots (``bots.identity``) of a
+    match, every argument checked before any work."""
     from bench.parsing import UsageError
     from bench.progress import note
     from bench.sprt import Sprt, SprtError
     from bench.tournament import make_bots
+    from bots.identity import bot_identity
     from solver.rules import Rules
 
     try:
@@ -124,11 +126,12 @@ def _set_up(args: argparse.Namespace):
     rules = Rules.parse(args.rules)
     if args.a == args.b:
         raise UsageError("A and B are the same spec: a bot against itself scores exactly 0 on every deal")
-    make_bots((args.a, args.b), rules)  # a bad spec fails here, in one line
+    made = make_bots((args.a, args.b), rules)  # a bad spec fails here, in one line
+    identities = [bot_identity(spec, made[spec]) for spec in (args.a, args.b)]
     entropy = args.seed if args.seed is not None else secrets.randbits(32)
     note(f"seed entropy {entropy} (replay with --seed {entropy})")
     _check_plan(args.max_deals)
-    return test, rules, entropy
+    return test, rules, entropy, identities
 
 
 def _play(args: argparse.Namespace, looks: _Looks, entropy: int):
@@ -157,7 +160,8 @@ def _play(args: argparse.Namespace, looks: _Looks, entropy: int):
     return None
 
 
-def match_document(args: argparse.Namespace, test, moments, entropy: int, rules, stopped) -> dict[str, Any]:
+def match_document(args: argparse.Namespace, test, moments, entropy: int, rules, stopped,
+                   identities: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """The ``bench match --json`` document (bench/schemas/match.schema.json)."""
     estimate = _estimate(moments)
     llr = test.llr(moments)
@@ -168,7 +172,7 @@ def match_document(args: argparse.Namespace, test, moments, entropy: int, rules,
             "no_evidence": test.no_evidence(moments), "stopped": stopped.name if stopped else None,
             "deal_count": moments.n, "llr": llr, "bounds": [test.lower, test.upper], "h0": test.h0, "h1": test.h1,
             "alpha": test.alpha, "beta": test.beta, "mean": estimate.mean, "se": estimate.se,
-            "ci95": [estimate.low, estimate.high]}
+            "ci95": [estimate.low, estimate.high], "bot_identities": identities}
 
 
 def _estimate(moments):
@@ -183,7 +187,7 @@ def _estimate(moments):
 def run(args: argparse.Namespace) -> int:
     from bench.sprt import Moments
 
-    test, rules, entropy = _set_up(args)
+    test, rules, entropy, identities = _set_up(args)
     chunks = [list(range(start, min(start + CHUNK, args.max_deals))) for start in range(0, args.max_deals, CHUNK)]
     looks = _Looks(test, chunks, rules, args.max_deals, Moments())
     stopped = _play(args, looks, entropy)
@@ -191,7 +195,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         from solver.documents import json_ready
 
-        doc = match_document(args, test, looks.seen, entropy, rules, stopped)
+        doc = match_document(args, test, looks.seen, entropy, rules, stopped, identities)
         show(json.dumps(json_ready(doc, digits=6), indent=1, allow_nan=False), exact=True)
         return status
     moments, estimate = looks.seen, _estimate(looks.seen)
