@@ -92,8 +92,7 @@ def run(args: argparse.Namespace) -> int:
                 "foul_reason": reason,
                 "natural": natural.kind if natural else None,
                 "bot": args.bot,
-                "bot_params": identity["params"],
-                "bot_identity": identity,
+                "bot_params": identity["params"], "bot_identity": identity,
                 "rules": rules.to_dict(),
                 "seed": args.seed,
                 "hand_index": index,  # the hand's randomness: SeedSequence(seed, spawn_key=(hand_index,))
