@@ -8,11 +8,14 @@ used for the cache only when nobody but this user (or root) can have written it:
 - each folder above it, up to ``/``, is owned by this user or root and writable by nobody
   else, unless it is sticky (``/tmp``: others may add entries there, not replace ours); a
   link on the way is checked the same way, and so is the path it leads to;
+- a group counts as nobody else when it is the user's own private group (no other member,
+  the primary group of no other user), as on systems that make files group-writable;
 - no entry right inside it (numba's one subfolder per source folder) is a link, or a folder
   that fails the first rule.
 
 The folder asked for (``NUMBA_CACHE_DIR``) is checked like any other. Without one, the
-user's cache folder is used, else a folder of this user's in the temporary folder. A folder
+user's cache folder is used, else a folder of this user's in the temporary folder; folders
+made for the cache (and numba's subfolders in it) are made mode 0700. A folder
 that fails is not read at all: the kernels compile into a new private folder (``mkdtemp``,
 mode 0700) for this process only, removed when it ends, and one line on stderr says why.
 
@@ -43,8 +46,34 @@ def _owner_problem(info: os.stat_result, path: str, owners: tuple[int, ...]) -> 
     return None
 
 
-def _writers(mode: int) -> str:
-    return "every user" if mode & 0o002 else "its group"
+@functools.cache
+def _own_group(gid: int) -> bool:
+    """Whether group ``gid`` is this user's alone: the primary group of no other user, and
+    with no other member (the private group that many systems give each user, whose files
+    are then made group-writable). Debian's OpenSSH trusts such a group the same way."""
+    import grp
+    import pwd
+
+    euid = os.geteuid()
+    try:
+        group, name = grp.getgrgid(gid), pwd.getpwuid(euid).pw_name
+    except KeyError:
+        return False
+    primary = [user.pw_uid for user in pwd.getpwall() if user.pw_gid == gid]
+    return set(primary) <= {euid} and set(group.gr_mem) <= {name} and bool(primary or group.gr_mem)
+
+
+def _others_write(info: os.stat_result) -> str | None:
+    """Who else can write a folder with this status ("every user", "its group"), or None."""
+    if info.st_mode & 0o002:
+        return "every user"
+    if info.st_mode & 0o020 and not _own_group(info.st_gid):
+        return "its group"
+    return None
+
+
+def _writable(path: str, info: os.stat_result, writers: str) -> str:
+    return f"{path} can be written by {writers} (mode {stat.S_IMODE(info.st_mode):o})"
 
 
 def _parent_problem(path: str, links: int = 0) -> str | None:
@@ -64,8 +93,9 @@ def _parent_problem(path: str, links: int = 0) -> str | None:
                 return f"{current} is a loop of links"
             target = os.path.realpath(current)
             return _parent_problem(os.path.join(target, "-"), links + 1) or _parent_problem(current, links + 1)
-        if info.st_mode & 0o022 and not info.st_mode & stat.S_ISVTX:
-            return f"{current} can be written by {_writers(info.st_mode)} (mode {stat.S_IMODE(info.st_mode):o})"
+        writers = _others_write(info)
+        if writers and not info.st_mode & stat.S_ISVTX:
+            return _writable(current, info, writers)
         parent = os.path.dirname(current)
         if parent == current:
             return None
@@ -85,8 +115,9 @@ def _own_folder_problem(path: str) -> str | None:
     problem = _owner_problem(info, path, (os.geteuid(),))
     if problem:
         return problem
-    if info.st_mode & 0o022:
-        return f"{path} can be written by {_writers(info.st_mode)} (mode {stat.S_IMODE(info.st_mode):o})"
+    writers = _others_write(info)
+    if writers:
+        return _writable(path, info, writers)
     return None
 
 
@@ -113,10 +144,26 @@ def folder_problem(path: str) -> str | None:
     return None
 
 
+def make_private(path: str) -> None:
+    """Make the folder ``path`` and any missing above it, each new one mode 0700 whatever the
+    umask (``os.makedirs`` gives the folders above the umask's mode)."""
+    missing = []
+    current = os.path.abspath(path)
+    while not os.path.lexists(current):
+        missing.append(current)
+        current = os.path.dirname(current)
+    for folder in reversed(missing):
+        try:
+            os.mkdir(folder, 0o700)
+        except FileExistsError:
+            continue
+        os.chmod(folder, 0o700)
+
+
 def _made(path: str) -> str | None:
     """Make ``path`` (mode 0700 for what is new); why it cannot be used, or None."""
     try:
-        os.makedirs(path, mode=0o700, exist_ok=True)
+        make_private(path)
     except OSError as error:
         return f"cannot make {path}: {error.strerror}"
     if not os.access(path, os.W_OK | os.X_OK):

@@ -21,13 +21,14 @@ cache entry is keyed by a digest of all the kernel modules (``_*.py`` in ``solve
 import functools
 import hashlib
 import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import numba
 from numba.core import caching, config
 
-from solver._cache import kernel_cache_dir
+from solver._cache import kernel_cache_dir, make_private
 
 PACKAGES = tuple(str(Path(__file__).resolve().parent.parent / name) for name in ("solver", "bots"))
 
@@ -71,6 +72,10 @@ class ProjectCacheLocator(_UserProvided):
 
     def get_source_stamp(self):
         return kernel_sources_digest()
+
+    def ensure_cache_path(self):
+        make_private(self._cache_path)  # numba's own makes it as the umask says: group-writable under 002
+        tempfile.TemporaryFile(dir=self._cache_path).close()
 
     @classmethod
     def from_function(cls, py_func, py_file):

@@ -156,9 +156,9 @@ def test_folders_that_others_can_change_are_named(tmp_path):
     assert folder_problem(str(own)) is None
     shared = tmp_path / "shared"
     shared.mkdir()
-    shared.chmod(0o775)
+    shared.chmod(0o777)
     inside = _private(shared / "cache")
-    assert folder_problem(str(inside)) == f"{shared} can be written by its group (mode 775)"
+    assert folder_problem(str(inside)) == f"{shared} can be written by every user (mode 777)"
     sticky = tmp_path / "sticky"
     sticky.mkdir()
     sticky.chmod(0o1777)
@@ -179,3 +179,37 @@ def test_a_link_above_the_folder_is_checked_where_it_leads(tmp_path):
     mine = _private(tmp_path / "mine")
     (mine / "to_shared").symlink_to(shared)
     assert folder_problem(str(mine / "to_shared" / "cache")) == f"{shared} can be written by every user (mode 777)"
+
+
+@as_root
+def test_a_group_that_is_not_yours_alone_may_not_write(tmp_path):
+    """Group-writable is refused for a shared group (nogroup, nobody's), taken for the user's
+    own private group (root's, here), as on systems whose umask is 002."""
+    import grp
+
+    shared = _private(tmp_path / "shared")
+    os.chown(shared, 0, grp.getgrnam("nogroup").gr_gid)
+    shared.chmod(0o770)
+    assert folder_problem(str(shared)) == f"{shared} can be written by its group (mode 770)"
+    own = _private(tmp_path / "own")
+    os.chown(own, 0, 0)
+    own.chmod(0o770)
+    assert folder_problem(str(own)) is None
+
+
+def test_folders_made_for_the_cache_are_private_whatever_the_umask(tmp_path):
+    """Under umask 002 ``os.makedirs`` leaves the folders above group-writable, and numba's
+    own subfolders would be too; the cache's are 0700, so a later run still trusts them."""
+    from solver._jit import ProjectCacheLocator
+
+    kernel = solver._evaluator.eval5_columns
+    locator = ProjectCacheLocator(kernel.py_func, solver._evaluator.__file__)
+    locator._cache_path = str(tmp_path / "a" / "b" / "solver_x")
+    previous = os.umask(0o002)
+    try:
+        locator.ensure_cache_path()
+    finally:
+        os.umask(previous)
+    for folder in (tmp_path / "a", tmp_path / "a" / "b", tmp_path / "a" / "b" / "solver_x"):
+        assert folder.stat().st_mode & 0o777 == 0o700, folder
+    assert folder_problem(str(tmp_path / "a" / "b")) is None
