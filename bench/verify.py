@@ -266,10 +266,14 @@ def document(folder: str, contents: Contents | None, planned: Plan | None, tally
 
 
 def render(doc: dict[str, Any]) -> str:
-    """The ``verify`` document as a table for the terminal."""
+    """The ``verify`` document as a table for the terminal: what comes from outside (the
+    folder's name, the journal's bot specs and versions, a bot's error) as one printable line
+    each (``solver.text.terminal``; specs and plays quoted as Python quotes text)."""
+    from solver.text import terminal
+
     if doc["journal_problem"] is not None:
-        return f"{doc['folder']}: the journal is damaged: {doc['journal_problem']}"
-    lines = [f"run {doc['run']} in {doc['folder']}: {doc['deal_count']:,} of {doc['planned_deal_count']:,} deals "
+        return f"{terminal(doc['folder'])}: the journal is damaged: {terminal(doc['journal_problem'])}"
+    lines = [f"run {doc['run']} in {terminal(doc['folder'])}: {doc['deal_count']:,} of {doc['planned_deal_count']:,} deals "
              "in the journal", ""]
     bots = ", ".join(repr(spec) for spec in doc["replayed_bots"]) or "none"
     rows = [("replayed", _count(doc["replayed_deal_count"], "deal"),
@@ -281,10 +285,10 @@ def render(doc: dict[str, Any]) -> str:
                      "not compared: they failed in the journal or in the replay"))
     for unreplayable in doc["unreplayable_bots"]:
         rows.append(("not replayable", _count(unreplayable["deal_count"], "deal"),
-                     f"bot {unreplayable['bot']!r}: {unreplayable['reason']}"))
+                     f"bot {unreplayable['bot']!r}: {terminal(unreplayable['reason'])}"))
     if doc["results_deal_count"] is not None:
         rows.append(("results.json", _count(doc["results_deal_count"], "deal"),
-                     f"NOT the journal's: {doc['results_problem']}" if doc["results_problem"] else
+                     f"NOT the journal's: {terminal(doc['results_problem'])}" if doc["results_problem"] else
                      "its records and results are the journal's"))
     width = max(len(r[0]) for r in rows)
     count = max(len(r[1]) for r in rows)
@@ -296,7 +300,7 @@ def render(doc: dict[str, Any]) -> str:
         lines += [f"  deal {d['deal']}, seat {d['seat']}, bot {d['bot']!r}: the journal records {d['field']} "
                   f"{d['recorded']!r}, the bot plays {d['replayed']!r}" for d in doc["differences"]]
     if doc["package_change"]:
-        lines += ["", f"note: {doc['package_change']} since the run; a difference may come from that"]
+        lines += ["", f"note: {terminal(doc['package_change'])} since the run; a difference may come from that"]
     if doc["cut_line_dropped"]:
         lines += ["", "note: the journal's last line was cut short (the run was killed while writing it); its deals "
                       "are not counted, and a resume plays them again"]

@@ -276,6 +276,21 @@ def test_a_bot_that_cannot_be_replayed_is_reported_as_such_not_as_a_difference(t
     assert table.returncode == 0 and f"not replayable  8 deals  bot {str(toml)!r}: " in table.stdout
 
 
+def test_outside_text_reaches_the_terminal_as_one_printable_line(honest, tmp_path):
+    """A header whose package version holds a new line and a line of its own: the note that
+    names it stays one line, so a journal cannot print a verdict of its choosing."""
+    out = _copy(honest, tmp_path)
+    lines = _lines(out)
+    lines[0]["identity"]["package"]["version"] = "9\nverified: ok\x1b[2J"
+    _write(out, _chained(lines))
+    table = bench("verify", str(out), "--jobs", "1")
+    assert table.returncode == 0, table.stderr
+    assert not [line for line in table.stdout.splitlines() if line.startswith("verified: ok")]
+    assert "\x1b" not in table.stdout
+    [note] = [line for line in table.stdout.splitlines() if line.startswith("note: the package's version")]
+    assert "9\\u000averified: ok\\u001b[2J" in note
+
+
 @pytest.mark.parametrize("where, message", [
     (lambda tmp: tmp / "nothing", "is not a folder"),
     (lambda tmp: tmp, "holds no run: there is no journal.jsonl in it"),
