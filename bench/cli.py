@@ -39,7 +39,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    return guarded(f"bench {args.command}", lambda: COMMANDS[args.command].run(args), args.debug)
+    return guarded(f"bench {args.command}", lambda: COMMANDS[args.command].run(args), args.debug,
+                   ascii=getattr(args, "ascii", False))
 
 
 if __name__ == "__main__":

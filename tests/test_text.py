@@ -133,6 +133,15 @@ def test_solve_ascii_on_an_ascii_terminal_is_ascii(options):
         assert "AS KS QS JS TS" in out and "+/-" in out
 
 
+def test_bench_arrange_ascii_is_ascii_errors_too(tmp_path):
+    """A bad line's error quotes the line (suit symbols here) in ASCII too."""
+    path = tmp_path / "hands.txt"
+    path.write_text("A♠ K♠\n" + ACE_HAND + "\n", encoding="utf-8")
+    done = _run("-m", "bench.cli", "arrange", "--bot", "greedy", "--ascii", "--input", str(path))
+    assert done.returncode == 2 and done.stdout.isascii() and done.stderr.isascii(), done.stderr
+    assert b"'AS KS'" in done.stderr and b"AS KS QS JS TS" in done.stdout
+
+
 def test_solve_without_ascii_on_an_ascii_terminal_spells_its_symbols():
     done = _run("-m", "bench.solve", ACE_HAND, "--samples", "50", "--seed", "1", env={"PYTHONIOENCODING": "ascii"})
     assert done.returncode == 0, done.stderr.decode("utf-8", "replace")
@@ -173,6 +182,20 @@ def test_report_md_shows_outside_names_and_versions_as_text(tmp_path):
     tables = [line for line in report.splitlines() if line.startswith("|")]
     assert tables and all(line.replace("\\|", "").count("|") in (13, 4) for line in tables), tables
     assert "\\$\\\\frac\\$" in report
+
+
+def test_report_md_from_a_results_file_shows_every_field_as_text():
+    """``bench report`` reads results.json from anywhere: its command, package versions,
+    commit and machine are shown as text too; the command in a code span no backtick closes."""
+    from bench.results import example_results, render_markdown
+
+    doc = example_results() | {"command": "bench tournament ` <img src=x onerror=alert(1)> ``",
+                               "git_commit": "<i>commit</i>", "machine": {"platform": "<b>linux</b>", "cpu_count": 2}}
+    doc["version_by_package"] = doc["version_by_package"] | {"numpy": "<script>alert(2)</script>"}
+    report = render_markdown(doc, plots=False)
+    code = text.markdown_code(doc["command"])
+    assert f"Command: {code}" in report and code.startswith("```")
+    assert "<" not in report.replace(code, "")
 
 
 def test_plots_show_a_name_with_mathtext_as_text(tmp_path):

@@ -27,7 +27,7 @@ def add_parser(sub) -> None:
     parser.add_argument("--rules", default="basic", help="rule set the bot plays for (basic, 1-6, 2-4, royalties, "
                         "royalties-win, naturals, joined with +, or a .toml/.json file)")
     parser.add_argument("--json", action="store_true", help="one JSON object per line")
-    parser.add_argument("--ascii", action="store_true", help="letters for suits instead of symbols")
+    parser.add_argument("--ascii", action="store_true", help="ASCII only: letters for suits instead of symbols")
 
 
 def _lines(args: argparse.Namespace):
@@ -71,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             cards = parse_hand(text)
         except CardError as error:
-            show(f"bench arrange: {where}{one_line(error)}", sys.stderr)
+            show(f"bench arrange: {where}{one_line(error)}", sys.stderr, ascii=args.ascii)
             failures += 1
             continue
         rng = np.random.default_rng(np.random.SeedSequence(args.seed, spawn_key=(index,)))
@@ -98,11 +98,11 @@ def run(args: argparse.Namespace) -> int:
                 "hand_index": index,  # the hand's randomness: SeedSequence(seed, spawn_key=(hand_index,))
                 "seconds": round(seconds, 6),
             }
-            show(json.dumps(record, ensure_ascii=False), exact=True, flush=True)
+            show(json.dumps(record, ensure_ascii=False), ascii=args.ascii, exact=True, flush=True)
         else:
             declared = f"   (declares {natural.kind})" if natural else ""
             described = " / ".join(describe(row) for row in arrangement.rows)
             verdict = f"FOUL: {reason}" if reason else described
             show(f"{format_cards(cards, symbols)}  ->  {arrangement.format(symbols)}{declared}\n    {verdict}",
-                 flush=True)
+                 ascii=args.ascii, flush=True)
     return 2 if failures else 0
