@@ -205,12 +205,12 @@ def _opponent(args: argparse.Namespace):
 
 def _solve_and_print(args: argparse.Namespace) -> int:
     from bots import grade_hand, solve_hand
-    from bots.identity import bot_identity
+    from bots.identity import opponent_identity
     from solver.cards import symbols_supported
 
     symbols = not args.ascii and symbols_supported(sys.stdout)
     model = _opponent(args)
-    identity = {"opponent_identity": bot_identity(args.opponent, model.bot)}
+    identity = {"opponent_identity": opponent_identity(args.opponent, model)}
     if args.grade:
         graded = grade_hand(" ".join(args.hand), args.grade, model, samples=args.samples, seed=args.seed,
                             players=args.players, rules=args.rules)

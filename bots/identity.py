@@ -127,6 +127,12 @@ def bot_identity(spec: str, bot: Any) -> dict[str, Any]:
     return json.loads(json.dumps(found, default=str))  # as a JSON record holds it
 
 
+def opponent_identity(spec: str, model: Any) -> dict[str, Any]:
+    """The identity of the bot that sets an opponent model's hands (``bots.registry.opponent_model``
+    of ``spec``): the bot behind a ``BotOpponent``, or the model itself."""
+    return bot_identity(spec, getattr(model, "bot", model))
+
+
 def replayable(identity: Mapping[str, Any]) -> bool:
     """Whether the plays of the bot with this identity can be played again to check them: a
     bot sets a hand from its cards and the rng it is given alone, unless it says otherwise (a

@@ -200,8 +200,8 @@ HAND = "AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C"
 
 
 def test_every_command_records_the_files_its_bots_read(tmp_path, monkeypatch, capsys):
-    """arrange, match, exploit and solve --opponent record the bot's identity as a tournament
-    does: a tables file given by parameter is named with its digest."""
+    """arrange, match, exploit, grade and solve --opponent record the bot's identity as a
+    tournament does: a tables file given by parameter is named with its digest."""
     from jsonschema import Draft202012Validator
 
     from bench.solve import main as solve_main
@@ -209,6 +209,7 @@ def test_every_command_records_the_files_its_bots_read(tmp_path, monkeypatch, ca
     monkeypatch.chdir(tmp_path)
     shutil.copy(ROOT / "bots" / "data" / "table_basic.npz", tmp_path / "t.npz")
     spec, digest = "table:tables=t.npz", _sha256(tmp_path / "t.npz")
+    (tmp_path / "plays.txt").write_text(f"{HAND} | 9H 9D 2C / 8C 7C 6D 5H 4S / AS KS QS JS TS\n")
     runs = {
         "arrange": (bench_main, ["arrange", "--bot", spec, "--json", HAND], "bot_identity"),
         "match": (bench_main, ["match", "greedy", spec, "--max-deals", "16", "--seed", "1", "--jobs", "1", "--json"],
@@ -219,6 +220,8 @@ def test_every_command_records_the_files_its_bots_read(tmp_path, monkeypatch, ca
                   "opponent_identity"),
         "hand-grade": (solve_main, [HAND, "--opponent", spec, "--samples", "50", "--seed", "1", "--json", "--grade",
                                     "9H 9D 2C / 8C 7C 6D 5H 4S / AS KS QS JS TS"], "opponent_identity"),
+        "grade": (bench_main, ["grade", "--input", "plays.txt", "--opponent", spec, "--samples", "40", "--json"],
+                  "opponent_identity"),
     }
     for name, (main, argv, key) in runs.items():
         capsys.readouterr()
@@ -241,3 +244,11 @@ def test_a_runs_rules_file_removed_before_resume_changes_nothing(tmp_path, monke
     (tmp_path / "house.toml").unlink()
     status, err = _resume(tmp_path / "run", capsys)
     assert status == 0, err
+
+
+def test_grade_refuses_an_unknown_opponent_once(tmp_path, capsys):
+    """The opponent model is made once, before any hand: a bad one is one line, not one a hand."""
+    (tmp_path / "plays.txt").write_text(f"{HAND} | 9H 9D 2C / 8C 7C 6D 5H 4S / AS KS QS JS TS\n" * 3)
+    assert bench_main(["grade", "--input", str(tmp_path / "plays.txt"), "--opponent", "gredy"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "unknown bot 'gredy'" in err[0], err

@@ -35,33 +35,36 @@ def add_parser(sub) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from bench.parsing import Stopped, UsageError, stoppable
+    from bots import BotError, opponent_model
+    from bots.identity import opponent_identity
     from solver.rules import Rules, RulesError
 
     if not 2 <= args.players <= 4:
         raise UsageError(f"--players must be 2, 3 or 4, got {args.players}")
     try:
-        Rules.parse(args.rules)
-    except RulesError as error:
+        model = opponent_model(args.opponent, Rules.parse(args.rules))  # made once, for every hand
+    except (BotError, RulesError) as error:
         raise UsageError(str(error)) from None
     graded: list = []
     malformed: list = []
     stopped = None
     try:
         with stoppable():
-            _grade_lines(args, graded, malformed)
+            _grade_lines(args, model, graded, malformed)
     except Stopped as error:  # the hands graded so far are reported
         stopped = error
         show(f"bench grade: stopped by {error.name} after {len(graded)} hands", sys.stderr)
     if args.json:
-        show(json.dumps(document(args, graded, malformed), indent=1, ensure_ascii=False, allow_nan=False), exact=True)
+        doc = document(args, graded, malformed) | {"opponent_identity": opponent_identity(args.opponent, model)}
+        show(json.dumps(doc, indent=1, ensure_ascii=False, allow_nan=False), exact=True)
     else:
         _print_table(args, graded)
     return stopped.status if stopped else (2 if malformed else 0)
 
 
-def _grade_lines(args: argparse.Namespace, graded: list, malformed: list) -> None:
-    """Grade each line into ``graded`` as (line number, Grade); each malformed line into
-    ``malformed`` as (line number, what is wrong with it)."""
+def _grade_lines(args: argparse.Namespace, model, graded: list, malformed: list) -> None:
+    """Grade each line into ``graded`` as (line number, Grade) against the opponents ``model``
+    sets; each malformed line into ``malformed`` as (line number, what is wrong with it)."""
     from bench.parsing import check_stopped, input_lines
     from bots import grade_hand
     from solver import CardError, SolveError
@@ -74,7 +77,7 @@ def _grade_lines(args: argparse.Namespace, graded: list, malformed: list) -> Non
         if problem is None:
             hand, arrangement = (part.strip() for part in text.split("|"))
             try:
-                result = grade_hand(hand, arrangement, args.opponent, samples=args.samples, seed=args.seed + index,
+                result = grade_hand(hand, arrangement, model, samples=args.samples, seed=args.seed + index,
                                     players=args.players, rules=args.rules)
             except (CardError, SolveError) as error:
                 problem = str(error)
