@@ -34,8 +34,8 @@ def _ipv6_loopback() -> bool:
         return False
 
 
-def _status(allowed: tuple[str, ...], host: bytes | None) -> int:
-    """The status the host check gives a request with this Host header (None: no header)."""
+def _first_message(allowed: tuple[str, ...], host: bytes | None, kind: str = "http") -> dict:
+    """The first message the host check sends for a request with this Host header (None: no header)."""
 
     async def page(scope, receive, send):
         await send({"type": "http.response.start", "status": 200, "headers": []})
@@ -50,9 +50,13 @@ def _status(allowed: tuple[str, ...], host: bytes | None) -> int:
         return {"type": "http.request", "body": b""}
 
     headers = [] if host is None else [(b"host", host)]
-    scope = {"type": "http", "method": "GET", "path": "/", "headers": headers}
+    scope = {"type": kind, "method": "GET", "path": "/", "headers": headers}
     asyncio.run(HostCheck(page, allowed)(scope, receive, send))
-    return sent[0]["status"]
+    return sent[0]
+
+
+def _status(allowed: tuple[str, ...], host: bytes | None) -> int:
+    return _first_message(allowed, host)["status"]
 
 
 def test_the_address_printed_for_an_ipv6_host_has_brackets():
@@ -73,6 +77,11 @@ def test_the_host_check_reads_a_bracketed_ipv6_host(host, status):
 def test_an_ipv6_host_is_refused_unless_it_is_allowed():
     assert _status(allowed_hosts("192.168.1.20", []), b"[fe80::1]:8000") == 400
     assert _status(allowed_hosts("fe80::1", []), b"[FE80::1]:8000") == 200
+
+
+def test_a_websocket_for_another_host_is_closed_before_it_opens():
+    assert _first_message(allowed_hosts("::1", []), b"attacker.example", "websocket") == {
+        "type": "websocket.close", "code": 1008}
 
 
 @pytest.mark.skipif(not _ipv6_loopback(), reason="this machine has no IPv6 loopback (::1) to listen on")

@@ -290,6 +290,8 @@ class HostCheck:
         header = dict(scope.get("headers") or []).get(b"host", b"").decode("latin-1")
         if host_name(header) in self.allowed:
             return await self.app(scope, receive, send)
+        if scope["type"] == "websocket":
+            return await send({"type": "websocket.close", "code": 1008})  # before accepting it: refused
         await send({"type": "http.response.start", "status": 400,
                     "headers": [(b"content-type", b"text/plain; charset=utf-8")]})
         await send({"type": "http.response.body", "body": b"Invalid host header"})
