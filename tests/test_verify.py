@@ -345,3 +345,18 @@ def test_the_schema_refuses_a_count_given_as_text(honest):
     schema = json.loads((ROOT / "bench" / "schemas" / "verify.schema.json").read_text())
     for wrong in ({"matched_deal_count": "24"}, {"verified": "yes"}, {"differences": [{"deal": 1}]}):
         assert list(jsonschema.Draft202012Validator(schema).iter_errors(doc | wrong))
+
+
+def test_decisions_that_failed_are_counted_not_compared(tmp_path):
+    """A bot that raises on every hand with the ace of spades, under --on-fault foul: its faults
+    in the journal are neither differences nor matches; every other play is compared."""
+    out = tmp_path / "run"
+    done = bench("tournament", "--bots", "greedy,tests.plugin_bot:FlakyBot", "--on-fault", "foul", "--sessions", "1",
+                 "--seed", "2", "--jobs", "1", "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    faults = sum("fault" in play for line in _lines(out)[1:] for r in line["records"] for row in r["plays"]
+                 for play in row)
+    status, doc, err = _verify(out, "--jobs", "1")
+    assert status == 0, err
+    assert 0 < _valid(doc)["uncompared_fault_count"] == faults
+    assert doc["compared_play_count"] + faults == 8 * 2 * 2 and doc["matched_deal_count"] == 8
