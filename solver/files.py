@@ -56,9 +56,11 @@ _KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe (FIFO)"), (s
 
 
 class FileRefused(OSError, InputError):
-    """A file the gate will not open: a link where none may be, not a regular file, too big,
-    or with more than one name. An ``OSError`` whose ``strerror`` says what is wrong and how
-    to put it right, so that every ``except OSError`` reports it in its own words."""
+    """A file the gate will not open: a link where none may be (``errno`` ELOOP), a folder
+    (EISDIR) or another file that is not a regular file (EINVAL: a named pipe, a device, a
+    socket), too big (EFBIG), or with more than one name (EMLINK). An ``OSError`` whose
+    ``strerror`` says what is wrong and how to put it right, so that every ``except OSError``
+    reports it in its own words."""
 
     def __init__(self, path: str | Path, reason: str, code: int = errno.EINVAL):
         super().__init__(code, reason, str(path))
@@ -84,7 +86,8 @@ def _not_regular(path: str | Path, mode: int) -> FileRefused:
     if stat.S_ISLNK(mode):
         return FileRefused(path, "it is a link, and a file the program writes is never read or written through "
                            "a link; remove the link (or put the file itself there)", errno.ELOOP)
-    return FileRefused(path, f"it is {kind(mode)}, not a regular file")
+    return FileRefused(path, f"it is {kind(mode)}, not a regular file", errno.EISDIR if stat.S_ISDIR(mode) else
+                       errno.EINVAL)
 
 
 def _one_name(path: str | Path, found: os.stat_result) -> None:
@@ -131,7 +134,7 @@ def open_regular(path: str | Path, flags: int = os.O_RDONLY, *, follow: bool, mo
         if not stat.S_ISREG(found.st_mode):
             raise _not_regular(path, found.st_mode)
         if before is not None and (before.st_dev, before.st_ino) != (found.st_dev, found.st_ino):
-            raise FileRefused(path, "it was replaced while it was being opened; try again")
+            raise FileRefused(path, "it was replaced while it was being opened; try again", errno.EAGAIN)
         if limit is not None and found.st_size > limit:
             raise FileRefused(path, f"it holds {found.st_size:,} bytes, more than the {limit:,} the program reads "
                               "from a file of its kind; is it the right file?", errno.EFBIG)
