@@ -53,7 +53,7 @@ class UsageError(InputError):
 
 
 class Stopped(KeyboardInterrupt):
-    """Ctrl-C (SIGINT) or SIGTERM asked a long command to stop; ``status`` is its exit status."""
+    """Ctrl-C (SIGINT), SIGTERM or SIGHUP asked a long command to stop; ``status`` is its exit status."""
 
     def __init__(self, signum: int = signal.SIGINT):
         super().__init__(signum)
@@ -69,6 +69,7 @@ class Stopped(KeyboardInterrupt):
 
 
 _received: list[int] = []  # the signals received inside stoppable(), first first
+STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 
 
 def _raise_stopped(signum, frame):
@@ -97,12 +98,14 @@ def _quiet_lost_stops(hook):
 
 @contextlib.contextmanager
 def stoppable():
-    """Inside, SIGINT and SIGTERM raise :class:`Stopped`, even where the shell started the
-    command with SIGINT ignored (a background job); the handlers are put back after. A stop
+    """Inside, SIGINT, SIGTERM and SIGHUP (a closed terminal) raise :class:`Stopped`, even
+    where the shell started the command with SIGINT ignored (a background job); SIGHUP stays
+    ignored where it was (``nohup``). The handlers are put back after. A stop
     that lands in a callback from compiled code is not printed there as an ignored exception:
     :func:`check_stopped` raises it at the next step."""
     _received.clear()
-    previous = {signum: signal.signal(signum, _raise_stopped) for signum in (signal.SIGINT, signal.SIGTERM)}
+    previous = {signum: signal.signal(signum, _raise_stopped) for signum in STOP_SIGNALS
+                if signum != getattr(signal, "SIGHUP", None) or signal.getsignal(signum) is not signal.SIG_IGN}
     hook = sys.unraisablehook
     sys.unraisablehook = _quiet_lost_stops(hook)
     try:

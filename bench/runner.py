@@ -16,12 +16,14 @@ chunks may run anywhere, in any order, and be run again: the records do not chan
 - ``run_deals`` (and ``bench tournament``, through ``play_sized``) plays pilot deals first and
   sizes the remaining chunks from their times; ``run_chunks`` plays chunks it is given.
 - On dask, the scheduler itself gives a lost worker's tasks to another worker.
-- Ctrl-C (or SIGTERM, see ``bench.commands.tournament``) raises in the waiting loop, which
+- Ctrl-C (or SIGTERM, SIGHUP, see ``bench.commands.tournament``) raises in the waiting loop, which
   then cancels what is pending, ends every worker process and returns to the caller, who
   keeps what had finished.
 - Ending: however a run ends, the bots its threads and worker processes made are closed
   (a protocol bot is asked to quit, with a grace period, before it is killed): a worker
-  process is sent SIGTERM, closes its bots and waits to be killed. A worker process dies
+  process is sent SIGTERM, closes its bots and waits to be killed; after ``ENDING_SECONDS``
+  for all of them, every worker and every process below it is killed, even when a signal
+  comes meanwhile. A worker process dies
   with the process that started it (``PR_SET_PDEATHSIG`` on Linux), and a bot process with
   its worker, so a bench killed with SIGKILL leaves nothing running.
 """
@@ -44,7 +46,7 @@ from typing import Any
 
 import numpy as np
 
-from bench.parsing import BACKENDS, check_stopped
+from bench.parsing import BACKENDS, STOP_SIGNALS, check_stopped
 from bench.tournament import (
     DecisionFault,
     RunSettings,
@@ -56,6 +58,7 @@ from bench.tournament import (
 )
 from bots.base import BotFault
 from solver import files
+from solver.interrupts import end_tree, held
 from solver.rules import BASIC, Rules, as_rules
 
 POLL_SECONDS = 0.2  # how often the waiting loop wakes up to notice a signal
@@ -82,9 +85,10 @@ def die_with_parent(parent: int) -> None:
 
 
 def _start_worker(parent: int, folder: str) -> None:
-    """Workers leave Ctrl-C to the main process, which ends them; they die with it; on SIGTERM
+    """Workers leave Ctrl-C and SIGHUP to the main process, which ends them; they die with it; on SIGTERM
     they close their bots, say so with a file in ``folder`` and wait to be killed."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for signum in STOP_SIGNALS:
+        signal.signal(signum, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, lambda signum, frame: _end_worker(folder))
     die_with_parent(parent)
 
@@ -225,20 +229,27 @@ class _ProcessPool:
         self.__init__(self.jobs)  # type: ignore[misc]
 
     def end(self) -> None:
-        """Every worker closes its bots (SIGTERM, see ``_start_worker``); then all are killed."""
+        """Every worker closes its bots (SIGTERM, see ``_start_worker``), within ``ENDING_SECONDS``
+        for all of them together; then every worker, and every process below it (bots and what
+        they started), is killed. A signal that comes meanwhile (a second Ctrl-C, SIGTERM) cuts
+        the wait short but not the killing: it is raised once nothing is left running."""
         workers = list(getattr(self.executor, "_processes", {}).values())
-        for process in workers:
-            try:
-                os.kill(process.pid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
-        deadline = time.monotonic() + ENDING_SECONDS
-        while time.monotonic() < deadline and any(
-                process.is_alive() and not os.path.exists(os.path.join(self.folder, str(process.pid)))
-                for process in workers):
-            time.sleep(0.02)
-        self.executor.shutdown(wait=False, kill_workers=True)
-        shutil.rmtree(self.folder, ignore_errors=True)
+        try:
+            for process in workers:
+                try:
+                    os.kill(process.pid, signal.SIGTERM)
+                except ProcessLookupError:
+                    pass
+            deadline = time.monotonic() + ENDING_SECONDS
+            while time.monotonic() < deadline and any(
+                    process.is_alive() and not os.path.exists(os.path.join(self.folder, str(process.pid)))
+                    for process in workers):
+                time.sleep(0.02)
+        finally:
+            with held(STOP_SIGNALS):
+                end_tree([process.pid for process in workers])
+                self.executor.shutdown(wait=False, kill_workers=True)
+                shutil.rmtree(self.folder, ignore_errors=True)
 
 
 def _died(error: BaseException) -> bool:

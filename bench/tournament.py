@@ -24,7 +24,6 @@ import contextlib
 import itertools
 import math
 import os
-import signal
 import struct
 import threading
 import time
@@ -36,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from bots.base import BotFault
+from bots.protocol import close_together
 from solver import files, format_cards
 from solver.errors import InputError
 from solver.rules import BASIC, Rules, as_rules
@@ -140,13 +140,7 @@ class _Bots:
     warm: bool
 
     def close(self) -> None:
-        for bot in self.bots.values():
-            close = getattr(bot, "close", None)
-            if callable(close):
-                try:
-                    close()
-                except Exception:  # ending what is already broken
-                    pass
+        close_together(list(self.bots.values()))
 
 
 _MADE: dict[threading.Thread, dict[tuple, _Bots]] = {}  # per thread: (specs, rules, log_dir) -> bots
@@ -154,13 +148,12 @@ _MADE_LOCK = threading.RLock()  # re-entrant: a worker ending on SIGTERM closes 
 
 
 def close_bots(threads: Sequence[threading.Thread] | None = None) -> None:
-    """End the bots (their processes) kept by the given threads, or by every thread; a bot
-    process is asked to quit and given a grace period before it is killed."""
+    """End the bots (their processes) kept by the given threads, or by every thread; the bot
+    processes are all asked to quit, then given one grace period together before they are killed."""
     with _MADE_LOCK:
         chosen = list(_MADE) if threads is None else [t for t in threads if t in _MADE]
         ending = [bots for t in chosen for bots in _MADE.pop(t).values()]
-    for bots in ending:
-        bots.close()
+    close_together([bot for bots in ending for bot in bots.bots.values()])
 
 
 def bot_threads() -> set[threading.Thread]:
@@ -251,28 +244,17 @@ class DecisionTimeout(BotFault):
     """A decision took longer than its time limit."""
 
 
-@contextlib.contextmanager
 def time_limit(seconds: float | None):
     """Raise :class:`DecisionTimeout` in the code run inside when it takes longer than ``seconds``.
 
-    Uses a real-time timer signal, so it interrupts only in a process's main thread (the
-    sequential backend and process workers); elsewhere the block runs to its end, and
+    Uses a real-time timer signal (``solver.interrupts.alarm``), so it interrupts only in a
+    process's main thread (the sequential backend and process workers), and never inside a
+    kernel that compiles or loads, or a callback from compiled code: there it waits until
+    the code is back in Python of its own. Elsewhere the block runs to its end, and
     :func:`_play` judges a decision that overran when it returns."""
-    usable = seconds and hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
-    if not usable:
-        yield
-        return
+    from solver.interrupts import alarm
 
-    def expired(signum, frame):
-        raise DecisionTimeout(f"no answer within the time limit of {seconds:g} s")
-
-    previous = signal.signal(signal.SIGALRM, expired)
-    signal.setitimer(signal.ITIMER_REAL, float(seconds or 0))
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+    return alarm(seconds, lambda: DecisionTimeout(f"no answer within the time limit of {seconds:g} s"))
 
 
 @dataclass(frozen=True)

@@ -45,20 +45,25 @@ def start(rules: str | None) -> subprocess.Popen | None:
     Ctrl-C reaches only ``solve``, which ends it) and, on Linux, killed with ``solve`` if that
     is killed; None when it cannot start."""
     from bots.protocol import set_death_signal
+    from solver.interrupts import start_own
 
     try:
-        return subprocess.Popen([sys.executable, "-m", "bench.warmup", *([rules] if rules else [])],
-                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                preexec_fn=set_death_signal)
+        return start_own(lambda: subprocess.Popen(
+            [sys.executable, "-m", "bench.warmup", *([rules] if rules else [])], stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=set_death_signal))
     except OSError:
         return None
 
 
 def end(process: subprocess.Popen | None) -> None:
     """Stop the helper if it is still running (its cache entries are written whole or not at all)."""
+    from solver.interrupts import disown
+
     if process is not None and process.poll() is None:
         process.kill()
         process.wait()
+    if process is not None:
+        disown(process.pid)
 
 
 if __name__ == "__main__":

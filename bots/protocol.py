@@ -42,6 +42,7 @@ import numpy as np
 
 from bots.base import BotError, BotFault, BotGivenUp, takes_cards
 from solver import ROWS, Arrangement, Card, CardError, files, format_cards
+from solver.interrupts import become_subreaper, descendants, disown, end_orphans, end_tree, start_own
 from solver.rules import Rules, parse_toml
 from solver.text import LogText, cut_utf8, tail_utf8, terminal
 
@@ -179,6 +180,18 @@ def set_death_signal() -> None:
             pass
 
 
+_ADOPTING: list[int] = []  # the process that is a child subreaper, once it has tried to be one
+
+
+def _adopt_orphans() -> None:
+    """Make the process that starts bots a child subreaper (Linux), once: what a bot leaves
+    in a session of its own is re-parented here when its parent exits, and ended with the
+    bot (``solver.interrupts.end_orphans``)."""
+    if _ADOPTING != [os.getpid()]:
+        _ADOPTING[:] = [os.getpid()]
+        become_subreaper()
+
+
 # --- a bot process's standard error ---------------------------------------------------------
 
 
@@ -280,10 +293,11 @@ class _Process:
         self.log = log
         if spec.cwd is not None and not Path(spec.cwd).is_dir():
             raise BotError(f"cannot start bot {spec.name!r}: its folder {spec.cwd!r} does not exist")
+        _adopt_orphans()
         try:
-            self.popen = subprocess.Popen(list(spec.command), executable=spec.program, stdin=subprocess.PIPE,
-                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=spec.cwd,
-                                          env=os.environ | dict(spec.env), preexec_fn=set_death_signal)
+            self.popen = start_own(lambda: subprocess.Popen(
+                list(spec.command), executable=spec.program, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, cwd=spec.cwd, env=os.environ | dict(spec.env), preexec_fn=set_death_signal))
         except OSError as error:
             raise BotError(f"cannot start bot {spec.name!r} ({' '.join(spec.command)}): "
                            f"{error.strerror or error}") from None
@@ -301,6 +315,7 @@ class _Process:
         self.overlong = False  # such a line came and is not reported yet
         self.eof = False
         self.ended = False
+        self.asked: float | None = None  # when quit was sent
 
     def _pump(self, deadline: float, writing: bool = False) -> bool:
         """Wait until something happens or the deadline passes (at most ``POLL`` seconds),
@@ -422,23 +437,33 @@ class _Process:
         self._pump(time.monotonic())
         return self.popen.returncode
 
+    def ask_to_quit(self, grace: float) -> None:
+        """Send ``quit`` (once), taking at most a second of the ``grace`` period; the grace
+        period counts from here."""
+        if self.asked is not None:
+            return
+        self.asked = time.monotonic()
+        try:
+            self.send(b'{"type": "quit"}\n', self.asked + min(grace, 1.0))
+        except _Closed:
+            pass
+
     def end(self, grace: float) -> None:
         """Ask the process to quit and wait up to ``grace`` seconds (0: no asking), then end
-        its process group: SIGTERM, a moment, SIGKILL."""
+        its process group: SIGTERM, a moment, SIGKILL; then what it started in sessions of
+        their own (``setsid``, a double fork), still its descendants or re-parented here."""
         if self.ended:
             return
         self.ended = True
+        below = descendants(self.popen.pid)
         if grace > 0:
-            try:
-                self.send(b'{"type": "quit"}\n', time.monotonic() + min(grace, 1.0))
-            except _Closed:
-                pass
+            self.ask_to_quit(grace)
         try:
             self.popen.stdin.close()  # type: ignore[union-attr]  # end of input means quit too
         except OSError:
             pass
         if grace > 0:
-            self.exit_status(grace)
+            self.exit_status(max(0.0, (self.asked or 0.0) + grace - time.monotonic()))
         for sig, wait in ((signal.SIGTERM, 0.5), (signal.SIGKILL, 5.0)):
             if sig == signal.SIGTERM and (grace <= 0 or self.popen.poll() is not None):
                 continue  # SIGTERM only for a process that was asked to quit and is still running
@@ -451,6 +476,10 @@ class _Process:
             self.popen.wait(timeout=5)
         except subprocess.TimeoutExpired:
             pass
+        end_tree(below)
+        if self.popen.returncode is not None:
+            disown(self.popen.pid)
+        end_orphans()
         self._pump(time.monotonic())
         self.selector.close()
         for stream in (self.popen.stdout, self.popen.stderr):
@@ -499,8 +528,26 @@ _LIVE: weakref.WeakSet = weakref.WeakSet()
 
 @atexit.register
 def _end_all() -> None:
-    for bot in list(_LIVE):
-        bot.close()
+    close_together(list(_LIVE))
+
+
+def close_together(bots: list) -> None:
+    """Close bots that end at the same time with one grace period for them all: each protocol
+    bot is asked to quit first, then each is waited for what is left of its grace period."""
+    for bot in bots:
+        asking = getattr(bot, "ask_to_quit", None)
+        if callable(asking):
+            try:
+                asking()
+            except Exception:  # ending what is already broken
+                pass
+    for bot in bots:
+        close = getattr(bot, "close", None)
+        if callable(close):
+            try:
+                close()
+            except Exception:
+                pass
 
 
 PLAIN = "one line of at most 100 printable characters without '|'"  # a name fit for tables and reports
@@ -655,6 +702,13 @@ class ProtocolBot:
         process, self._process = self._process, None
         if process is not None:
             process.end(grace)
+
+    def ask_to_quit(self) -> None:
+        """Send the bot's process ``quit`` without waiting for it to exit: :meth:`close`, after,
+        waits only for what is left of its grace period (:func:`close_together`)."""
+        with self._lock:
+            if self._process is not None and os.getpid() == self._owner:
+                self._process.ask_to_quit(QUIT_GRACE)
 
     def close(self) -> None:
         """Ask the bot to quit, give it ``QUIT_GRACE`` seconds, then end its process group

@@ -133,3 +133,17 @@ class BatchedSleepyBot(_Batched, SleepyBot):
 
 class BatchedExitingBot(_Batched, ExitingBot):
     name = "batched-exiting"
+
+
+class CompilingBot:
+    """Compiles a new Numba kernel at every decision, as a bot that loads its kernels lazily
+    does: a short time limit runs out while LLVM is at work."""
+
+    name = "compiling"
+
+    def arrange(self, cards, rng):
+        import numba
+
+        offset = int(rng.integers(1 << 30))
+        numba.njit(lambda values: values + offset)(np.arange(3))
+        return Arrangement(cards[:3], cards[3:8], cards[8:])

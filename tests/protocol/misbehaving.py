@@ -20,12 +20,16 @@ process closes its input before its hello, and sleeps; fork: leaves a child that
 holds its pipes, and exits; silent: never says hello; panic-start: panics before its hello;
 flood: writes 100 MB to its standard error before its hello; deaf: stops reading after its
 hello (it offers batches); any other mode answers batches, with an error reply when one
-holds more hands than its hello's ``batch`` number; stubborn: ignores SIGTERM and quit; slow-quit: on quit, waits
-SLEEP seconds, notes it in the flag file, and exits."""
+holds more hands than its hello's ``batch`` number; stubborn: ignores SIGTERM and quit (it notes the quit in the
+flag file); slow-quit: on quit, waits SLEEP seconds, notes it in the flag file, and exits; setsid: before its hello,
+starts ``setsid sleep 1000``, a child in a session of its own; double-fork: a grandchild in a session of its own
+whose parent exits at once (it is re-parented). Those two add the pid of what they start to the flag file, a line
+each."""
 
 import json
 import os
 import signal
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -119,7 +123,36 @@ def misbehave(message: dict, answer: dict) -> bool:
     return True
 
 
+def leave_behind() -> None:
+    """Start a process in a session of its own (out of reach of a signal to this process's
+    group) and add its pid to the flag file."""
+    if MODE == "setsid":
+        pid = subprocess.Popen(["setsid", "sleep", "1000"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL).pid
+    else:
+        read, write = os.pipe()
+        middle = os.fork()
+        if middle == 0:
+            os.setsid()
+            if os.fork() == 0:
+                os.close(read)
+                os.write(write, str(os.getpid()).encode())
+                os.close(write)
+                for fd in (0, 1, 2):
+                    os.dup2(os.open(os.devnull, os.O_RDWR), fd)
+                os.execvp("sleep", ["sleep", "1000"])
+            os._exit(0)
+        os.close(write)
+        pid = int(os.read(read, 64))
+        os.close(read)
+        os.waitpid(middle, 0)
+    with open(FLAG, "a") as file:
+        file.write(f"{pid}\n")
+
+
 def main() -> None:
+    if MODE in ("setsid", "double-fork"):
+        leave_behind()
     if MODE == "silent":
         sys.stdin.read()
         return
@@ -151,6 +184,7 @@ def main() -> None:
             continue
         if kind == "quit":
             if MODE == "stubborn":
+                FLAG.write_text("asked to quit")
                 time.sleep(SLEEP)
             if MODE == "slow-quit":
                 time.sleep(SLEEP)

@@ -1,0 +1,253 @@
+"""Signals and the processes a command starts: where a signal may raise, and what must end.
+
+A signal's Python handler runs between two bytecodes of whatever Python code the process
+is in. Most of the time that is code that can take an exception; but Numba and llvmlite
+run Python code where it cannot: while a kernel compiles or loads from the cache,
+callbacks from LLVM through ctypes (an exception there is printed and dropped, and the
+native code goes on with a half-done result, which can crash the process), and finalisers
+of LLVM objects. :func:`in_native_code` tells those apart from the frame a handler is given,
+and :func:`alarm`, the time limit of a decision or a start-up, never raises there: it tries
+again a moment later, once the native code has returned to the caller's Python code.
+
+The processes side (:func:`become_subreaper`, :func:`end_orphans`, :func:`end_tree`):
+a bot's program may leave processes that start a session of their own (``setsid``, a
+double fork), out of reach of a signal to its process group. On Linux the process that
+starts bots is a child subreaper, so such processes are re-parented to it rather than to
+init, and ending a bot ends them too; elsewhere those calls do what they can without it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable, Collection, Iterator
+from types import FrameType
+from typing import Protocol, TypeVar
+
+NATIVE_PACKAGES = ("numba", "llvmlite")  # packages whose Python code an exception must not cross
+RETRY_SECONDS = 0.005  # how soon a time limit that landed in native code looks again
+
+
+def _native_folders() -> tuple[str, ...]:
+    """The folders of the native packages loaded so far (a package not imported runs no code)."""
+    folders = []
+    for name in NATIVE_PACKAGES:
+        module = sys.modules.get(name)
+        path = getattr(module, "__file__", None)
+        if path:
+            folders.append(os.path.dirname(os.path.abspath(path)) + os.sep)
+    return tuple(folders)
+
+
+def in_native_code(frame: FrameType | None) -> bool:
+    """Whether ``frame`` or any frame that led to it is Numba's or llvmlite's: a kernel
+    compiling or loading, a callback from LLVM, a finaliser of an LLVM object.
+
+    >>> import sys
+    >>> in_native_code(sys._getframe())
+    False
+    """
+    folders = _native_folders()
+    while folders and frame is not None:
+        if frame.f_code.co_filename.startswith(folders):
+            return True
+        frame = frame.f_back
+    return False
+
+
+@contextlib.contextmanager
+def alarm(seconds: float | None, error: Callable[[], BaseException]) -> Iterator[None]:
+    """Raise ``error()`` in the block when it runs longer than ``seconds`` (None: no limit).
+
+    A real-time timer signal stops the block, so only in a process's main thread;
+    elsewhere the block runs to its end and the caller judges its time. The signal never
+    raises inside native code (:func:`in_native_code`): there it looks again every
+    ``RETRY_SECONDS`` and raises once the block is back in Python code of its own. A block
+    that stays in compiled code without returning is not stopped (no signal can do that
+    safely); it is judged late when it returns."""
+    usable = bool(seconds) and hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+    if not usable:
+        yield
+        return
+
+    def expired(signum: int, frame: FrameType | None) -> None:
+        if in_native_code(frame):
+            signal.setitimer(signal.ITIMER_REAL, RETRY_SECONDS)
+            return
+        raise error()
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, float(seconds or 0))
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+@contextlib.contextmanager
+def held(signals: tuple[int, ...]) -> Iterator[None]:
+    """Hold back ``signals`` in the block (the main thread's signal mask, where there is one):
+    a signal that comes meanwhile is delivered when the block ends, so that code which ends
+    processes runs to its end. Elsewhere the block simply runs."""
+    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, signals)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+# --- processes that leave their process group ------------------------------------------------
+
+
+PR_SET_CHILD_SUBREAPER = 36
+
+
+def become_subreaper() -> bool:
+    """Make this process a child subreaper (Linux): the descendants of its children that
+    lose their parent are re-parented to it, not to init, so that :func:`end_orphans` can
+    end them. True when it is one; False elsewhere, where they cannot be followed."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        import ctypes
+
+        return ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _parents() -> dict[int, int]:
+    """Every process's parent, from Linux ``/proc`` (empty where there is none)."""
+    found: dict[int, int] = {}
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return found
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat") as file:
+                found[int(name)] = int(file.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+    return found
+
+
+def descendants(pid: int) -> list[int]:
+    """Every process below ``pid``, children first (Linux ``/proc``; none elsewhere).
+
+    >>> import os
+    >>> os.getpid() in descendants(os.getppid()) or not os.path.isdir("/proc")
+    True
+    """
+    parents = _parents()
+    children: dict[int, list[int]] = {}
+    for child, parent in parents.items():
+        children.setdefault(parent, []).append(child)
+    found: list[int] = []
+    todo = [pid]
+    while todo:
+        below = children.get(todo.pop(0), [])
+        found += [p for p in below if p not in found]
+        todo += below
+    return found
+
+
+class _HasPid(Protocol):
+    pid: int
+
+
+Child = TypeVar("Child", bound=_HasPid)
+_OWN: set[int] = set()  # children started in a session of their own, still kept by whoever started them
+_OWN_LOCK = threading.Lock()
+
+
+def start_own(start: Callable[[], Child]) -> Child:
+    """``start()``, which starts a child in a session of its own and returns it (with its
+    ``pid``), kept from the moment it exists: :func:`end_orphans` leaves it alone until
+    :func:`disown`."""
+    with _OWN_LOCK:
+        child = start()
+        _OWN.add(child.pid)
+    return child
+
+
+def disown(pid: int) -> None:
+    """``pid`` has ended (and been reaped) or is no longer kept."""
+    with _OWN_LOCK:
+        _OWN.discard(pid)
+
+
+def end_orphans(keep: Collection[int] = ()) -> list[int]:
+    """End the children of this process that run in a session other than its own, save those
+    it keeps (:func:`start_own`) and those in ``keep``, with everything below them, and reap them:
+    what the processes it started (bots, in sessions of their own) left behind, re-parented
+    here (:func:`become_subreaper`). The pids ended are returned."""
+    try:
+        own = os.getsid(0)
+    except OSError:
+        return []
+    me = os.getpid()
+    with _OWN_LOCK:
+        kept = set(keep) | _OWN
+        children = [child for child, parent in _parents().items() if parent == me and child not in kept]
+    orphans = []
+    for pid in children:
+        try:
+            if os.getsid(pid) != own:
+                orphans.append(pid)
+        except OSError:
+            continue
+    end_tree(orphans)
+    for pid in orphans:
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(pid, 0)
+    return orphans
+
+
+def _kill(pid: int, sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.kill(pid, sig)
+
+
+def end_tree(pids: list[int], grace: float = 0.0) -> None:
+    """End the processes ``pids`` and every process below them (those that started a
+    session of their own too): with a ``grace`` period, SIGTERM first and up to ``grace``
+    seconds for them to exit; then SIGKILL for every one still running."""
+    everyone = list(dict.fromkeys(p for pid in pids for p in (pid, *descendants(pid))))
+    if grace > 0:
+        for pid in everyone:
+            _kill(pid, signal.SIGTERM)
+        deadline = time.monotonic() + grace
+        while time.monotonic() < deadline and any(_running(pid) for pid in everyone):
+            time.sleep(0.02)
+        everyone += [p for pid in list(everyone) for p in descendants(pid) if p not in everyone]
+    for pid in everyone:
+        _kill(pid, signal.SIGSTOP)  # frozen first, so that none starts another meanwhile
+    everyone += [p for pid in list(everyone) for p in descendants(pid) if p not in everyone]
+    for pid in everyone:
+        _kill(pid, signal.SIGKILL)
+
+
+def _running(pid: int) -> bool:
+    """Whether a process runs (a zombie, ended but not reaped, does not)."""
+    try:
+        with open(f"/proc/{pid}/stat") as file:
+            return file.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        return True

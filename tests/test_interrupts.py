@@ -1,0 +1,182 @@
+"""Signals and processes at the edge of a run: a time limit that lands in compiled code, a
+stop while the run ends, a closed terminal, and what a bot leaves in a session of its own.
+
+Real subprocesses and real signals throughout. Times only bound a wait (hang guards): the
+signals are sent once the run is where the test needs it, as a file it writes says."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import psutil
+import pytest
+
+from tests.helpers import ENV, ROOT
+from tests.helpers import bench as _bench
+from tests.test_protocol_faults import _left_behind, bot_file
+
+LOST = ("Traceback", "llvmlite", "Exception ignored")  # what an exception raised inside native code leaves on stderr
+
+
+def _clean(done: subprocess.CompletedProcess) -> None:
+    assert done.returncode == 0, done.stderr
+    assert not [word for word in LOST if word in done.stderr], done.stderr
+
+
+# --- a time limit never raises inside compiled code -------------------------------------------
+
+
+def test_a_time_limit_waits_for_a_kernel_that_compiles():
+    """The limit runs out while Numba compiles: the compile finishes, nothing is printed as
+    lost, and the limit is raised in the Python code after it."""
+    import numba
+
+    from bench.tournament import DecisionTimeout, time_limit
+
+    offset = int(np.random.default_rng().integers(1 << 30))
+    kernel = numba.njit(lambda values: values + offset)  # a kernel new to this process: it compiles when called
+    lost: list = []
+    hook, sys.unraisablehook = sys.unraisablehook, lost.append
+    try:
+        with pytest.raises(DecisionTimeout):
+            with time_limit(0.001):
+                kernel(np.arange(3))
+                while True:
+                    time.sleep(0.001)
+    finally:
+        sys.unraisablehook = hook
+    assert len(kernel.signatures) == 1 and not lost, lost
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_decisions_that_compile_kernels_are_fouls_never_crashes(tmp_path, jobs):
+    """A bot that compiles at every decision, against a limit of 1 ms: every run ends with
+    status 0, its late decisions scored as fouls under --on-fault foul, and nothing lost in
+    LLVM's callbacks on stderr (before, some runs crashed with status 139)."""
+    for seed in ("1", "2"):
+        out = tmp_path / seed
+        done = _bench("tournament", "--bots", "greedy,tests.plugin_bot:CompilingBot", "--sessions", "1", "--seed", seed,
+                      "--jobs", jobs, "--decision-timeout", "0.001", "--on-fault", "foul", "--out", str(out))
+        _clean(done)
+        bot = json.loads((out / "results.json").read_text())["results"]["by_bot"]["tests.plugin_bot:CompilingBot"]
+        assert bot["fault_count"] > 0
+        assert all("no answer within the time limit of 0.001 s" in f["error"] for f in bot["first_faults"])
+
+
+def test_a_tight_limit_on_the_kernel_bots_runs_clean_every_time():
+    """``--decision-timeout 0.001`` on greedy and heuristic, run after run, half of them with
+    an empty kernel cache (the kernels compile in the worker while the run starts)."""
+    for run in range(8):
+        with tempfile.TemporaryDirectory() as cache:
+            env = ENV | ({"NUMBA_CACHE_DIR": cache} if run % 2 else {})
+            done = _bench("tournament", "--bots", "greedy,heuristic", "--sessions", "1", "--seed", "1", "--jobs", "1",
+                          "--decision-timeout", "0.001", "--on-fault", "foul", "--json", env=env)
+        _clean(done)
+        faults = [p["fault"] for r in json.loads(done.stdout)["records"] for row in r["plays"] for p in row
+                  if p.get("fault")]
+        assert all("no answer within the time limit of 0.001 s" in f for f in faults)
+
+
+# --- stops: while the run ends, and SIGHUP ---------------------------------------------------
+
+
+def _tree(pid: int) -> list[psutil.Process]:
+    return psutil.Process(pid).children(recursive=True)
+
+
+def _gone(processes: list[psutil.Process]) -> bool:
+    _, alive = psutil.wait_procs(processes, timeout=30)
+    return not [p for p in alive if p.status() != psutil.STATUS_ZOMBIE]
+
+
+def test_sigterm_while_the_run_ends_its_stubborn_bots_ends_everything(tmp_path):
+    """Protocol bots that ignore quit and SIGTERM, on two worker processes; SIGTERM comes
+    while the workers are ending them (the run's deals all recorded). The bench exits 143
+    and leaves nothing running (before, it waited for its workers for good)."""
+    bot = bot_file(tmp_path, "stubborn")
+    out = tmp_path / "run"
+    process = subprocess.Popen([sys.executable, "-m", "bench.cli", "tournament", "--bots", f"greedy,{bot}",
+                                "--sessions", "1", "--seed", "1", "--jobs", "2", "--out", str(out)], cwd=ROOT, env=ENV,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and not (tmp_path / "flag").exists() and process.poll() is None:
+        time.sleep(0.05)
+    assert (tmp_path / "flag").read_text() == "asked to quit"  # a worker is ending its bots
+    children = _tree(process.pid)
+    process.send_signal(signal.SIGTERM)
+    try:
+        _, stderr = process.communicate(timeout=120)
+    finally:
+        process.kill()
+    assert process.returncode == 143 and "stopped by SIGTERM" in stderr and "Traceback" not in stderr, stderr
+    assert _gone(children) and not _left_behind(tmp_path)
+
+
+def test_sighup_stops_like_sigterm_with_the_partial_report(tmp_path):
+    """A closed terminal (SIGHUP to the bench): the deals done are kept, the PARTIAL report
+    is written and printed, the command that continues is given, and the status is 129."""
+    out = tmp_path / "run"
+    process = subprocess.Popen([sys.executable, "-m", "bench.cli", "tournament", "--bots", "greedy,exhaustive:samples=150",
+                                "--sessions", "20", "--seed", "4", "--jobs", "2", "--out", str(out)], cwd=ROOT, env=ENV,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    journal = out / "journal.jsonl"
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and (not journal.exists() or journal.read_text().count("\n") < 3):
+        time.sleep(0.1)
+    children = _tree(process.pid)
+    process.send_signal(signal.SIGHUP)
+    stdout, stderr = process.communicate(timeout=120)
+    assert process.returncode == 129 and "stopped by SIGHUP" in stderr and "Traceback" not in stderr, stderr
+    assert f"to continue: bench tournament --resume {out}" in stderr
+    assert stdout.startswith("PARTIAL")
+    assert json.loads((out / "results.json").read_text())["partial"]["played_deal_count"] < 160
+    assert _gone(children)
+
+
+# --- what a bot leaves in a session of its own ------------------------------------------------
+
+
+def _left_pids(tmp_path: Path) -> list[int]:
+    """The processes the bots started in sessions of their own (their pids, from the flag file)."""
+    return [int(line) for line in (tmp_path / "flag").read_text().split()]
+
+
+def _running(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+@pytest.mark.parametrize("mode", ["setsid", "double-fork"])
+def test_closing_a_bot_ends_what_it_left_in_a_session_of_its_own(tmp_path, mode):
+    from bots import make_bot
+
+    bot = make_bot(str(bot_file(tmp_path, mode)))
+    left = _left_pids(tmp_path)
+    assert left and all(_running(pid) for pid in left)
+    bot.close()
+    assert not [pid for pid in left if _running(pid)]
+
+
+@pytest.mark.parametrize("mode", ["setsid", "double-fork"])
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_run_leaves_nothing_a_bot_started(tmp_path, mode, jobs):
+    """``setsid sleep 1000`` from a protocol bot, still its child or re-parented: after the
+    run (in this process, and on worker processes), none is left."""
+    done = _bench("tournament", "--bots", f"greedy,{bot_file(tmp_path, mode)}", "--sessions", "1", "--seed", "1",
+                  "--jobs", jobs)
+    _clean(done)
+    left = _left_pids(tmp_path)
+    assert left
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and any(_running(pid) for pid in left):
+        time.sleep(0.1)
+    assert not [pid for pid in left if _running(pid)]
