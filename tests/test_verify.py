@@ -360,3 +360,14 @@ def test_decisions_that_failed_are_counted_not_compared(tmp_path):
     assert status == 0, err
     assert 0 < _valid(doc)["uncompared_fault_count"] == faults
     assert doc["compared_play_count"] + faults == 8 * 2 * 2 and doc["matched_deal_count"] == 8
+
+
+def test_a_results_json_that_is_a_link_is_not_read_through_it(honest, tmp_path):
+    """A run folder's files are its own: a results.json linked from elsewhere (here, the honest
+    run's very own) is refused, not read through the link (``solver.files``)."""
+    out = _copy(honest, tmp_path)
+    (out / "results.json").unlink(missing_ok=True)
+    (out / "results.json").symlink_to(honest / "results.json")
+    status, doc, err = _verify(out, "--jobs", "1")
+    assert status == 1, err
+    assert doc["verified"] is False and "is a link" in doc["results_problem"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -64,10 +65,10 @@ def _results(folder: Path, contents) -> tuple[int | None, str | None]:
     from bench.verify import results_difference
 
     path = folder / "results.json"
-    if not path.exists():
+    if not os.path.lexists(path):
         return None, None
     try:
-        doc = read_results(path)
+        doc = read_results(path, follow=False)  # a file of the run's folder, never read through a link
     except UsageError as error:
         return 0, str(error)
     records = doc.get("records") if isinstance(doc, dict) else None
