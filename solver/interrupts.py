@@ -28,6 +28,8 @@ from collections.abc import Callable, Collection, Iterator
 from types import FrameType
 from typing import Protocol, TypeVar
 
+from solver import files
+
 NATIVE_PACKAGES = ("numba", "llvmlite")  # packages whose Python code an exception must not cross
 RETRY_SECONDS = 0.005  # how soon a time limit that landed in native code looks again
 
@@ -124,6 +126,11 @@ def become_subreaper() -> bool:
         return False
 
 
+def _process_stat(pid: int | str) -> str:
+    """The line ``/proc/PID/stat`` holds (a process's name in it may be any bytes)."""
+    return files.read_bytes(f"/proc/{pid}/stat", files.LINE_BYTES).decode("utf-8", "replace")
+
+
 def _parents() -> dict[int, int]:
     """Every process's parent, from Linux ``/proc`` (empty where there is none)."""
     found: dict[int, int] = {}
@@ -135,8 +142,7 @@ def _parents() -> dict[int, int]:
         if not name.isdigit():
             continue
         try:
-            with open(f"/proc/{name}/stat") as file:
-                found[int(name)] = int(file.read().rsplit(")", 1)[1].split()[1])
+            found[int(name)] = int(_process_stat(name).rsplit(")", 1)[1].split()[1])
         except (OSError, IndexError, ValueError):
             continue
     return found
@@ -241,8 +247,7 @@ def end_tree(pids: list[int], grace: float = 0.0) -> None:
 def _running(pid: int) -> bool:
     """Whether a process runs (a zombie, ended but not reaped, does not)."""
     try:
-        with open(f"/proc/{pid}/stat") as file:
-            return file.read().rsplit(")", 1)[1].split()[0] != "Z"
+        return _process_stat(pid).rsplit(")", 1)[1].split()[0] != "Z"
     except (OSError, IndexError):
         try:
             os.kill(pid, 0)
