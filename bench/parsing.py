@@ -127,9 +127,45 @@ def _whole(text: str, low: int, what: str) -> int:
     return value
 
 
+def limited(name: str, kind: type = int) -> Callable[[str], int | float]:
+    """An argparse type: a number (``int`` or ``float``) within the limit ``name`` of
+    ``solver.limits``; one above it is refused in one line that names the limit and why.
+
+    >>> limited("players")("3")
+    3
+    >>> limited("players")("9")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: 9 is above the limit of 4 (the game is for 2 to 4 players)
+    >>> limited("samples")("0")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: expected a whole number >= 1, got 0
+    """
+    from solver.limits import LIMITS, LimitError, check
+
+    words = f"expected {'a whole number' if kind is int else 'a number'} >= {LIMITS[name].low:g}"
+
+    def parse(text: str) -> int | float:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{words}, got {quote(text)}") from None
+        if value < LIMITS[name].low:
+            raise argparse.ArgumentTypeError(f"{words}, got {value}")
+        try:
+            return check(name, value, "")
+        except LimitError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+
+    parse.__name__ = name  # argparse names the type in its own messages
+    return parse
+
+
 def seed(text: str) -> int:
-    """A seed: a whole number from 0 up (numpy's SeedSequence takes no negative entropy)."""
-    return _whole(text, 0, "a seed is a whole number")
+    """A seed: a whole number from 0 (numpy's SeedSequence takes no negative entropy) up to
+    the limit of ``solver.limits``."""
+    return int(limited("seed")(str(_whole(text, 0, "a seed is a whole number"))))
 
 
 def positive(text: str) -> int:
@@ -137,11 +173,18 @@ def positive(text: str) -> int:
     return _whole(text, 1, "expected a whole number")
 
 
-SHORTEST_LIMIT, LONGEST_LIMIT = 0.001, 86400.0  # a time limit: from a millisecond to a day
+def job_count(text: str) -> int:
+    """--jobs: workers, up to the limit per core of ``solver.limits``; 0 or less: one per core."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {quote(text)}") from None
+    return value if value < 1 else int(limited("jobs")(text))
 
 
 def seconds(text: str) -> float:
-    """A time limit in seconds: a number from 0.001 (a millisecond) to 86400 (a day).
+    """A time limit in seconds: a number from 0.001 (a millisecond) to 86400 (a day), the
+    limit ``seconds`` of ``solver.limits``.
 
     >>> seconds("0.5"), seconds("60")
     (0.5, 60.0)
@@ -150,12 +193,15 @@ def seconds(text: str) -> float:
     ...
     argparse.ArgumentTypeError: expected seconds from 0.001 to 86400, got 'inf'
     """
+    from solver.limits import LIMITS
+
+    low, high = LIMITS["seconds"].low, LIMITS["seconds"].high
     try:
         value = float(text)
     except ValueError:
         value = float("nan")
-    if not SHORTEST_LIMIT <= value <= LONGEST_LIMIT:  # nan fails every comparison
-        raise argparse.ArgumentTypeError(f"expected seconds from {SHORTEST_LIMIT:g} to {LONGEST_LIMIT:g}, got {quote(text)}")
+    if not low <= value <= high:  # nan fails every comparison
+        raise argparse.ArgumentTypeError(f"expected seconds from {low:g} to {high:g}, got {quote(text)}")
     return value
 
 

@@ -116,9 +116,13 @@ def run_chunks(settings: RunSettings, chunks: Sequence[Sequence[int]], on_done: 
     (in the order they finish); when they are all done, play the chunks ``then()`` gives (on
     the same workers), for instance sized by how long the first ones took. Raises
     :class:`DecisionFault` under the stop policy, and ``KeyboardInterrupt`` when interrupted;
-    either way no worker is left running."""
+    either way no worker is left running. More ``jobs`` than ``solver.limits`` allows a core
+    raise :class:`~solver.limits.LimitError` before any worker starts."""
+    from solver.limits import check
+
     if backend not in BACKENDS:
         raise TournamentError(f"unknown backend {backend!r}; choose from {', '.join(BACKENDS)}")
+    check("jobs", jobs)
     first: list[list[int]] = [list(c) for c in chunks]
     later = (lambda: [list(c) for c in then()]) if then is not None else None
     on_done = _then_check_stopped(on_done)

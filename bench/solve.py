@@ -10,7 +10,7 @@ import json
 import sys
 from collections.abc import Sequence
 
-from bench.parsing import Parser, add_debug, add_version, guarded, positive, quiet_on_closed_stdout, seed
+from bench.parsing import Parser, add_debug, add_version, guarded, limited, quiet_on_closed_stdout, seed
 from solver.text import show
 
 DEFAULT_OPPONENT = "table"
@@ -25,14 +25,14 @@ def build_parser() -> argparse.ArgumentParser:
         epilog='example: solve "AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C" --samples 2000 --seed 1',
     )
     parser.add_argument("hand", nargs="+", help="13 cards such as 'AS KS 10h 2c' (spaces or commas; 10 or T)")
-    parser.add_argument("--samples", type=positive, default=DEFAULT_SAMPLES,
+    parser.add_argument("--samples", type=limited("samples"), default=DEFAULT_SAMPLES,
                         help="simulated opponents (default %(default)s)")
     parser.add_argument("--seed", type=seed, default=None, help="random seed (a whole number >= 0); the same seed "
                         "gives the same output")
     parser.add_argument("--opponent", default=DEFAULT_OPPONENT, metavar="BOT",
                         help="bot that sets the simulated opponents' cards (default %(default)s)")
     parser.add_argument("--players", type=int, default=2, help="players at the table, 2-4 (default %(default)s)")
-    parser.add_argument("--top", type=int, default=3, help="runner-up plays to show (default %(default)s)")
+    parser.add_argument("--top", type=limited("top"), default=3, help="runner-up plays to show (default %(default)s)")
     parser.add_argument("--distinct", choices=("hands", "values"), default="hands",
                         help="runners-up differ from the best and each other in what their rows are called (hands, "
                         "the default), or in any row value, kickers and suits included (values: the raw list)")
@@ -138,8 +138,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not 2 <= args.players <= 4:
         parser.error(f"--players must be 2, 3 or 4, got {args.players}")
-    if args.top < 0:
-        parser.error(f"--top must be 0 or more, got {args.top}")
     return guarded("solve", lambda: _solve(args), args.debug, ascii=args.ascii)
 
 

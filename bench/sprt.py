@@ -25,6 +25,10 @@ the variance the ratio rests on has not been seen.
 Traceback (most recent call last):
 ...
 bench.sprt.SprtError: H0 and H1 must be finite numbers, got H0 = 0 and H1 = inf
+>>> Sprt(0.0, 1e308)  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+bench.sprt.SprtError: H0 and H1 must lie within the results a deal can have under the rules, -3 to +3 units, ...
 """
 
 from __future__ import annotations
@@ -93,6 +97,7 @@ class Sprt:
     h1: float
     alpha: float = 0.05
     beta: float = 0.05
+    most: float = 3.0  # the most units a deal's result can be either way: ``Rules.most_units`` (3 under basic)
 
     def __post_init__(self) -> None:
         if not (math.isfinite(self.h0) and math.isfinite(self.h1)):
@@ -102,6 +107,9 @@ class Sprt:
         if not math.isfinite(self.h1 - self.h0) or not (self.h1 - self.h0) * TINY > 0:
             raise SprtError(f"H0 and H1 are too far apart or too close to test, got H0 = {self.h0:g} "
                             f"and H1 = {self.h1:g}")
+        if not -self.most <= self.h0 < self.h1 <= self.most:
+            raise SprtError(f"H0 and H1 must lie within the results a deal can have under the rules, -{self.most:g} "
+                            f"to +{self.most:g} units, got H0 = {self.h0:g} and H1 = {self.h1:g}")
         for name, rate in (("alpha", self.alpha), ("beta", self.beta)):
             if not 0 < rate < 0.5:
                 raise SprtError(f"{name} must be above 0 and below 0.5, got {rate:g}")

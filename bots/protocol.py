@@ -43,14 +43,15 @@ import numpy as np
 from bots.base import BotError, BotFault, BotGivenUp, takes_cards
 from solver import ROWS, Arrangement, Card, CardError, files, format_cards
 from solver.interrupts import become_subreaper, descendants, disown, end_orphans, end_tree, start_own
+from solver.limits import LIMITS, ceiling
 from solver.rules import Rules, parse_toml
 from solver.text import LogText, cut_utf8, tail_utf8, terminal
 
 PROTOCOL = 2  # the newest version the bench speaks
 PROTOCOLS = (1, 2)  # every version it speaks
-LINE_LIMIT = 1 << 20  # a line from a bot longer than this is a bad answer
-BATCH_HANDS = 64  # the most hands in one arrange_many message: 16 KiB of answer line per hand
-TIMEOUT_RANGE = (0.01, 86400.0)  # seconds a bot file may give decision_timeout and startup_timeout
+LINE_LIMIT = int(ceiling("bot_line"))  # a line from a bot longer than this is a bad answer (solver.limits)
+BATCH_HANDS = int(ceiling("bot_batch"))  # the most hands in one arrange_many message
+TIMEOUT_RANGE = (LIMITS["bot_seconds"].low, ceiling("bot_seconds"))  # a bot file's decision and startup_timeout
 BUDGETS = {"failed start": 3, "timeout": 5, "bad answer": 10, "crash": 5}  # faults of one kind in a row
 QUIT_GRACE = 2.0  # seconds a bot has to exit after quit before its group is ended
 LOG_HEAD = LOG_TAIL = 1 << 20  # bytes of a bot process's standard error kept from its start and its end

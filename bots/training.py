@@ -216,6 +216,9 @@ def train(
     are then the same as those of an uninterrupted run. The tables' ``info`` holds the settings and their ``sha256``
     (``shares_digest``). Last, ``removal_hands`` fresh hands (``spawn_key=(REMOVAL_KEY,)``) set
     by the trained tables give the card-removal sample (``bots.table.Removal``; none when 0)."""
+    from solver import limits
+
+    limits.check("jobs", jobs)
     settings: dict[str, Any]
     if resume is None:
         if start is not None and start not in STARTS:

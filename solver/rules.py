@@ -95,13 +95,11 @@ class Rules:
                                  + ", ".join(ROYALTY_HANDS))
             if row == "front" and category not in ("high card", "pair", "three of a kind"):
                 raise RulesError(f"a front cannot make {category!r}; it holds three cards")
-            if not isinstance(units, int) or isinstance(units, bool) or units < 0:
-                raise RulesError(f"royalty for {row} {category} must be a whole number >= 0, got {units!r}")
+            _check_units(units, f"royalty for {row} {category}", RulesError)
         for name, units in self.natural_payouts:
             if name not in NATURALS:
                 raise RulesError(f"unknown natural {name!r}; naturals are {', '.join(NATURALS)}")
-            if not isinstance(units, int) or isinstance(units, bool) or units < 0:
-                raise RulesError(f"payout for {name} must be a whole number >= 0, got {units!r}")
+            _check_units(units, f"payout for {name}", RulesError)
 
     @property
     def name(self) -> str:
@@ -127,6 +125,20 @@ class Rules:
     def is_separable(self) -> bool:
         """The expected score is a sum over rows (no scoop or majority bonus)."""
         return self.scoring == "basic"
+
+    @property
+    def most_units(self) -> int:
+        """The most units one hand can win from one opponent: every row (a scoop's six under
+        1-6, four under 2-4) and the largest royalty of each row, or the largest natural's payout.
+
+        >>> Rules().most_units, Rules.parse("1-6").most_units, Rules.parse("2-4+royalties").most_units
+        (3, 6, 29)
+        """
+        rows = {"basic": 3, "1-6": 6, "2-4": 4}[self.scoring]
+        table = self.royalty_table()
+        royalties = sum(max((units for (r, _), units in table.items() if r == row), default=0) for row in ROWS)
+        payout = max(self.payouts().values(), default=0) if self.naturals else 0
+        return max(rows + royalties, payout)
 
     def royalty_table(self) -> dict[tuple[str, str], int]:
         return dict(self.royalties)
@@ -181,7 +193,11 @@ class Rules:
         merged: dict[str, Any] = {}
         source: dict[str, str] = {}
         files = False
+        named: set[str] = set()
         for part in (p.strip() for p in text.split("+")):
+            if part.lower() in named:
+                raise RulesError(f"{text[:200]!r} names {part[:60]!r} twice; name each part of a rule set once")
+            named.add(part.lower())
             if part.lower().endswith((".toml", ".json")) or Path(part).is_file():
                 settings, files = _settings(_read(Path(part)), Path(part)), True
                 settings.pop("name", None)
@@ -301,8 +317,15 @@ def _settings(data: Mapping[str, Any], path: Path | None = None) -> dict[str, An
 
 
 def _check_units(units: Any, what: str, fail) -> None:
+    """Units a royalty or a natural pays: a whole number from 0 to the limit ``units``
+    (``solver.limits``), so that sums over many hands stay exact."""
+    from solver.limits import problem
+
     if not isinstance(units, int) or isinstance(units, bool) or units < 0:
-        raise fail(f"{what} must be a whole number >= 0, got {units!r}")
+        raise fail(f"{what} must be a whole number >= 0, got {repr(units)[:40]}")
+    too_large = problem("units", units, what)
+    if too_large:
+        raise fail(too_large)
 
 
 def _royalty_table(royalties: Any, fail) -> dict[tuple[str, str], int]:

@@ -358,7 +358,9 @@ def test_combinations_of_presets_and_files(tmp_path):
         Rules.parse("1-6+2-4")
     with pytest.raises(RulesError, match="sets royalty_needs_win twice"):
         Rules.parse("royalties+royalties-win")
-    assert Rules.parse("2-4+2-4").scoring == "2-4"  # the same setting twice agrees with itself
+    for text in ("2-4+2-4", "naturals+naturals", "royalties+2-4+Royalties"):  # a part named twice is a slip
+        with pytest.raises(RulesError, match=r"names '.*' twice; name each part of a rule set once"):
+            Rules.parse(text)
     house = tmp_path / "house.toml"
     house.write_text('[royalties.back]\n"royal flush" = 20\n')
     combined = Rules.parse(f"{house}+2-4+naturals")

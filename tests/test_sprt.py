@@ -134,10 +134,10 @@ def test_a_match_too_long_to_plan_is_refused_before_any_work(monkeypatch, capsys
     """--max-deals whose plan of deals would not fit in the memory left: one line naming the
     estimate and the limit, exit 2, no deal played."""
     monkeypatch.setattr(solution, "available_memory", lambda: 2**30)
-    status = bench_main(["match", "greedy", "table", "--max-deals", "10000000", "--seed", "1", "--jobs", "1"])
+    status = bench_main(["match", "greedy", "table", "--max-deals", "6000000", "--seed", "1", "--jobs", "1"])
     out = capsys.readouterr()
     assert status == 2 and out.out == "", out
-    assert "--max-deals 10,000,000 would need about 1.9 GiB of memory" in out.err and "1.0 GiB available" in out.err
+    assert "--max-deals 6,000,000 would need about 1.1 GiB of memory" in out.err and "1.0 GiB available" in out.err
 
 
 def test_verdicts_name_what_was_accepted():

@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from bench.parsing import positive, seed
+from bench.parsing import limited, seed
 from solver.text import show, terminal
 
 SCHEMA_VERSION = 3  # of the grade document; 3: document, hand_count, hands a list, malformed_lines, seed
@@ -24,7 +24,7 @@ def add_parser(sub) -> None:
         "total. Malformed lines are reported by number and the rest still graded (exit status 2).",
     )
     parser.add_argument("--input", required=True, metavar="FILE", help="the file of hands ('-' for stdin)")
-    parser.add_argument("--samples", type=positive, default=1000, help="simulated opponents (default %(default)s)")
+    parser.add_argument("--samples", type=limited("samples"), default=1000, help="simulated opponents (default %(default)s)")
     parser.add_argument("--seed", type=seed, default=0, help="seed of the first hand; hand k uses seed + k "
                         "(k counts from 0 the lines that are neither blank nor only a comment)")
     parser.add_argument("--opponent", default="table", help="bot that sets the opponents (default %(default)s)")

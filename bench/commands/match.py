@@ -9,7 +9,7 @@ import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
-from bench.parsing import BACKENDS, positive, seed
+from bench.parsing import BACKENDS, job_count, limited, seed
 from solver.text import quote, show, terminal
 
 CHUNK = 16  # deals between two looks at the test; the same for any number of workers
@@ -33,10 +33,10 @@ def add_parser(sub) -> None:
                         "-0.01,0.01 (default %(default)s)")
     parser.add_argument("--alpha", type=float, default=0.05, help="false H1 rate, above 0 and below 0.5 (default %(default)s)")
     parser.add_argument("--beta", type=float, default=0.05, help="false H0 rate, above 0 and below 0.5 (default %(default)s)")
-    parser.add_argument("--max-deals", type=positive, default=20_000, help="stop here undecided (default %(default)s)")
+    parser.add_argument("--max-deals", type=limited("deals"), default=20_000, help="stop here undecided (default %(default)s)")
     parser.add_argument("--seed", type=seed, default=None, help="seed entropy (default: fresh, printed)")
     parser.add_argument("--rules", default="basic", help="rule set (default basic)")
-    parser.add_argument("--jobs", type=int, default=-1, help="parallel workers (default: all cores)")
+    parser.add_argument("--jobs", type=job_count, default=-1, help="parallel workers (default: all cores; at most 4 a core)")
     parser.add_argument("--backend", choices=BACKENDS, default="loky")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
 
@@ -119,11 +119,11 @@ def _set_up(args: argparse.Namespace):
     from bots.identity import bot_identity
     from solver.rules import Rules
 
+    rules = Rules.parse(args.rules)
     try:
-        test = Sprt(*_hypotheses(args.sprt), alpha=args.alpha, beta=args.beta)
+        test = Sprt(*_hypotheses(args.sprt), alpha=args.alpha, beta=args.beta, most=rules.most_units)
     except SprtError as error:
         raise UsageError(str(error)) from None
-    rules = Rules.parse(args.rules)
     if args.a == args.b:
         raise UsageError("A and B are the same spec: a bot against itself scores exactly 0 on every deal")
     made = make_bots((args.a, args.b), rules)  # a bad spec fails here, in one line

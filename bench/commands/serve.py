@@ -62,6 +62,7 @@ def run(args: argparse.Namespace) -> int:
     import math
 
     from bench.parsing import UsageError
+    from solver.limits import LIMITS
 
     try:
         import uvicorn
@@ -69,14 +70,12 @@ def run(args: argparse.Namespace) -> int:
         from bench.web.app import Settings, create_app
     except ImportError:
         raise UsageError("the web page needs the web extra; from the project's folder: pip install -e '.[web]'") from None
-    if not 0 < args.port < 65536:
-        raise UsageError(f"--port must be 1 to 65535, got {args.port}")
-    if not 1 <= args.workers <= 64:
-        raise UsageError(f"--workers must be 1 to 64, got {args.workers}")
-    if not 0 <= args.queue <= 10_000:
-        raise UsageError(f"--queue must be 0 to 10000, got {args.queue}")
-    if not (math.isfinite(args.timeout) and 0.1 <= args.timeout <= 3600):
-        raise UsageError(f"--timeout must be 0.1 to 3600 seconds, got {args.timeout}")
+    for flag, name, value in (("--port", "port", args.port), ("--workers", "web_workers", args.workers),
+                              ("--queue", "web_queue", args.queue), ("--timeout", "web_timeout", args.timeout)):
+        limit = LIMITS[name]
+        if not (math.isfinite(value) and limit.low <= value <= limit.high):
+            unit = " seconds" if isinstance(limit.high, float) else ""
+            raise UsageError(f"{flag} must be {limit.low:g} to {limit.high:g}{unit}, got {value} ({limit.reason})")
     for name in args.allow_host:
         if not name or "/" in name or ":" in name or " " in name or name == "*":
             raise UsageError(f"--allow-host takes a host name or an IPv4 address (no port, no '*'), got {name!r}")

@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from bench.parsing import Stopped, positive, seed, stoppable, writable_file
+from bench.parsing import Stopped, job_count, limited, seed, stoppable, writable_file
 from solver.text import show
 
 HANDS, ROUNDS, SEED = 200_000, 24, 0  # the settings the shipped tables are made with
@@ -28,17 +28,18 @@ def add_parser(sub) -> None:
         "(checked on x86-64 only, with the kernels built for generic x86-64 and for AVX-512). Each tables file "
         "records the command that made it and the sha256 of its shares.",
     )
-    parser.add_argument("--hands", type=positive, default=None, help=f"hands dealt per round (default {HANDS})")
-    parser.add_argument("--rounds", type=positive, default=None, help=f"rounds of self-play (default {ROUNDS})")
+    parser.add_argument("--hands", type=limited("hands"), default=None, help=f"hands dealt per round (default {HANDS})")
+    parser.add_argument("--rounds", type=limited("rounds"), default=None, help=f"rounds of self-play (default {ROUNDS})")
     parser.add_argument("--seed", type=seed, default=None, help="random seed (default 0)")
-    parser.add_argument("--jobs", type=int, default=-1, help="threads (default: all cores); does not change the result")
+    parser.add_argument("--jobs", type=job_count, default=-1,
+                        help="threads (default: all cores; at most 4 a core); does not change the result")
     parser.add_argument("--rules", default=None, help="scoring method to train for: basic, 1-6 or 2-4 "
                         "(default basic)")
     parser.add_argument("--start", choices=("heuristic", "basic"), default=None,
                         help="the field of round 0: the heuristic bot's rows, or the basic tables installed with the "
                         "package, bots/data/table_basic.npz (default: heuristic for basic, basic for 1-6 and 2-4, as "
                         "the shipped tables were made); the tables record the start's sha256")
-    parser.add_argument("--removal-hands", type=int, default=None, metavar="N",
+    parser.add_argument("--removal-hands", type=limited("removal_hands"), default=None, metavar="N",
                         help="hands the trained tables set at the end, to measure how the field changes when it "
                         "cannot hold the player's cards (table:removal=true; default 1,000,000; 0: none)")
     parser.add_argument("--out", default=None, help=f"file to write (default {OUT}); after every round "

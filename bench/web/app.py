@@ -32,11 +32,12 @@ from pydantic import BaseModel, ConfigDict, Field
 from bench.tournament import HANDS_PER_SESSION
 from bench.web.pool import JobError, PoolBusy, PoolFault, PoolSettings, PoolTimeout, WorkerPool
 from solver.errors import InputError
+from solver.limits import ceiling
 
 STATIC = Path(__file__).with_name("static")
-MAX_SAMPLES = 20_000
-TEXT = 200  # longest hand or arrangement text taken
-MAX_BODY = 8_192  # bytes of a request body
+MAX_SAMPLES = int(ceiling("web_samples"))  # the limits of a request: solver.limits, with why
+TEXT = int(ceiling("web_text"))
+MAX_BODY = int(ceiling("web_body"))
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
 HOST_HEADER = re.compile(r"(?:\[(?P<ipv6>[0-9A-Fa-f:.]+)\]|(?P<name>[A-Za-z0-9._-]+))(?::(?P<port>[0-9]{1,5}))?")
 
