@@ -378,63 +378,6 @@ def package_change(was: dict[str, Any], now: dict[str, Any]) -> str | None:
     return None
 
 
-def records_problem(records: list[dict[str, Any]], settings: dict[str, Any]) -> str | None:
-    """What keeps journal records (already of the schema's shape) from being records of the run
-    ``settings`` describe, or None: every deal in range with its dealer and the very hands the
-    seed deals, one row of plays per bot and a play per seat, each play an arrangement of that
-    seat's hand with the row values, foul and foul reason that arrangement has (or a fault, under
-    the foul policy)."""
-    import numpy as np
-
-    from bench.tournament import FAULT_VALUES, HANDS_PER_SESSION, deal_table, dealer_of, play_foul_reason
-    from solver import format_cards
-    from solver.scoring import fouls
-    from solver.solution import row_values
-
-    players, n_bots, seed = settings["players"], len(settings["bots"]), settings["seed"]
-    n_deals = settings["sessions"] * HANDS_PER_SESSION
-    names = {format_cards([c]): c for c in range(52)}
-    rows: list[list[int]] = []
-    stored: list[tuple[int, list[int], bool, str | None, str]] = []
-    for record in records:
-        deal = record["deal"]
-        where = f"deal {deal}"
-        if deal >= n_deals:
-            return f"{where} is beyond the run's {n_deals} deals"
-        if record["dealer"] != dealer_of(deal, players):
-            return f"{where} names dealer {record['dealer']}, not {dealer_of(deal, players)}"
-        hands = [format_cards(h) for h in deal_table(seed, deal, players).tolist()]
-        if record["hands"] != hands:
-            return f"{where} holds other hands than the run's seed deals"
-        if len(record["plays"]) != n_bots or any(len(row) != players for row in record["plays"]):
-            return f"{where} does not hold one play per bot ({n_bots}) and seat ({players})"
-        for b, row in enumerate(record["plays"]):
-            for seat, play in enumerate(row):
-                if "fault" in play:
-                    if settings["on_fault"] != "foul" or play["arrangement"] != "fault" or \
-                            play["values"] != FAULT_VALUES or play["foul"] is not True or \
-                            play["foul_reason"] != play["fault"]:
-                        return f"{where}, bot {b + 1}, seat {seat}: a fault that this run cannot have recorded"
-                    continue
-                parts = play["arrangement"].split(" / ")
-                cards = [[names.get(token, -1) for token in part.split(" ")] for part in parts]
-                if [len(part) for part in cards] != [3, 5, 5] or \
-                        sorted(sum(cards, [])) != sorted(names[t] for t in hands[seat].split(" ")):
-                    return f"{where}, bot {b + 1}, seat {seat}: {play['arrangement']!r} is not an arrangement of " \
-                           "the seat's hand"
-                rows.append(sum(cards, []))
-                stored.append((deal, play["values"], play["foul"], play["foul_reason"], play["arrangement"]))
-    if rows:
-        values = np.stack(row_values(np.array(rows, np.uint8)), axis=1)
-        foul = fouls(values)
-        for i, (deal, kept, fouled, reason, arrangement) in enumerate(stored):
-            if kept != values[i].tolist() or fouled != bool(foul[i]):
-                return f"deal {deal}: a play's row values or foul are not those of its arrangement"
-            if reason != play_foul_reason(arrangement, fouled):
-                return f"deal {deal}: a play's foul_reason is not that of its arrangement"
-    return None
-
-
 REPLAYED_LINES = 16  # a resume plays again one deal of this many journal lines (of every line, when fewer)
 
 

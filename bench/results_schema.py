@@ -5,8 +5,9 @@ The shape of the document (every field's type and range) is the JSON Schema
 ``jsonschema``; :func:`results_problem` names the first field that fails it, in one line,
 and then checks the document against itself (unique bot names, one deal number per deal and
 inside the run's sessions, foul flags that agree with the row values, deal counts that add
-up, the hands its seed deals), and returns the first thing wrong, or None. Everything the
-report prints is computed from what passes.
+up, and every record by the checks a resumed run makes of its journal, ``bench.records``),
+and returns the first thing wrong, or None. Everything the report prints is computed from
+what passes.
 
 >>> results_problem({"schema_version": 3, "document": "results"})
 "results has no 'command'"
@@ -19,10 +20,7 @@ from __future__ import annotations
 import functools
 import json
 import math
-from itertools import permutations
 from typing import Any
-
-MAX_SEATINGS = 100_000  # seatings a deal is replayed in (bots and players): beyond, no tournament made it
 
 
 @functools.cache
@@ -137,7 +135,9 @@ def first_problem(value: Any, document: str, root: str, part: str | None = None)
 
 
 def results_problem(doc: Any) -> str | None:
-    """What keeps ``doc`` from being a results.json that ``bench report`` can read, or None."""
+    """What keeps ``doc`` from being a results.json that ``bench report`` can read, or None.
+    Cheap checks first: its version, then its counts against the limits (``solver.limits``),
+    before the schema or any record is looked at."""
     from bench.results import DOCUMENT, SCHEMA_VERSION
 
     if not isinstance(doc, dict):
@@ -150,13 +150,30 @@ def results_problem(doc: Any) -> str | None:
         return f"its schema_version is {_short(version)}: {said}; this one reads version {SCHEMA_VERSION}"
     if doc.get("document", DOCUMENT) != DOCUMENT:
         return f"it is a {_short(doc['document'])} document, not {DOCUMENT}"
-    problem = first_problem(doc, "results", "results")
+    problem = _size_problem(doc) or first_problem(doc, "results", "results")
     if problem:
         return problem
     for number in _numbers(doc):
         if not math.isfinite(number):
             return f"it holds {number}, not a finite number"
-    return _bots_problem(doc) or _records_problem(doc) or _rules_problem(doc) or _plays_problem(doc)
+    return _bots_problem(doc) or _rules_problem(doc) or _records_problem(doc)
+
+
+def _size_problem(doc: dict[str, Any]) -> str | None:
+    """The run's size (bots, seats, sessions, seatings, records) against the limits, read from
+    the counts alone; a count that is not a whole number is left to the schema."""
+    from bench.records import size_problem
+
+    bots, players, sessions, records = (doc.get(k) for k in ("bots", "player_count", "session_count", "records"))
+    if not (isinstance(bots, list) and isinstance(players, int) and isinstance(sessions, int)) or \
+            isinstance(players, bool) or isinstance(sessions, bool):
+        return None
+    found = size_problem(len(bots), players, sessions)
+    if found:
+        return f"its run is too large: {found}"
+    if isinstance(records, list) and len(records) > sessions * 8:
+        return f"it holds {len(records):,} records, more than the {sessions * 8:,} deals of {sessions:,} sessions"
+    return None
 
 
 def _numbers(value: Any):
@@ -171,46 +188,40 @@ def _numbers(value: Any):
 
 
 def _bots_problem(doc: dict[str, Any]) -> str | None:
-    names = [b["name"] for b in doc["bots"]]
-    repeated = sorted({n for n in names if names.count(n) > 1})
-    if repeated:
-        return f"bot name {repeated[0]!r} is given to more than one bot: the tables could not tell them apart"
-    missing = [n for n in names if n not in doc["timing"]["decision_time_by_bot"]]
+    seen: set[str] = set()
+    for bot in doc["bots"]:
+        if bot["name"] in seen:
+            return f"bot name {bot['name']!r} is given to more than one bot: the tables could not tell them apart"
+        seen.add(bot["name"])
+    missing = [n for n in (b["name"] for b in doc["bots"]) if n not in doc["timing"]["decision_time_by_bot"]]
     if missing:
         return f"timing.decision_time_by_bot has no entry for bot {missing[0]!r}"
-    n_bots, players = len(names), doc["player_count"]
-    seatings = len(set(permutations([i % n_bots for i in range(players)]))) if n_bots < players else \
-        math.perm(n_bots, players)
-    if seatings > MAX_SEATINGS:
-        return f"{n_bots} bots at {players}-player tables make {seatings:,} seatings, more than {MAX_SEATINGS:,}"
+    return None
+
+
+def _rules_problem(doc: dict[str, Any]) -> str | None:
+    from solver.rules import Rules, RulesError
+
+    rules = doc["rules"]
+    try:
+        Rules.parse(rules) if isinstance(rules, str) else Rules.from_dict(rules)
+    except RulesError as error:
+        return f"its rules are not rules: {error}"
+    except (TypeError, ValueError, KeyError) as error:
+        return f"its rules are not rules: {type(error).__name__}: {error}"
     return None
 
 
 def _records_problem(doc: dict[str, Any]) -> str | None:
-    from bench.tournament import dealer_of
+    """The records, by the checks a resumed run makes of its journal (``bench.records``), then
+    whether they are all the run's deals or it says it is partial."""
+    from bench.records import Run, records_problem
+    from bench.results import _rules_of, records_in
 
-    n_bots, players = len(doc["bots"]), doc["player_count"]
-    planned = doc["session_count"] * doc["hands_per_session"]
-    seen: set[int] = set()
-    for i, r in enumerate(doc["records"]):
-        deal = r["deal"]
-        if deal >= planned:
-            return f"records[{i}] is deal {deal:,}, outside the {planned:,} deals of {doc['session_count']:,} sessions"
-        if deal in seen:
-            return f"deal {deal:,} is recorded more than once"
-        seen.add(deal)
-        if len(r["plays"]) != n_bots or any(len(row) != players for row in r["plays"]):
-            return f"deal {deal} does not hold one play per bot and seat ({n_bots} bots, {players} seats)"
-        if len(r["hands"]) != players:
-            return f"deal {deal} does not hold one hand per seat ({players} seats)"
-        if r["dealer"] != dealer_of(deal, players):
-            return f"deal {deal} names dealer {r['dealer']}, not {dealer_of(deal, players)}"
-        for row in r["plays"]:
-            for p in row:
-                a, b, c = p["values"]
-                if p["foul"] != (not a <= b <= c):
-                    return f"deal {deal} has a play marked {'' if p['foul'] else 'not '}fouled whose rows say otherwise"
-    return _count_problem(doc, planned, len(seen))
+    run = Run(tuple(b["name"] for b in doc["bots"]), doc["player_count"], doc["session_count"], doc["seed"],
+              _rules_of(doc))
+    found = records_problem(records_in(doc["records"]), run)
+    return found or _count_problem(doc, run.deals, len(doc["records"]))
 
 
 def _count_problem(doc: dict[str, Any], planned: int, played: int) -> str | None:
@@ -221,86 +232,4 @@ def _count_problem(doc: dict[str, Any], planned: int, played: int) -> str | None
                     f"but the records hold {played:,} of {planned:,}")
     elif played != planned:
         return f"the records hold {played:,} of the {planned:,} deals of its sessions, and it is not marked partial"
-    return None
-
-
-def _rules_problem(doc: dict[str, Any]) -> str | None:
-    from solver.naturals import NATURALS
-    from solver.rules import Rules, RulesError
-
-    rules = doc["rules"]
-    try:
-        parsed = Rules.parse(rules) if isinstance(rules, str) else Rules.from_dict(rules)
-    except RulesError as error:
-        return f"its rules are not rules: {error}"
-    except (TypeError, ValueError, KeyError) as error:
-        return f"its rules are not rules: {type(error).__name__}: {error}"
-    for r in doc["records"]:
-        for row in r["plays"]:
-            for p in row:
-                natural = p.get("natural")
-                if natural is None:
-                    continue
-                if not parsed.naturals:
-                    return f"deal {r['deal']} declares a natural, but its rules have none"
-                if natural["kind"] not in NATURALS:
-                    return f"deal {r['deal']} declares {natural['kind'][:40]!r}, not a natural"
-    return None
-
-
-def _dealt(doc: dict[str, Any], r: dict[str, Any]) -> tuple[list[frozenset[int]] | None, str | None]:
-    """The cards of each seat's hand of a record, or what is wrong with its hands."""
-    from bench.tournament import deal_table
-    from solver import format_cards
-    from solver.cards import parse_cards
-
-    try:
-        hands = [frozenset(int(c) for c in parse_cards(h, 13)) for h in r["hands"]]
-    except ValueError as error:
-        return None, f"deal {r['deal']} holds a hand that is not 13 cards: {error}"
-    if r["hands"] != [format_cards(h) for h in deal_table(doc["seed"], r["deal"], doc["player_count"]).tolist()]:
-        return None, f"deal {r['deal']} holds other hands than seed {doc['seed']} deals"
-    return hands, None
-
-
-def _plays_problem(doc: dict[str, Any]) -> str | None:
-    """Each play's row values and foul reason are those of its arrangement, whose cards are the
-    hand dealt to its seat; a faulted play carries the values of a foul and says why."""
-    from bench.results import arrangement_text
-    from bench.tournament import FAULT_VALUES
-    from solver.arrangement import Arrangement, foul_reason
-
-    names = [b["name"] for b in doc["bots"]]
-    known: dict[str, tuple[frozenset[int], list[int], str | None] | None] = {}
-    for r in doc["records"]:
-        hands, problem = _dealt(doc, r)
-        if problem:
-            return problem
-        for b, row in enumerate(r["plays"]):
-            for seat, p in enumerate(row):
-                who = f"deal {r['deal']}, {names[b]!r} in seat {seat}"
-                if p["arrangement"] is None or "fault" in p:
-                    if p["arrangement"] is not None or p["values"] != list(FAULT_VALUES) or "fault" not in p:
-                        return f"{who}: a faulted play without the values of a foul or its reason"
-                    if p["foul_reason"] != p["fault"]:
-                        return f"{who}: a faulted play whose foul_reason is not its fault's text"
-                    continue
-                text = arrangement_text(p["arrangement"])
-                if text not in known:
-                    try:
-                        arrangement = Arrangement.parse(text)
-                        known[text] = (frozenset(int(c) for c in arrangement.cards),
-                                       [int(v) for v in arrangement.values()], foul_reason(arrangement))
-                    except ValueError:
-                        known[text] = None
-                seen = known[text]
-                if seen is None:
-                    return f"{who}: {text[:60]!r} is not an arrangement of 13 cards"
-                if hands is not None and seen[0] != hands[seat]:
-                    return f"{who}: the arrangement holds cards that were not dealt to that seat"
-                if p["values"] != seen[1]:
-                    return f"{who}: the row values are not those of the arrangement"
-                if p["foul_reason"] != seen[2]:
-                    said = "no foul_reason" if p["foul_reason"] is None else f"foul_reason {p['foul_reason'][:60]!r}"
-                    return f"{who}: the play gives {said}, but its rows say {seen[2] or 'it does not foul'}"
     return None

@@ -45,11 +45,12 @@ from pathlib import Path
 from typing import IO, Any
 
 from solver.errors import InputError
+from solver.limits import LIMITS
 
 SETTINGS_BYTES = 1 << 20  # house rules and bot files (TOML or JSON): a page of settings, with room to spare
 LINE_BYTES = 1 << 16  # one line of a hands file (13 cards, or a hand and its arrangement, and a comment)
 ARRAYS_BYTES = 1 << 28  # a tables file or training checkpoint (.npz), on disk and unpacked (shipped: 1.3 MiB)
-DOCUMENT_BYTES = 1 << 32  # a journal, results.json or benchmark JSON, read whole into memory
+DOCUMENT_BYTES = int(LIMITS["document_bytes"].high)  # a journal, results.json or benchmark JSON: solver.limits
 
 _KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISSOCK, "a socket"),
           (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device"), (stat.S_ISLNK, "a symbolic link"))

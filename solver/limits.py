@@ -50,9 +50,9 @@ LIMITS: dict[str, Limit] = {
                       "every deal is replayed in every seating of the bots: more would take days a deal"),
     "sessions": Limit(1, 1_000_000, "sessions", "8 million deals: the most a run's journal and results.json hold"),
     "deals": Limit(1, 8_000_000, "deals", "the deals of the most sessions a run holds"),
-    "plays": Limit(1, 50_000_000, "plays", "deals × bots × seats a run records: a report holds them all in memory"),
-    "results_bytes": Limit(1, 16 * 2**30, "bytes", "more than the most plays a run records take in a results.json "
-                           "(about 200 bytes a play): bench report refuses it before reading it"),
+    "plays": Limit(1, 20_000_000, "plays", "deals × bots × seats a run records: a report holds them all in memory"),
+    "document_bytes": Limit(1, 2**32, "bytes", "a journal, results.json or benchmark JSON, read whole into memory: "
+                            "more than the most plays take (about 200 bytes a play); refused before it is read"),
     # the work a command is asked to do
     "jobs": Limit(1, 4, "workers per core", "more workers than this only share the cores and cost memory",
                   per_core=True),

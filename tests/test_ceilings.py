@@ -142,3 +142,130 @@ def test_a_full_disk_on_stdout_is_one_line(argv):
     assert done.returncode == 1, done.stderr
     assert last.endswith("error: cannot write the output: no space left on device"), done.stderr
     assert "internal" not in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
+# --- limits: solver.limits, checked before any work -------------------------------------------
+
+
+def _refused(argv: list[str], status: int = 2) -> str:
+    """The one line a command (run as a subprocess) refuses ``argv`` with; a generous time-out
+    only guards against a hang."""
+    done = subprocess.run([sys.executable, "-m", *argv], cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=300)
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == status and len(lines) == 1, (done.returncode, done.stderr)
+    assert "internal error" not in lines[0] and "Traceback" not in done.stderr, done.stderr
+    return lines[0]
+
+
+@pytest.mark.parametrize("argv", [
+    ["bench.cli", "tournament", "--bots", "greedy,random", "--sessions", "1", "--seed", "1", "--jobs", "100000"],
+    ["bench.cli", "match", "greedy", "random", "--max-deals", "16", "--seed", "1", "--jobs", "100000"],
+    ["bench.cli", "train", "--hands", "1000", "--rounds", "1", "--jobs", "100000", "--out", "{tmp}/t.npz"],
+], ids=["tournament", "match", "train"])
+def test_jobs_beyond_the_limit_a_core_start_no_worker(tmp_path, argv):
+    """--jobs 100000 started dozens of processes (tournament) and hundreds of threads (train):
+    every command with --jobs refuses more than the limit per core at once."""
+    line = _refused([a.replace("{tmp}", str(tmp_path)) for a in argv])
+    assert "argument --jobs: 100,000 is above the limit of" in line and "per core on" in line, line
+    assert not (tmp_path / "t.npz").exists()
+
+
+def test_a_tournament_bench_report_would_refuse_is_refused_before_it_starts():
+    """20 bots at 4 seats (116,280 seatings) ran for minutes and wrote a results.json bench report
+    refuses: the tournament refuses it first, by the same check."""
+    line = _refused(["bench.cli", "tournament", "--bots", ",".join(["greedy"] * 20), "--players", "4",
+                     "--sessions", "1", "--seed", "1", "--jobs", "1"])
+    assert "20 bots at 4-player tables make 116,280 seatings, more than the limit of 100,000" in line, line
+    assert "bench report would refuse its results.json" in line, line
+
+
+def test_the_tournament_and_the_report_read_one_limit(monkeypatch, capsys, tmp_path):
+    """Lower the seatings limit of solver.limits: the tournament refuses the run and bench report
+    refuses the results.json of such a run, both from the same value."""
+    import dataclasses
+    import json
+
+    from bench.results import example_results
+    from solver.limits import LIMITS
+
+    monkeypatch.setitem(LIMITS, "seatings", dataclasses.replace(LIMITS["seatings"], high=10))
+    assert bench_main(["tournament", "--bots", "greedy,random,table,heuristic", "--players", "4", "--sessions", "1",
+                       "--seed", "1", "--jobs", "1"]) == 2
+    assert "4 bots at 4-player tables make 24 seatings, more than the limit of 10" in capsys.readouterr().err
+    (tmp_path / "results.json").write_text(json.dumps(example_results()))  # 4 bots at 4 seats
+    assert bench_main(["report", str(tmp_path / "results.json"), "--out", str(tmp_path / "report")]) == 2
+    assert "4 bots at 4-player tables make 24 seatings, more than the limit of 10" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("samples, message", [
+    ("1000000000000", "argument --samples: 1,000,000,000,000 is above the limit of 1,000,000,000"),
+    ("900000000", "900,000,000 samples would need about"),
+], ids=["above-the-limit", "above-the-memory"])
+def test_exploit_refuses_samples_it_cannot_take_in_one_line(samples, message):
+    """exploit --samples 1e12 failed at the first hand as "bot 'exhaustive' failed", a bot the
+    user never named: refused before any hand, naming the option's value."""
+    line = _refused(["bench.cli", "exploit", "--bot", "greedy", "--hands", "1", "--seed", "1", "--samples", samples])
+    assert message in line and "exhaustive" not in line, line
+
+
+@pytest.mark.parametrize("sprt, rules, message", [
+    ("0,1e308", "basic", "within the results a deal can have under the rules, -3 to +3 units"),
+    ("-7,0", "1-6", "-6 to +6 units"),
+    ("0,1e309", "basic", "must be finite numbers"),
+])
+def test_sprt_hypotheses_outside_the_scores_of_the_rules_are_refused(sprt, rules, message):
+    """--sprt=0,1e308 was an internal OverflowError: the hypotheses must be finite, ordered and
+    within what a deal can score under the match's rules."""
+    line = _refused(["bench.cli", "match", "greedy", "random", f"--sprt={sprt}", "--rules", rules, "--seed", "1",
+                     "--jobs", "1"])
+    assert message in line, line
+
+
+@pytest.mark.parametrize("units", [10**29, 2**62, 10_001])
+def test_house_royalties_beyond_the_limit_are_refused(tmp_path, units):
+    """Royalties of 10^29 were an internal OverflowError and 2^62 silently changed an EV:
+    each royalty and payout is a whole number up to the limit ``units``."""
+    import json
+
+    house = tmp_path / "house.json"
+    house.write_text(json.dumps({"royalties": {"back": {"four of a kind": units}}}))
+    line = _refused(["bench.solve", HAND, "--samples", "50", "--seed", "1", "--rules", str(house)])
+    assert f"royalty for back four of a kind is {units:,}, above the limit of 10,000" in line, line
+    payout = tmp_path / "payout.json"
+    payout.write_text(json.dumps({"naturals": True, "natural_payouts": {"dragon": units}}))
+    line = _refused(["bench.solve", HAND, "--samples", "50", "--seed", "1", "--rules", str(payout)])
+    assert f"payout for dragon is {units:,}, above the limit of 10,000" in line, line
+
+
+def test_a_rule_named_twice_is_refused():
+    line = _refused(["bench.solve", HAND, "--samples", "50", "--seed", "1", "--rules", "naturals+naturals"])
+    assert "'naturals+naturals' names 'naturals' twice" in line, line
+
+
+SEED_CEILING = "9,007,199,254,740,991"
+OPTIONS = [  # (argv, what the one line says): every numeric option, beyond its limit
+    (["bench.solve", HAND, "--samples", "2000000000"], "2,000,000,000 is above the limit of 1,000,000,000"),
+    (["bench.solve", HAND, "--top", "100000"], "100,000 is above the limit of 1,000"),
+    (["bench.solve", HAND, "--seed", str(2**64)], f"is above the limit of {SEED_CEILING}"),
+    (["bench.cli", "arrange", "--bot", "greedy", HAND, "--seed", str(2**64)], f"above the limit of {SEED_CEILING}"),
+    (["bench.cli", "grade", "--input", "-", "--samples", "2000000000"], "above the limit of 1,000,000,000"),
+    (["bench.cli", "exploit", "--hands", "1000000000"], "1,000,000,000 is above the limit of 100,000,000"),
+    (["bench.cli", "exploit", "--eval-samples", "2000000000"], "above the limit of 1,000,000,000"),
+    (["bench.cli", "match", "greedy", "random", "--max-deals", "9000000"], "above the limit of 8,000,000"),
+    (["bench.cli", "train", "--rounds", "1000000"], "1,000,000 is above the limit of 10,000"),
+    (["bench.cli", "train", "--hands", "1000000000"], "above the limit of 100,000,000"),
+    (["bench.cli", "train", "--removal-hands", "1000000000"], "above the limit of 100,000,000"),
+    (["bench.cli", "tournament", "--bots", "greedy,random", "--seed", str(2**64)], f"above the limit of {SEED_CEILING}"),
+    (["bench.cli", "tournament", "--bots", ",".join(["greedy"] * 65), "--players", "2"],
+     "the bot count is 65, above the limit of 64"),
+    (["bench.cli", "tournament", "--bots", "greedy,random", "--sessions", "1000001"], "--sessions is at most 1,000,000"),
+    (["bench.cli", "perf", "--seed", str(2**64)], f"above the limit of {SEED_CEILING}"),
+    (["bench.cli", "serve", "--workers", "65"], "--workers must be 1 to 64, got 65"),
+    (["bench.cli", "serve", "--timeout", "1e9"], "--timeout must be 0.1 to 3600 seconds"),
+]
+
+
+@pytest.mark.parametrize("argv, message", OPTIONS, ids=[" ".join(a[1:3] + a[-2:-1]) for a, _ in OPTIONS])
+def test_every_numeric_option_is_held_to_its_limit(argv, message):
+    line = _refused(argv)
+    assert message in line, line

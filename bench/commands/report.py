@@ -25,16 +25,19 @@ def _not_a_number(name: str) -> Any:
 
 
 def read_results(path: Path, follow: bool = True) -> Any:
-    """The JSON in ``path``, strictly: NaN and Infinity, and numbers too long to read, are refused
-    in one line, as a file that cannot be read or is not JSON is. A file the user names may be a
-    link they made (``follow``); a run folder's own results.json is read with ``follow=False``."""
+    """The JSON in ``path``, strictly: a file larger than the limit ``document_bytes``
+    (``solver.limits``) is refused before it is read; NaN and Infinity, and numbers too long to
+    read, are refused in one line, as a file that cannot be read or is not JSON is. A file the
+    user names may be a link they made (``follow``); a run folder's own results.json is read
+    with ``follow=False``."""
     import json
 
     from bench.parsing import UsageError
     from solver import files
+    from solver.limits import ceiling
 
     try:
-        text = files.read_text(path, files.DOCUMENT_BYTES, follow=follow)
+        text = files.read_text(path, int(ceiling("document_bytes")), follow=follow)
     except OSError as error:
         raise UsageError(f"cannot read {path}: {error.strerror}") from None
     except UnicodeDecodeError as error:

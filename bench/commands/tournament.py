@@ -11,12 +11,11 @@ import shlex
 import time
 from pathlib import Path
 
-from bench.parsing import BACKENDS, Stopped, positive, seconds, seed, stoppable, writable_folder
+from bench.parsing import BACKENDS, Stopped, job_count, positive, seconds, seed, stoppable, writable_folder
 from solver.text import show
 
 DEFAULT_DECISION_TIMEOUT = 60.0
 DEFAULT_STARTUP_TIMEOUT = 60.0
-MOST_SESSIONS = 1_000_000  # the journal's schema holds the same ceiling
 
 
 def add_parser(sub) -> None:
@@ -32,7 +31,7 @@ def add_parser(sub) -> None:
     parser.add_argument("--players", type=int, default=None, help="seats at the table, 2-4 (default: one per bot, at most 4)")
     parser.add_argument("--sessions", type=positive, default=None, help="sessions of 8 hands (default 100)")
     parser.add_argument("--seed", type=seed, default=None, help="seed entropy (default: fresh, printed and stored)")
-    parser.add_argument("--jobs", type=int, default=-1, help="parallel workers (default: all cores)")
+    parser.add_argument("--jobs", type=job_count, default=-1, help="parallel workers (default: all cores; at most 4 a core)")
     parser.add_argument("--backend", choices=BACKENDS, default="loky", help="where the work runs (default loky)")
     parser.add_argument("--scheduler", metavar="ADDRESS", help="dask scheduler, e.g. tcp://host:8786")
     parser.add_argument("--rules", default=None,
@@ -91,8 +90,11 @@ def _conflicts(args: argparse.Namespace, settings: dict) -> None:
 
 
 def _settings(args: argparse.Namespace) -> dict:
-    """The run's settings from the command line (rules resolved in full)."""
+    """The run's settings from the command line (rules resolved in full), refused before any
+    work where ``bench report`` would refuse the run's results (``bench.records.size_problem``)."""
     from bench.parsing import UsageError
+    from bench.records import size_problem
+    from solver.limits import ceiling
 
     if not args.bots:
         raise UsageError("--bots is needed (or --resume DIR)")
@@ -102,9 +104,12 @@ def _settings(args: argparse.Namespace) -> dict:
     players = args.players if args.players is not None else min(4, max(2, len(specs)))
     if not 2 <= players <= 4:
         raise UsageError(f"--players must be 2, 3 or 4, got {players}")
-    if args.sessions is not None and args.sessions > MOST_SESSIONS:
-        raise UsageError(f"--sessions is at most {MOST_SESSIONS:,} ({MOST_SESSIONS * 8:,} deals) in one run, "
-                         f"got {args.sessions:,}")
+    most = ceiling("sessions")
+    if args.sessions is not None and args.sessions > most:
+        raise UsageError(f"--sessions is at most {most:,} ({most * 8:,} deals) in one run, got {args.sessions:,}")
+    too_large = size_problem(len(specs), players, args.sessions or 100)
+    if too_large:
+        raise UsageError(f"{too_large}; bench report would refuse its results.json")
     timeout = args.decision_timeout if args.decision_timeout is not None else DEFAULT_DECISION_TIMEOUT
     if not 0 < timeout < float("inf"):
         raise UsageError(f"--decision-timeout must be a number of seconds > 0, got {args.decision_timeout}")
@@ -295,15 +300,16 @@ def _made_bots(args: argparse.Namespace, specs: list[str], rules, out: Path | No
 
 def _resumed_records(contents, identity: dict, settings: dict, out: Path | None, journal_path: Path | None) -> list[dict]:
     """The deals a resumed run's journal holds, once its bots and records are checked; none for a new run."""
-    from bench.journal import identity_change, records_problem
+    from bench.journal import identity_change
     from bench.parsing import UsageError
+    from bench.records import Run, records_problem
 
     if contents is None:
         return []
     changed = identity_change(contents.identity, identity)
     if changed:
         raise UsageError(f"--resume {out}: {changed} since the run started; it cannot be continued as the same run")
-    problem = records_problem(contents.records, settings)
+    problem = records_problem(contents.records, Run.of_settings(settings))
     if problem:
         raise UsageError(f"--resume {out}: {journal_path}: {problem}")
     return contents.records
