@@ -269,3 +269,14 @@ OPTIONS = [  # (argv, what the one line says): every numeric option, beyond its 
 def test_every_numeric_option_is_held_to_its_limit(argv, message):
     line = _refused(argv)
     assert message in line, line
+
+
+def test_the_schemas_hold_the_limits_of_the_module():
+    """The ceilings the JSON schemas state are those of solver.limits."""
+    from bench.results_schema import schema
+    from solver.limits import LIMITS
+
+    settings = schema("journal")["$defs"]["settings"]["properties"]
+    assert settings["session_count"]["maximum"] == LIMITS["sessions"].high
+    for found in (settings["player_count"], schema("results")["properties"]["player_count"]):
+        assert (found["minimum"], found["maximum"]) == (LIMITS["players"].low, LIMITS["players"].high)

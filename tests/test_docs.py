@@ -49,3 +49,12 @@ def test_the_grade_example_file_is_graded_line_by_line(capsys):
              if line.strip() and not line.startswith("#")]
     assert main(["grade", "--input", str(ROOT / "examples/hands/graded.txt"), "--samples", "50"]) == 0
     assert f"{len(hands)} hands graded" in capsys.readouterr().out
+
+
+def test_the_limits_page_is_the_limits_module():
+    """docs/limits.md holds the table solver.limits.table() writes: a limit changed in the code
+    and not on the page (or the other way) fails here."""
+    from solver.limits import table
+
+    page = (ROOT / "docs" / "limits.md").read_text(encoding="utf-8")
+    assert "\n".join(table()) + "\n" in page

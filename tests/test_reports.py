@@ -251,3 +251,80 @@ def test_a_fouled_play_with_a_wrong_foul_or_reason_is_refused_in_one_line(tmp_pa
                                                                          message):
     status, err = _report(tmp_path, json.dumps(change(copy.deepcopy(fouling))), capsys)
     assert status == 2 and len(err.strip().splitlines()) == 1 and message in err, err
+
+
+def test_a_natural_the_hand_does_not_hold_is_refused(tmp_path, capsys):
+    """A seat without six pairs that declares six pairs moved a bot's mean (from -0.250 to
+    +0.000 in the case found) and was read: a declared natural must be the one the seat's
+    hand would declare, found again by solver.naturals."""
+    from solver.naturals import best_natural
+    from solver.rules import Rules
+
+    out = tmp_path / "run"
+    assert bench_main(["tournament", "--bots", "greedy,random", "--sessions", "1", "--rules", "naturals",
+                       "--seed", "5", "--jobs", "1", "--out", str(out)]) == 0
+    capsys.readouterr()
+    doc = json.loads((out / "results.json").read_text())
+    rules = Rules.from_dict(doc["rules"])
+    deal, seat = next((d, s) for d, r in enumerate(doc["records"]) for s, hand in enumerate(r["hands"])
+                      if best_natural(hand, rules) is None)
+    play = doc["records"][deal]["plays"][0][seat]
+    play["natural"] = {"kind": "six pairs", "key": [12, 11, 10, 9, 8, 7]}
+    status, err = _report(tmp_path, json.dumps(doc), capsys)
+    assert status == 2 and len(err.strip().splitlines()) == 1, err
+    assert f"'greedy' in seat {seat}: declares 'six pairs'" in err and "holds no natural" in err, err
+    assert not (tmp_path / "report" / "report.md").exists()
+
+
+def _many_bots(example: dict, count: int) -> dict:
+    """The example results, naming ``count`` bots (about 250 bytes of results.json each)."""
+    bot = example["bots"][0]
+    return example | {"bots": [bot | {"name": f"bot{i}", "spec": f"exhaustive:samples={i}:opponent=tests.plugin_bot:Field"}
+                               for i in range(count)]}
+
+
+def test_fifty_thousand_bots_are_refused_before_any_check_of_each(tmp_path, capsys, monkeypatch, example):
+    """A 12 MiB results.json naming 50,000 bots kept bench report busy for minutes (a duplicate
+    check quadratic in the bots, run before any ceiling): the counts are checked first, and
+    neither the schema nor any per-bot check runs."""
+    import bench.results_schema as checks
+
+    def not_now(*args, **kwargs):
+        raise AssertionError("a check of each item ran before the counts were checked")
+
+    monkeypatch.setattr(checks, "first_problem", not_now)
+    monkeypatch.setattr(checks, "_bots_problem", not_now)
+    text = json.dumps(_many_bots(example, 50_000))
+    assert len(text) > 12_000_000
+    status, err = _report(tmp_path, text, capsys)
+    assert status == 2 and len(err.strip().splitlines()) == 1, err
+    assert "its run is too large: the bot count is 50,000, above the limit of 64" in err, err
+
+
+def test_fifty_thousand_bots_are_one_line_as_a_command(tmp_path, example):
+    """The same file given to the command: one line, exit 2 (a generous time-out guards against a hang)."""
+    import os
+    import subprocess
+    import sys
+
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(_many_bots(example, 50_000)))
+    done = subprocess.run([sys.executable, "-m", "bench.cli", "report", str(path)], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300, env=os.environ | {"PYTHONPATH": str(ROOT)})
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert "the bot count is 50,000, above the limit of 64" in done.stderr
+
+
+def test_a_file_above_the_byte_limit_is_not_read(tmp_path, capsys, monkeypatch, example):
+    """The size is checked on the file, before a byte of it is parsed."""
+    import dataclasses
+
+    from solver.limits import LIMITS
+
+    def not_now(*args, **kwargs):
+        raise AssertionError("the file was parsed")
+
+    monkeypatch.setitem(LIMITS, "results_bytes", dataclasses.replace(LIMITS["results_bytes"], high=1000))
+    monkeypatch.setattr(json, "loads", not_now)
+    status, err = _report(tmp_path, json.dumps(example), capsys)
+    assert status == 2 and "is larger than 1,000 bytes, the limit" in err, err
