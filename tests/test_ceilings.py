@@ -161,7 +161,8 @@ def _refused(argv: list[str], status: int = 2) -> str:
     ["bench.cli", "tournament", "--bots", "greedy,random", "--sessions", "1", "--seed", "1", "--jobs", "100000"],
     ["bench.cli", "match", "greedy", "random", "--max-deals", "16", "--seed", "1", "--jobs", "100000"],
     ["bench.cli", "train", "--hands", "1000", "--rounds", "1", "--jobs", "100000", "--out", "{tmp}/t.npz"],
-], ids=["tournament", "match", "train"])
+    ["bench.cli", "verify", "{tmp}", "--jobs", "100000"],
+], ids=["tournament", "match", "train", "verify"])
 def test_jobs_beyond_the_limit_a_core_start_no_worker(tmp_path, argv):
     """--jobs 100000 started dozens of processes (tournament) and hundreds of threads (train):
     every command with --jobs refuses more than the limit per core at once."""

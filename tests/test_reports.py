@@ -324,7 +324,7 @@ def test_a_file_above_the_byte_limit_is_not_read(tmp_path, capsys, monkeypatch, 
     def not_now(*args, **kwargs):
         raise AssertionError("the file was parsed")
 
-    monkeypatch.setitem(LIMITS, "results_bytes", dataclasses.replace(LIMITS["results_bytes"], high=1000))
+    monkeypatch.setitem(LIMITS, "document_bytes", dataclasses.replace(LIMITS["document_bytes"], high=1000))
     monkeypatch.setattr(json, "loads", not_now)
     status, err = _report(tmp_path, json.dumps(example), capsys)
-    assert status == 2 and "is larger than 1,000 bytes, the limit" in err, err
+    assert status == 2 and "more than the 1,000 bytes" in err, err

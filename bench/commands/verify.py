@@ -8,7 +8,7 @@ import os
 import sys
 from pathlib import Path
 
-from bench.parsing import BACKENDS, Stopped, stoppable
+from bench.parsing import BACKENDS, Stopped, job_count, stoppable
 from solver.text import show, terminal
 
 
@@ -24,7 +24,7 @@ def add_parser(sub) -> None:
         "bad input.",
     )
     parser.add_argument("folder", metavar="DIR", help="a run folder written by bench tournament --out DIR")
-    parser.add_argument("--jobs", type=int, default=-1, help="parallel workers (default: all cores)")
+    parser.add_argument("--jobs", type=job_count, default=-1, help="parallel workers (default: all cores; at most 4 a core)")
     parser.add_argument("--backend", choices=BACKENDS, default="loky", help="where the replay runs (default loky)")
     parser.add_argument("--json", action="store_true", help="print the verify document instead of tables")
 
@@ -32,8 +32,9 @@ def add_parser(sub) -> None:
 def _journal(folder: Path):
     """The run's journal, read and checked line by line, or the one line that says what is
     wrong with it (a damaged journal); a folder that holds no run is bad input."""
-    from bench.journal import JOURNAL, Journal, JournalError, JournalVersionError, records_problem
+    from bench.journal import JOURNAL, Journal, JournalError, JournalVersionError
     from bench.parsing import UsageError
+    from bench.records import Run, records_problem
     from solver import files
 
     if not folder.is_dir():
@@ -51,7 +52,7 @@ def _journal(folder: Path):
         raise UsageError(str(error)) from None
     except JournalError as error:
         return None, str(error)
-    problem = records_problem(contents.records, contents.settings)
+    problem = records_problem(contents.records, Run.of_settings(contents.settings))
     if problem:
         return None, f"{folder / JOURNAL}: {problem}"
     return contents, None
