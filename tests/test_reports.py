@@ -327,4 +327,4 @@ def test_a_file_above_the_byte_limit_is_not_read(tmp_path, capsys, monkeypatch, 
     monkeypatch.setitem(LIMITS, "document_bytes", dataclasses.replace(LIMITS["document_bytes"], high=1000))
     monkeypatch.setattr(json, "loads", not_now)
     status, err = _report(tmp_path, json.dumps(example), capsys)
-    assert status == 2 and "more than the 1,000 bytes" in err, err
+    assert status == 2 and "more than the 1,000 the program reads" in err, err

@@ -222,7 +222,7 @@ def test_records_that_are_not_the_runs_deals_are_damage(honest, tmp_path):
     lines[2]["records"][0]["hands"].reverse()
     _write(out, _chained(lines))
     status, doc, _ = _verify(out, "--jobs", "1")
-    assert status == 1 and "other hands than the run's seed deals" in _valid(doc)["journal_problem"]
+    assert status == 1 and "holds other hands than seed 3 deals" in _valid(doc)["journal_problem"]
 
 
 DICE = """import json, random, sys
