@@ -774,9 +774,13 @@ def test_training_flags_that_conflict_with_the_checkpoint_are_refused(trained, t
     assert not (tmp_path / "t.npz").exists()
 
 
-def test_training_more_hands_than_memory_holds_is_refused_before_any_work(tmp_path, capsys):
+def test_training_more_hands_than_memory_holds_is_refused_before_any_work(tmp_path, capsys, monkeypatch):
+    """Hands within their limit (solver.limits) that the memory left cannot hold."""
+    from solver import solution
+
+    monkeypatch.setattr(solution, "available_memory", lambda: 2**30)
     capsys.readouterr()
-    assert bench_main(["train", "--hands", str(10**12), "--rounds", "1", "--out", str(tmp_path / "t.npz")]) == 2
+    assert bench_main(["train", "--hands", str(10**7), "--rounds", "1", "--out", str(tmp_path / "t.npz")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and err[0].startswith("bench train: error: --hands 1,000,000,000,000 would need about"), err
+    assert len(err) == 1 and err[0].startswith("bench train: error: --hands 10,000,000 would need about"), err
     assert "ask for at most" in err[0] and not list(tmp_path.iterdir())
