@@ -20,6 +20,7 @@ from typing import Any
 
 from solver import files
 from solver.errors import InfrastructureError
+from solver.text import markdown, markdown_code
 
 SUITE = Path(__file__).resolve().parents[1] / "tests" / "benchmarks"
 BASELINES = ("eval7", "treys", "phevaluator", "pokerkit")
@@ -74,7 +75,7 @@ def _by_name(raw: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 def _param(name: str) -> str:
-    return name.split("[")[1].rstrip("]")
+    return name.split("[", 1)[1].removesuffix("]")
 
 
 def _timed(bench: dict[str, Any]) -> dict[str, Any]:
@@ -214,14 +215,20 @@ def _f(x: float | None, spec: str, scale: float = 1.0, suffix: str = "") -> str:
     return "—" if x is None else f"{x * scale:{spec}}{suffix}"
 
 
+def _text(value: Any) -> str:
+    """A value the benchmarks.json gives (a name, a version, the machine), as Markdown text: it
+    may come from anywhere, so none of its markup is kept (:func:`solver.text.markdown`)."""
+    return markdown(str(value))
+
+
 def _header(doc: dict[str, Any]) -> list[str]:
     m, run = doc["machine"], doc["run"]
     stick = doc["yardstick"]
     return [
         "# Benchmark report", "",
-        f"Machine: {m['cpu']}, {m['core_count'] or '?'} cores; Python {m['python']}; numpy {m['numpy']}, "
-        f"numba {m['numba']}. Run {run['datetime'] or ''}, commit {run['commit'] or 'unknown'}, seed {doc['seed']}: "
-        f"`{doc['command']}`.", "",
+        f"Machine: {_text(m['cpu'])}, {_text(m['core_count'] or '?')} cores; Python {_text(m['python'])}; "
+        f"numpy {_text(m['numpy'])}, numba {_text(m['numba'])}. Run {_text(run['datetime'] or '')}, "
+        f"commit {_text(run['commit'] or 'unknown')}, seed {_text(doc['seed'])}: {markdown_code(doc['command'])}.", "",
         "Every figure is also given in *yardsticks*: its time over the yardstick's, a fixed Numba kernel "
         f"({stick['kernel']}) timed between the figure's own rounds in the same run, so that load weighs on both "
         f"alike. Alone, it took {_f(stick['median_ms'], '.1f', 1, ' ms')} in this run (numpy sorting 2 million "
@@ -238,7 +245,7 @@ def _evaluator_section(doc: dict[str, Any]) -> list[str]:
         lines.append(f"| {label} | {_f(rate.get('per_second'), ',.0f', 1e-6, ' M')} | "
                      f"{_f(rate.get('per_yardstick'), ',.1f', 1e-6, ' M')} | |")
     for base in ev["baselines"]:
-        named = f"{base['name']} {base['version']}" if base["version"] else base["name"]
+        named = _text(f"{base['name']} {base['version']}" if base["version"] else base["name"])
         lines.append(f"| {named} (Python loop) | {_f(base['per_second'], ',.2f', 1e-6, ' M')} | "
                      f"{_f(base['per_yardstick'], ',.3f', 1e-6, ' M')} | {_f(base['ratio'], ',.0f', 1, '×')} |")
     lines += ["", "## All 72,072 splits of a hand, evaluated and foul-checked (one core, 1,000 hands a call)", ""]
@@ -257,7 +264,7 @@ def _solve_section(doc: dict[str, Any]) -> list[str]:
              "EV SE × √ms | diff SE × √ms | EV SE × √yardsticks | diff SE × √yardsticks |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for s in doc["solves"]:
-        lines.append(f"| {s['rules']} | {s['sample_count']:,} | {s['median_ms']:.1f} ms | {_f(s['yardsticks'], '.3f')} | "
+        lines.append(f"| {_text(s['rules'])} | {s['sample_count']:,} | {s['median_ms']:.1f} ms | {_f(s['yardsticks'], '.3f')} | "
                      f"{s['deal_ms']:.1f} ms | {s['arrange_ms']:.1f} ms | {s['score_ms']:.1f} ms | {s['ev_se']:.4f} | "
                      f"{_f(s['diff_se'], '.4f')} | {_f(s['ev_se_root_ms'], '.4f')} | {_f(s['diff_se_root_ms'], '.4f')} | "
                      f"{_f(s['ev_se_root_yardsticks'], '.4f')} | {_f(s['diff_se_root_yardsticks'], '.4f')} |")
@@ -269,14 +276,16 @@ def _bots_section(doc: dict[str, Any]) -> list[str]:
              "| bot | median | p95 | yardsticks | in a batch of 1,000, per hand | the same on one core | "
              "one core, yardsticks per hand |", "|---|---|---|---|---|---|---|"]
     for s in doc["bots"]:
-        lines.append(f"| {s['bot']} | {_f(s.get('median_ms'), '.3f', 1, ' ms')} | {_f(s.get('p95_ms'), '.3f', 1, ' ms')} | "
+        lines.append(f"| {_text(s['bot'])} | {_f(s.get('median_ms'), '.3f', 1, ' ms')} | "
+                     f"{_f(s.get('p95_ms'), '.3f', 1, ' ms')} | "
                      f"{_f(s.get('yardsticks'), '.4g')} | {_f(s.get('batch_ms_per_hand'), '.4f', 1, ' ms')} | "
                      f"{_f(s.get('batch_one_core_ms_per_hand'), '.4f', 1, ' ms')} | "
                      f"{_f(s.get('batch_one_core_yardsticks_per_hand'), '.3g')} |")
     if doc["tournament_fields"]:
         lines += ["", "## Tournaments: 4-player fields of one bot, one worker", "",
                   "| field | deals per second | hands per second | yardsticks per call |", "|---|---|---|---|"]
-        lines += [f"| {s['field']} | {s['deals_per_second']:.1f} | {s['hands_per_second']:.1f} | {_f(s['yardsticks'], '.2f')} |"
+        lines += [f"| {_text(s['field'])} | {s['deals_per_second']:.1f} | {s['hands_per_second']:.1f} | "
+                  f"{_f(s['yardsticks'], '.2f')} |"
                   for s in doc["tournament_fields"]]
     return lines
 

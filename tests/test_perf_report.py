@@ -78,3 +78,48 @@ def test_versions_are_those_the_run_recorded_not_those_installed_now(report, tmp
                         "--out", str(tmp_path / name)], env=env, cwd=ROOT, check=True, capture_output=True)
         machine = json.loads((tmp_path / name / "perf.json").read_text(encoding="utf-8"))["machine"]
         assert (machine["numpy"], machine["numba"]) == expected
+
+
+def _from_json(tmp_path: Path, text: str) -> subprocess.CompletedProcess:
+    (tmp_path / "benchmarks.json").write_text(text, encoding="utf-8")
+    return subprocess.run([sys.executable, "-m", "bench.cli", "perf", "--from-json", str(tmp_path / "benchmarks.json"),
+                           "--out", str(tmp_path / "out")], env=os.environ | {"PYTHONPATH": str(ROOT)}, cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+
+
+@pytest.mark.parametrize("number", ["NaN", "Infinity", "-Infinity", "1e999"])
+def test_a_benchmarks_json_with_a_number_json_does_not_allow_is_refused(tmp_path, number):
+    done = _from_json(tmp_path, '{"seed": 1, "benchmarks": [{"name": "test_eval5_one_core", "stats": {"median": 0.001}, '
+                      f'"extra_info": {{"per_second": {number}}}}}]}}')
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("\n") == 1 and "not a number" in done.stderr
+    assert not (tmp_path / "out" / "perf.md").exists()
+
+
+def test_a_benchmarks_json_nested_too_deep_is_bad_input(tmp_path):
+    done = _from_json(tmp_path, '{"benchmarks": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("\n") == 1 and "nested too deep" in done.stderr
+
+
+def test_perf_md_shows_what_a_benchmarks_json_names_as_text(tmp_path):
+    """The machine, the run's date and commit, the -k expression and the bots' names come from
+    the benchmarks.json, which may come from anywhere: perf.md shows them, never their markup."""
+    raw = {"seed": 1, "datetime": "<img src=x onerror=alert(1)>", "select": "a` <script>alert(2)</script>",
+           "commit_info": {"id": "`</code><b>commit</b>"},
+           "machine_info": {"cpu": {"brand_raw": "[cpu](javascript:alert(3)) | x", "count": 2},
+                            "python_version": "3.11\n# heading"},
+           "version_by_package": {"numpy": "<i>np</i>", "numba": "*nb*"},
+           "benchmarks": [{"name": "test_one_decision[<b>bot</b>|x]", "stats": {"median": 0.001},
+                           "extra_info": {"p95_ms": 1.0}},
+                          {"name": "test_four_player_field[[f](javascript:alert(4))]", "stats": {"median": 0.001},
+                           "extra_info": {"deals_per_second": 1.0, "hands_per_second": 4.0}}]}
+    done = _from_json(tmp_path, json.dumps(raw))
+    assert done.returncode == 0, done.stderr
+    text = (tmp_path / "out" / "perf.md").read_text(encoding="utf-8")
+    assert "`` bench perf --seed 1 -k 'a` <script>alert(2)</script>' ``" in text  # a code span: no markup inside
+    for markup in ("<img", "<b>", "<i>", "[cpu](javascript:", "[f](javascript:", "\n# heading", " *nb*"):
+        assert markup not in text, markup
+    for shown in ("alert(3)) \\| x", "bot&lt;/b&gt;\\|x", "\\*nb\\*", "&lt;img src=x onerror=alert(1)&gt;",
+                  "\\[cpu\\](javascript:alert(3))", "\\[f\\](javascript:alert(4))"):
+        assert shown in text, shown
