@@ -784,3 +784,19 @@ def test_training_more_hands_than_memory_holds_is_refused_before_any_work(tmp_pa
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("bench train: error: --hands 10,000,000 would need about"), err
     assert "ask for at most" in err[0] and not list(tmp_path.iterdir())
+
+
+def test_a_header_naming_more_bots_than_the_limit_makes_none(finished, tmp_path, capsys, monkeypatch):
+    """A journal whose header (checks kept right) names 65 bots is refused by the limits of
+    solver.limits before any bot is made, as the tournament refuses such a run before it starts."""
+    import bench.tournament
+
+    def not_now(*args, **kwargs):
+        raise AssertionError("a bot was made")
+
+    out = _copy(finished, tmp_path)
+    lines = _lines(out)
+    lines[0]["settings"]["bots"] = ["greedy"] * 65
+    _write(out, lines, rechain=True)
+    monkeypatch.setattr(bench.tournament, "make_bots", not_now)
+    assert "the journal's run is too large: the bot count is 65, above the limit of 64" in _refused(out, capsys)

@@ -119,6 +119,17 @@ def _settings(args: argparse.Namespace) -> dict:
             "on_fault": args.on_fault or "stop"}
 
 
+def _within_limits(out: Path, settings: dict) -> None:
+    """Refuse a journal whose run is beyond the limits (``bench.records.size_problem``) before
+    any of its bots is made."""
+    from bench.parsing import UsageError
+    from bench.records import size_problem
+
+    too_large = size_problem(len(settings["bots"]), settings["players"], settings["sessions"])
+    if too_large:
+        raise UsageError(f"--resume {out}: the journal's run is too large: {too_large}")
+
+
 def _resumed(args: argparse.Namespace, lock_folder):
     """The journal of the run in --resume DIR (checked line by line), with DIR locked."""
     from bench.journal import JOURNAL, Journal, JournalError
@@ -219,6 +230,7 @@ def run(args: argparse.Namespace) -> int:
         if args.resume:
             out, lock, contents = _resumed(args, _locker())
             _conflicts(args, contents.settings)
+            _within_limits(out, contents.settings)
             return _run(args, contents.settings, out, contents)
         settings = _settings(args)
         out = None
