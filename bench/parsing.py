@@ -21,6 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from solver.errors import BotFault, InfrastructureError, InputError
+from solver.interrupts import again_later
 from solver.text import quote, show, terminal
 
 DEBUG_VARIABLE = "CHINESE_POKER_DEBUG"
@@ -73,8 +74,10 @@ STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SI
 
 
 def _raise_stopped(signum, frame):
-    _received.append(signum)
-    raise Stopped(signum)
+    if signum not in _received:
+        _received.append(signum)
+    if again_later(signum, frame):
+        raise Stopped(signum)
 
 
 def check_stopped() -> None:
@@ -98,7 +101,8 @@ def _quiet_lost_stops(hook):
 
 @contextlib.contextmanager
 def stoppable():
-    """Inside, SIGINT, SIGTERM and SIGHUP (a closed terminal) raise :class:`Stopped`, even
+    """Inside, SIGINT, SIGTERM and SIGHUP (a closed terminal) raise :class:`Stopped` (never in
+    a kernel that compiles or loads: there a moment later, ``solver.interrupts``), even
     where the shell started the command with SIGINT ignored (a background job); SIGHUP stays
     ignored where it was (``nohup``). The handlers are put back after. A stop
     that lands in a callback from compiled code is not printed there as an ignored exception:

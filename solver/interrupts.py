@@ -7,7 +7,8 @@ callbacks from LLVM through ctypes (an exception there is printed and dropped, a
 native code goes on with a half-done result, which can crash the process), and finalisers
 of LLVM objects. :func:`in_native_code` tells those apart from the frame a handler is given,
 and :func:`alarm`, the time limit of a decision or a start-up, never raises there: it tries
-again a moment later, once the native code has returned to the caller's Python code.
+again a moment later, once the native code has returned to the caller's Python code. A
+handler of another signal does the same with :func:`again_later`.
 
 The processes side (:func:`become_subreaper`, :func:`end_orphans`, :func:`end_tree`):
 a bot's program may leave processes that start a session of their own (``setsid``, a
@@ -58,6 +59,30 @@ def in_native_code(frame: FrameType | None) -> bool:
         if frame.f_code.co_filename.startswith(folders):
             return True
         frame = frame.f_back
+    return False
+
+
+def again_later(signum: int, frame: FrameType | None) -> bool:
+    """For a signal handler that is about to raise: True when it may (``frame`` is not in
+    native code); otherwise the same signal is sent to this process again ``RETRY_SECONDS``
+    later, from a timer thread, while the same handler is installed, and False: the handler
+    returns and raises next time.
+
+    >>> import signal, sys
+    >>> again_later(signal.SIGINT, sys._getframe())
+    True
+    """
+    if not in_native_code(frame):
+        return True
+    handler = signal.getsignal(signum)
+
+    def again() -> None:
+        if signal.getsignal(signum) is handler:  # not once the handler is gone
+            os.kill(os.getpid(), signum)
+
+    timer = threading.Timer(RETRY_SECONDS, again)
+    timer.daemon = True
+    timer.start()
     return False
 
 

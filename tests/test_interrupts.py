@@ -7,10 +7,12 @@ signals are sent once the run is where the test needs it, as a file it writes sa
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -46,12 +48,37 @@ def test_a_time_limit_waits_for_a_kernel_that_compiles():
     hook, sys.unraisablehook = sys.unraisablehook, lost.append
     try:
         with pytest.raises(DecisionTimeout):
-            with time_limit(0.001):
+            with time_limit(0.02):  # compiling takes longer
                 kernel(np.arange(3))
                 while True:
                     time.sleep(0.001)
     finally:
         sys.unraisablehook = hook
+    assert len(kernel.signatures) == 1 and not lost, lost
+
+
+def test_a_stop_waits_for_a_kernel_that_compiles():
+    """Ctrl-C while Numba compiles, inside a stoppable command: the compile finishes and the
+    stop is raised in the Python code after it, not inside the compiler."""
+    import numba
+
+    from bench.parsing import Stopped, check_stopped, stoppable
+
+    offset = int(np.random.default_rng().integers(1 << 30))
+    kernel = numba.njit(lambda values: values + offset)
+    lost: list = []
+    hook, sys.unraisablehook = sys.unraisablehook, lost.append
+    try:
+        with pytest.raises(Stopped) as stopped:
+            with stoppable():
+                threading.Timer(0.02, os.kill, (os.getpid(), signal.SIGINT)).start()  # compiling takes longer
+                kernel(np.arange(3))
+                for _ in range(60_000):  # a hang guard of a minute
+                    time.sleep(0.001)
+                    check_stopped()
+    finally:
+        sys.unraisablehook = hook
+    assert stopped.value.signum == signal.SIGINT
     assert len(kernel.signatures) == 1 and not lost, lost
 
 
