@@ -255,6 +255,23 @@ def parse_toml(text: str) -> dict[str, Any]:
     return tomllib.loads(text)
 
 
+def _once_each(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object whose names are each given once, as TOML requires of its keys: a second
+    value for a name is an error, never a silent choice of the last.
+
+    >>> _once_each([("scoring", "basic"), ("scoring", "1-6")])
+    Traceback (most recent call last):
+    ...
+    ValueError: 'scoring' is given twice
+    """
+    table: dict[str, Any] = {}
+    for name, value in pairs:
+        if name in table:
+            raise ValueError(f"{quote(name)} is given twice")
+        table[name] = value
+    return table
+
+
 def _read(path: Path) -> dict[str, Any]:
     """The settings table of a TOML or JSON file: a regular file (a link is followed to one) of
     UTF-8 text, a byte-order mark in front dropped, no bigger than ``files.SETTINGS_BYTES``."""
@@ -270,7 +287,7 @@ def _read(path: Path) -> dict[str, Any]:
         if path.suffix.lower() == ".toml":
             data = parse_toml(text)
         else:
-            data = json.loads(text)
+            data = json.loads(text, object_pairs_hook=_once_each)
     except Exception as error:  # both parsers raise their own error types
         raise RulesError(f"cannot parse rules file {str(path)!r}: {error}") from None
     if not isinstance(data, dict):

@@ -340,6 +340,8 @@ def test_a_natural_shows_a_legal_arrangement(rng):
         ('{"natural_payouts": {"dragon": -1}}', "payout for dragon must be a whole number >= 0"),
         ('{"scoop": 6}', "unknown rules setting 'scoop'"),
         ('[1, 2]', "must hold a table of settings"),
+        ('{"scoring": "basic", "scoring": "1-6"}', "'scoring' is given twice"),
+        ('{"royalties": {"back": {"flush": 4, "flush": 40}}}', "'flush' is given twice"),
     ],
 )
 def test_house_files_are_read_strictly(tmp_path, content, message):
