@@ -43,6 +43,11 @@ class ExhaustiveBot:
     def __post_init__(self, opponent_models: OpponentModels | None) -> None:
         if isinstance(self.samples, bool) or not isinstance(self.samples, int) or self.samples < 1:
             raise ValueError(f"samples must be a positive whole number, got {self.samples!r}")
+        from solver.limits import check
+        from solver.solution import check_memory
+
+        check("samples", self.samples)  # when the bot is made, not as its fault at the first hand
+        check_memory(self.samples)
         if opponent_models is None:
             raise BotError("the exhaustive bot needs opponent_models to make its opponent; "
                            "make it with bots.make_bot('exhaustive')")

@@ -281,3 +281,14 @@ def test_the_schemas_hold_the_limits_of_the_module():
     assert settings["session_count"]["maximum"] == LIMITS["sessions"].high
     for found in (settings["player_count"], schema("results")["properties"]["player_count"]):
         assert (found["minimum"], found["maximum"]) == (LIMITS["players"].low, LIMITS["players"].high)
+
+
+@pytest.mark.parametrize("samples, message", [
+    ("1000000000000", "samples is 1,000,000,000,000, above the limit of 1,000,000,000"),
+    ("900000000", "900,000,000 samples would need about"),
+], ids=["above-the-limit", "above-the-memory"])
+def test_an_exhaustive_bot_beyond_its_samples_is_refused_when_it_is_made(samples, message):
+    """A bot spec's samples are held to the same limit and memory as --samples, when the bot
+    is made: one line of bad input (exit 2), not a fault of the bot at its first hand (exit 1)."""
+    line = _refused(["bench.cli", "arrange", "--bot", f"exhaustive:samples={samples}", HAND])
+    assert "bad parameters for bot 'exhaustive'" in line and message in line, line
