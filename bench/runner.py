@@ -339,7 +339,7 @@ def _run_dask(settings: RunSettings, chunks: list[list[int]], on_done, jobs: int
         from dask.distributed import as_completed
 
         futures = [client.submit(_play, settings, chunk, {}, None, pure=False) for chunk in chunks]
-        pending = as_completed(futures)
+        pending = as_completed(futures, loop=client.loop)  # this client's: it is not made the default one
         while not pending.is_empty():
             for future in pending.next_batch(block=False) or []:
                 on_done(future.result())
