@@ -52,7 +52,8 @@ def _option(argv: list[str], name: str) -> str:
 
 
 NEW_FIELDS = ("ev_parts", "alternatives_distinct", "natural_held", "opponents_with_naturals", "schema_version", "document",
-              "natural_opponent_share", "foul_reason")
+              "natural_opponent_share", "foul_reason",
+              "opponent_identity")  # what set the opponents: the bot, its parameters and the files it reads (bots.identity)
 SOLVE_RENAMED = {"samples": "sample_count", "players": "player_count", "legal_splits": "legal_split_count"}  # old: new
 
 
