@@ -66,7 +66,8 @@ def size_problem(n_bots: int, players: int, sessions: int) -> str | None:
 @dataclass(frozen=True)
 class Run:
     """What records are checked against: the run's bots (their names), seats, sessions, seed
-    and rules, and its fault policy (None where the record does not say, as a results.json)."""
+    and rules, and its fault policy (None where the record does not say, as a results.json
+    written before the policy was stored: its faults are then unproven)."""
 
     names: tuple[str, ...]
     players: int
@@ -143,7 +144,8 @@ def _fault_problem(who: str, play: dict[str, Any], run: Run) -> str | None:
     if play["foul_reason"] != play["fault"]:
         return f"{who}: a faulted play whose foul_reason is not its fault's text"
     if run.on_fault is not None and run.on_fault != "foul":
-        return f"{who}: a fault that this run cannot have recorded (its fault policy is {run.on_fault!r})"
+        return (f"{who}: a fault that this run cannot have recorded (its fault policy is {run.on_fault!r}: "
+                f"a run under it ends at its first fault and records none)")
     return None
 
 

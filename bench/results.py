@@ -159,11 +159,15 @@ def build_document(
     rules: Any = None,
     names: list[str] | None = None,
     deals_played: int | None = None,
+    on_fault: str | None = None,
+    decision_timeout: float | None = None,
 ) -> dict[str, Any]:
     """The results.json document of a tournament. ``names`` are the bots' names in the tables
     (their specs by default), told apart by ``bots.identity.seat_names`` when two claim one,
     ``deals_played`` the deals played in the ``wall_seconds`` timed
-    (all of them by default; fewer in a resumed run, whose other deals came from its journal)."""
+    (all of them by default; fewer in a resumed run, whose other deals came from its journal).
+    ``on_fault`` and ``decision_timeout`` are the run's, as its journal's header gives them:
+    the fault policy says which faults its records can hold (``bench.records``)."""
     from solver.rules import as_rules
 
     names = seat_names(names if names is not None else specs)
@@ -183,6 +187,8 @@ def build_document(
         "session_count": sessions,
         "hands_per_session": 8,
         "seed": entropy,
+        **({"on_fault": on_fault} if on_fault is not None else {}),
+        **({"decision_timeout": decision_timeout} if decision_timeout is not None else {}),
         **_provenance(),
         "results": results_section(summary),
         "timing": _timing(records, names, players, summary["hands_played"], backend=backend, jobs=jobs,
@@ -308,6 +314,23 @@ def speed_line(doc: dict[str, Any]) -> str:
             f"{t['hands_played_per_second']:.0f} hands played/s over all seatings")
 
 
+def unproven_lines(doc: dict[str, Any]) -> list[str]:
+    """What the report prints that its records cannot prove: the timings always (they are what
+    the run measured), and the faults of a file that does not say its fault policy (written
+    before results.json stored it: a forged fault could not be told from a ``foul`` run's)."""
+    faults = sum("fault" in play for record in doc["records"] for row in record["plays"] for play in row)
+    lines = ["timings (ms/decision, p95 ms, speeds) are what the run measured: no replay can prove them"]
+    if faults and "on_fault" not in doc:
+        lines.append(f"faults unproven: the file does not say its run's fault policy (--on-fault), so its {faults:,} "
+                     "faulted plays may not be the run's; bench verify checks them against the run's journal")
+    return lines
+
+
+def _timeout_text(doc: dict[str, Any]) -> str:
+    limit = doc.get("decision_timeout")
+    return "not recorded" if limit is None else f"{limit:g} s"
+
+
 def render_terminal(doc: dict[str, Any]) -> str:
     """The tables for the terminal; each line one line that only prints (:func:`solver.text.terminal`)."""
     lines = [headline(doc), ""]
@@ -317,6 +340,7 @@ def render_terminal(doc: dict[str, Any]) -> str:
     lines += ["", "same arrangement of the same hand: " + "; ".join(same_arrangement_lines(doc))]
     lines += variance_lines(doc)
     lines.append(speed_line(doc))
+    lines += unproven_lines(doc)
     return "\n".join(terminal(line) for line in lines)
 
 
@@ -339,6 +363,7 @@ def render_markdown(doc: dict[str, Any], plots: bool) -> str:
     lines += crosstable_lines(doc, markdown=True)
     lines += ["", "Same arrangement of the same hand: " + _markdown("; ".join(same_arrangement_lines(doc))) + ".", ""]
     lines += [_markdown(line) for line in variance_lines(doc)] + ["", _markdown(speed_line(doc)) + ".", ""]
+    lines += [_markdown(line[0].upper() + line[1:]) + "." for line in unproven_lines(doc)] + [""]
     if plots:
         lines += ["## Plots", ""] + [f"![{p[:-4]}]({p})" for p in PLOTS] + [""]
     m = _markdown
@@ -347,6 +372,8 @@ def render_markdown(doc: dict[str, Any], plots: bool) -> str:
                 f"protocol {m(str(i.get('protocol')))}, file {m(str(i.get('file')))}, sha256 {m(str(i.get('sha256')))}"
                 for b in doc["bots"] if isinstance(i := b.get("identity"), dict)),
               f"- versions: {m(', '.join(f'{k} {v}' for k, v in doc['version_by_package'].items()))}",
+              f"- fault policy: {m(str(doc.get('on_fault', 'not recorded')))}; decision timeout: "
+              f"{_timeout_text(doc)}",
               f"- git commit: {m(str(doc['git_commit'] or 'unknown'))}", f"- machine: {m(str(doc['machine']['platform']))}, "
               f"{m(str(doc['machine']['cpu_count']))} cpus", ""]
     return "\n".join(lines)

@@ -156,7 +156,7 @@ def results_problem(doc: Any) -> str | None:
     for number in _numbers(doc):
         if not math.isfinite(number):
             return f"it holds {number}, not a finite number"
-    return _bots_problem(doc) or _rules_problem(doc) or _records_problem(doc)
+    return _bots_problem(doc) or _rules_problem(doc) or _records_problem(doc) or _timing_problem(doc)
 
 
 def _size_problem(doc: dict[str, Any]) -> str | None:
@@ -199,6 +199,39 @@ def _bots_problem(doc: dict[str, Any]) -> str | None:
     return None
 
 
+def _timing_problem(doc: dict[str, Any]) -> str | None:
+    """The timing section against the records, as ``bench tournament`` writes it: one decision
+    time a play (``timing.seconds`` by deal, bot and seat), each bot's decision count the plays
+    it made, its median and 95th percentile those of its own decision times, and no more deals
+    timed than recorded. The times themselves are what the run measured: nothing can prove
+    them again (docs/security.md)."""
+    import numpy as np
+
+    timing, records = doc["timing"], doc["records"]
+    names = [b["name"] for b in doc["bots"]]
+    shape = [[len(row) for row in record["plays"]] for record in records]
+    seconds = timing["seconds"]
+    if [[len(row) for row in deal] for deal in seconds] != shape:
+        return (f"timing.seconds holds {len(seconds):,} deals of decision times that are not one a play of the "
+                f"{len(records):,} records (by deal, bot and seat); it is not the timing bench tournament wrote")
+    if timing["timed_deal_count"] > len(records):
+        return f"timing.timed_deal_count is {timing['timed_deal_count']:,}, more than the {len(records):,} records"
+    extra = sorted(set(timing["decision_time_by_bot"]) - set(names))
+    if extra:
+        return f"timing.decision_time_by_bot names {extra[0][:40]!r}, which is not one of its bots"
+    for b, name in enumerate(names):
+        times = np.array([t for deal in seconds for t in deal[b]], float) * 1e3
+        given = timing["decision_time_by_bot"][name]
+        if given["decision_count"] != times.size:
+            return (f"timing.decision_time_by_bot[{name[:40]!r}].decision_count is {given['decision_count']:,}, "
+                    f"but the records hold {times.size:,} of its plays")
+        if times.size and not np.allclose([given["median_ms"], given["p95_ms"]],
+                                          [np.median(times), np.percentile(times, 95)], rtol=1e-6, atol=1e-3):
+            return (f"timing.decision_time_by_bot[{name[:40]!r}] gives a median or 95th percentile that its "
+                    f"decision times in timing.seconds do not")
+    return None
+
+
 def _rules_problem(doc: dict[str, Any]) -> str | None:
     from solver.rules import Rules, RulesError
 
@@ -219,7 +252,7 @@ def _records_problem(doc: dict[str, Any]) -> str | None:
     from bench.results import _rules_of, records_in
 
     run = Run(tuple(b["name"] for b in doc["bots"]), doc["player_count"], doc["session_count"], doc["seed"],
-              _rules_of(doc))
+              _rules_of(doc), doc.get("on_fault"))
     found = records_problem(records_in(doc["records"]), run)
     return found or _count_problem(doc, run.deals, len(doc["records"]))
 

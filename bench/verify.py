@@ -196,9 +196,10 @@ def replay(contents: Contents, planned: Plan, on_done: Callable[[Tally, int], No
 def results_difference(doc: Any, contents: Contents) -> str | None:
     """What keeps a run's results.json from being the one its journal gives, or None: it must
     pass the checks of ``bench report`` (its schema, then the document against itself), be of
-    the journal's run (seed, seats, sessions, rules, bots), hold for each of its deals the
-    journal's record (a results.json written before the last part of a resumed run holds fewer
-    deals), and hold the results its records give, number for number as it was written."""
+    the journal's run (seed, seats, sessions, rules, bots, fault policy and time limit), hold
+    for each of its deals the journal's record (a results.json written before the last part of
+    a resumed run holds fewer deals), and hold the results its records give, number for number
+    as it was written."""
     from bench.results import records_out, refresh_results
     from bench.results_schema import results_problem
     from solver.documents import json_ready
@@ -210,6 +211,9 @@ def results_difference(doc: Any, contents: Contents) -> str | None:
     for key, value in (("seed", settings["seed"]), ("player_count", settings["players"]),
                        ("session_count", settings["sessions"]), ("rules", settings["rules"])):
         if doc[key] != value:
+            return f"its {key} is not the journal's"
+    for key in ("on_fault", "decision_timeout"):  # absent from a results.json written before they were stored
+        if key in doc and doc[key] != settings[key]:
             return f"its {key} is not the journal's"
     if [bot["spec"] for bot in doc["bots"]] != list(settings["bots"]):
         return "it names other bots than the journal"

@@ -89,7 +89,45 @@ def _fault_with_another_reason(doc):
     return doc
 
 
+def _all_faults(doc):
+    """Every play of one bot turned into a fault (a foul with the fault's text): a bot shown at
+    -3 with every hand fouled, in a run whose policy, ``stop``, records no fault."""
+    for record in doc["records"]:
+        for play in record["plays"][3]:
+            play.clear()
+            play.update({"arrangement": None, "values": [1 << 30, 0, 0], "foul": True,
+                         "foul_reason": "bot 'random' crashed", "fault": "bot 'random' crashed"})
+    return doc
+
+
+def _cut_timing(doc):
+    doc["timing"]["seconds"] = doc["timing"]["seconds"][:3]
+    return doc
+
+
+def _one_time_missing(doc):
+    del doc["timing"]["seconds"][5][1][2]
+    return doc
+
+
+def _slower(doc):
+    doc["timing"]["decision_time_by_bot"]["table"]["median_ms"] *= 10
+    return doc
+
+
 DOCTORED = [
+    ("faults under the stop policy", _all_faults, "a fault that this run cannot have recorded (its fault policy "
+                                                  "is 'stop': a run under it ends at its first fault"),
+    ("a fault policy that is no policy", _set("on_fault", "ignore"), "on_fault is 'ignore', not one of 'stop', 'foul'"),
+    ("decision times cut to 3 deals", _cut_timing, "timing.seconds holds 3 deals of decision times that are not one "
+                                                   "a play of the 80 records"),
+    ("a decision time missing", _one_time_missing, "timing.seconds holds 80 deals"),
+    ("a median its times do not give", _slower, "timing.decision_time_by_bot['table'] gives a median"),
+    ("a decision count its plays do not give", _set("timing.decision_time_by_bot.greedy.decision_count", 10),
+     "decision_count is 10, but the records hold 320 of its plays"),
+    ("more deals timed than recorded", _set("timing.timed_deal_count", 81), "timed_deal_count is 81, more than the 80"),
+    ("a negative decision time", _set("timing.seconds.0.0.0", -0.5), "timing.seconds[0][0][0] is -0.5, below 0"),
+
     ("values of another play", _swap_values, "the row values are not those of the arrangement"),
     ("plays of another seat", _swap_seats, "holds cards that were not dealt to that seat"),
     ("a fault without its reason", _fault_without_reason, "a faulted play without the values of a foul or its reason"),
@@ -176,6 +214,39 @@ def test_json_that_is_no_results_is_refused_in_one_line(tmp_path, capsys, text, 
     status, err = _report(tmp_path, text, capsys)
     assert status == 2 and len(err.strip().splitlines()) == 1 and message in err, err
     assert "internal error" not in err
+
+
+def test_faults_of_a_file_that_does_not_say_its_fault_policy_are_read_as_unproven(tmp_path, capsys, example):
+    """A results.json written before the fault policy was stored is read as before, and the
+    report says its faults are unproven: they could be a stop run's, forged."""
+    old = _all_faults(copy.deepcopy(example))
+    del old["on_fault"], old["decision_timeout"]
+    status, err = _report(tmp_path, json.dumps(old), capsys)
+    assert status == 0, err
+    out = (tmp_path / "report" / "report.md").read_text()
+    assert "Faults unproven: the file does not say its run's fault policy (--on-fault), so its 320 faulted plays" in out
+    assert "- fault policy: not recorded; decision timeout: not recorded" in out
+    status, err = _report(tmp_path, json.dumps(example), capsys)
+    assert status == 0 and "unproven" not in (tmp_path / "report" / "report.md").read_text().split("Timings")[0]
+
+
+def test_a_run_whose_bot_faults_under_the_foul_policy_is_read(tmp_path, capsys):
+    """An honest run where a bot raises on some hands, under --on-fault foul: results.json says
+    its policy and time limit, holds the faults, and bench report reads it."""
+    out = tmp_path / "run"
+    assert bench_main(["tournament", "--bots", "greedy,tests.plugin_bot:FlakyBot", "--on-fault", "foul",
+                       "--decision-timeout", "30", "--sessions", "1", "--seed", "2", "--jobs", "1",
+                       "--out", str(out)]) == 0
+    capsys.readouterr()
+    doc = json.loads((out / "results.json").read_text())
+    assert (doc["on_fault"], doc["decision_timeout"]) == ("foul", 30.0)
+    assert any("fault" in p for r in doc["records"] for row in r["plays"] for p in row)
+    status, err = _report(tmp_path, json.dumps(doc), capsys)
+    assert status == 0, err
+    assert "Faults unproven" not in (tmp_path / "report" / "report.md").read_text()
+    doc["on_fault"] = "stop"
+    status, err = _report(tmp_path, json.dumps(doc), capsys)
+    assert status == 2 and "a fault that this run cannot have recorded" in err, err
 
 
 def test_nan_in_the_records_is_refused(tmp_path, capsys, example):

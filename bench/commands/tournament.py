@@ -282,7 +282,8 @@ def _run(args: argparse.Namespace, settings: dict, out: Path | None, contents) -
     _write_results(args, out, records, n_deals, resume, command=command, specs=specs,
                    names=run_names(specs, made), bot_specs=_bot_specs(specs, made), players=settings["players"],
                    sessions=settings["sessions"], entropy=entropy, wall=wall, jobs=jobs, rules=rules,
-                   deals_played=len(records) - before)
+                   deals_played=len(records) - before, on_fault=settings["on_fault"],
+                   decision_timeout=settings["decision_timeout"])
     return status
 
 
