@@ -187,10 +187,12 @@ def _swap_in_results(results: dict) -> None:
     (_swap_in_results, "its record of deal 0 is not the journal's"),
     (lambda doc: doc["bots"][0].update(spec="heuristic"), "it names other bots than the journal"),
     (lambda doc: doc.pop("records"), "it is not a results.json that bench tournament wrote"),
-], ids=["results", "record", "bots", "shape"])
+    (lambda doc: doc.update(on_fault="foul"), "its on_fault is not the journal's"),
+    (lambda doc: doc.update(decision_timeout=5.0), "its decision_timeout is not the journal's"),
+], ids=["results", "record", "bots", "shape", "fault policy", "time limit"])
 def test_a_results_json_that_is_not_the_journals_is_found(honest, tmp_path, doctor, message):
     """The journal is honest; the results.json beside it was edited: its scores, a play of
-    its records, its bots, its shape."""
+    its records, its bots, its shape, its fault policy or time limit."""
     out = _copy(honest, tmp_path)
     results = json.loads((honest / "results.json").read_text())
     doctor(results)
