@@ -32,6 +32,7 @@ from typing import Any
 
 from bots.identity import bot_change, bot_identity
 from solver import files
+from solver.documents import JSONRefused, strict_json
 from solver.errors import InputError
 
 JOURNAL = "journal.jsonl"
@@ -70,17 +71,6 @@ def schema_problem(value: Any, part: str) -> str | None:
         return None
     where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
     return f"{where.lstrip('.') or 'the line'}: {error.message[:160]}"
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a number a journal holds")
-
-
-def _finite(text: str) -> float:
-    value = float(text)
-    if value in (float("inf"), float("-inf")):
-        raise ValueError(f"{text} is not a number a journal holds")
-    return value
 
 
 def _canonical(value: dict[str, Any]) -> bytes:
@@ -260,15 +250,14 @@ class Journal:
         dropped = False
         for number, line in enumerate(lines, start=1):
             try:
-                value = json.loads(line.decode("utf-8"), parse_constant=_no_constant, parse_float=_finite)
+                value = strict_json(line, f"{path} line {number}")
                 if not isinstance(value, dict):
-                    raise ValueError("not a table")
-            except (ValueError, UnicodeDecodeError, RecursionError):
+                    raise JSONRefused(f"{path} line {number}", "it is not a table (a JSON object)")
+            except JSONRefused as error:
                 if number == len(lines) and number > 1:  # a line cut short by a crash: its work is done again
                     dropped = True
                     break
-                raise JournalError(f"{path} line {number} is not a JSON table; it is not a journal this program "
-                                   "can continue") from None
+                raise JournalError(f"{error}; it is not a journal this program can continue") from None
             parsed.append(value)
         header = _header_of(path, parsed)
         problem = schema_problem(header, "header")

@@ -264,24 +264,12 @@ def writable_file(path: Path, option: str = "--out") -> Path:
     return path
 
 
-def _not_a_number(text: str) -> float:
-    """A JSON number ``text`` as a float, or ``ValueError`` for one that is not finite (``NaN``,
-    ``Infinity``, or ``1e999``, which Python reads as infinity)."""
-    import math
-
-    value = float(text)
-    if not math.isfinite(value):
-        raise ValueError(f"{text} is not a number JSON allows")
-    return value
-
-
 def read_json(path: Path):
-    """The JSON document in a file, strictly: ``NaN``, ``Infinity`` and a number too large for a
-    float are refused, as a file nested too deep to read is; a one-line UsageError when it cannot
-    be read or parsed."""
-    import json
-
+    """The JSON document in a file, read by ``solver.documents.strict_json`` (no ``NaN``,
+    ``Infinity``, number too large for a float, name given twice or nesting too deep); a
+    one-line UsageError when it cannot be read or parsed."""
     from solver import files
+    from solver.documents import JSONRefused, strict_json
 
     try:
         text = files.read_text(path, files.DOCUMENT_BYTES)
@@ -290,11 +278,9 @@ def read_json(path: Path):
     except UnicodeDecodeError as error:
         raise UsageError(f"{path} is not JSON: {error}") from None
     try:
-        return json.loads(text, parse_constant=_not_a_number, parse_float=_not_a_number)
-    except RecursionError:
-        raise UsageError(f"{path} is not JSON this program reads: it is nested too deep") from None
-    except ValueError as error:  # json.JSONDecodeError, NaN or Infinity, an integer of too many digits
-        raise UsageError(f"{path} is not JSON this program reads: {error}") from None
+        return strict_json(text, str(path))
+    except JSONRefused as error:
+        raise UsageError(str(error)) from None
 
 
 def _hands_source(path: str):

@@ -26,6 +26,7 @@ import re
 import selectors
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -42,6 +43,7 @@ import numpy as np
 
 from bots.base import BotError, BotFault, BotGivenUp, takes_cards
 from solver import ROWS, Arrangement, Card, CardError, files, format_cards
+from solver.documents import JSONRefused, strict_json
 from solver.interrupts import become_subreaper, descendants, disown, end_orphans, end_tree, start_own
 from solver.limits import LIMITS, ceiling
 from solver.rules import Rules, parse_toml
@@ -107,9 +109,16 @@ class ProtocolSpec:
         if cwd is not None and not isinstance(cwd, str):
             raise BotError(f"{where}: cwd must be text, the path of a folder, got {cwd!r}")
         folder = path.resolve().parent / cwd if cwd else path.resolve().parent
-        if not folder.is_dir():
-            raise BotError(f"{where}: cwd {cwd!r} is not a folder ({folder} does not exist)")
+        problem = _not_a_folder(folder)
+        if problem:
+            raise BotError(f"{where}: cwd {cwd!r} {problem}; name a folder, from the bot file's own")
         program = program_path(command[0], str(folder), os.environ | env)
+        if program is None and os.path.dirname(command[0]):
+            named = folder / command[0]
+            with contextlib.suppress(OSError):
+                mode = named.stat().st_mode
+                raise BotError(f"{where}: command {command[0]!r} is {files.kind(mode)}, not a program ({named}); "
+                               "name a program file")
         return cls(name=name, command=tuple(command), cwd=str(folder), env=tuple(sorted(env.items())),
                    source=str(path), sha256=hashlib.sha256(raw).hexdigest(), program=program, **timeouts)
 
@@ -130,6 +139,21 @@ class ProtocolSpec:
         if self.source.startswith("cmd:"):
             return self.program or ""
         return str(Path(self.source).resolve()) if self.source else ""
+
+
+def _not_a_folder(path: Path) -> str | None:
+    """Why ``path`` (a link followed) is no folder to start a bot in, or None when it is one.
+
+    >>> _not_a_folder(Path("/")) is None, _not_a_folder(Path("/no/such/folder"))
+    (True, 'is not a folder (/no/such/folder does not exist)')
+    """
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        return f"is not a folder ({path} does not exist)"
+    except OSError as error:
+        return f"is not a folder ({path}: {error.strerror})"
+    return None if stat.S_ISDIR(mode) else f"is {files.kind(mode)}, not a folder ({path})"
 
 
 def program_path(word: str, cwd: str | None = None, env: Mapping[str, str] | None = None) -> str | None:
@@ -292,8 +316,9 @@ class _Process:
 
     def __init__(self, spec: ProtocolSpec, log: _StderrLog):
         self.log = log
-        if spec.cwd is not None and not Path(spec.cwd).is_dir():
-            raise BotError(f"cannot start bot {spec.name!r}: its folder {spec.cwd!r} does not exist")
+        problem = _not_a_folder(Path(spec.cwd)) if spec.cwd is not None else None
+        if problem:
+            raise BotError(f"cannot start bot {spec.name!r}: its folder {spec.cwd!r} {problem}")
         _adopt_orphans()
         try:
             self.popen = start_own(lambda: subprocess.Popen(
@@ -739,9 +764,10 @@ class ProtocolBot:
 
     def _object(self, line: bytes, what: str, fault: type[ProtocolFault] = _BadAnswer) -> dict[str, Any]:
         try:
-            answer = json.loads(line.decode("utf-8"))
-        except (ValueError, UnicodeDecodeError, RecursionError):
-            raise fault(f"bot '{self.name}' answered {what} with a line that is not JSON: {_quote(line)}") from None
+            answer = strict_json(line, "an answer")
+        except JSONRefused as error:
+            raise fault(f"bot '{self.name}' answered {what} with a line that is not JSON: {_quote(line)} "
+                        f"({error.reason})") from None
         if not isinstance(answer, dict):
             raise fault(f"bot '{self.name}' answered {what} with {_quote(line)}, not a JSON object")
         return answer
@@ -792,8 +818,8 @@ class ProtocolBot:
                 if line is None:
                     return False
                 try:
-                    number = json.loads(line.decode("utf-8")).get("id")
-                except (ValueError, UnicodeDecodeError, RecursionError, AttributeError):
+                    number = strict_json(line, "a late answer").get("id")
+                except (JSONRefused, AttributeError):
                     continue
                 if type(number) is int and number <= request:
                     self.stale += 1

@@ -18,6 +18,7 @@ from bots.base import BotError, arrangement_from_row, takes_cards
 from bots.points import RowPoints, cards_by_split, over_cores, play_points
 from solver import ROWS, Arrangement, Card, evaluate_many, files
 from solver.classes import class_hash, rank_classes, row_classes
+from solver.documents import strict_json
 from solver.rules import BASIC, Rules, RulesError, as_rules
 from solver.scoring import expected_rows
 from solver.splits import checked_hands, split_tables
@@ -202,7 +203,7 @@ class FieldTables:
                     if name not in data.files:
                         raise BotError(f"tables file {str(path)!r} has no {name!r} array; make one with bench train")
                 arrays = [np.asarray(data[r], np.float64) for r in ROWS]
-                info = json.loads(str(data["info"])) if "info" in data else {}
+                info = strict_json(str(data["info"]), "its info") if "info" in data else {}
                 removal = None
                 if removal_names:
                     removal = Removal(np.asarray(data["removal_shares"], np.float64),

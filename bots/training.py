@@ -28,6 +28,7 @@ import numpy as np
 
 from bots.table import FieldTables, Removal, play_tables
 from solver import files
+from solver.documents import strict_json
 from solver.rules import BASIC, Rules, as_rules
 
 CHUNKS = 16
@@ -105,7 +106,7 @@ class TrainingState:
         and the digest of the whole); ``ValueError`` naming what is wrong when the file is not one."""
         try:
             with files.arrays(path, follow=False) as data:
-                meta = json.loads(str(data["meta"]))
+                meta = strict_json(str(data["meta"]), "its settings", non_finite=True)  # nan: round 1's points_change
                 arrays = {name: data[name].copy() for name in ("front", "middle", "back", "previous",
                                                                 "previous_middle")}
         except OSError as error:

@@ -23,7 +23,6 @@ combined with presets (``house.toml+2-4``) as long as no setting is given twice.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -255,27 +254,11 @@ def parse_toml(text: str) -> dict[str, Any]:
     return tomllib.loads(text)
 
 
-def _once_each(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """A JSON object whose names are each given once, as TOML requires of its keys: a second
-    value for a name is an error, never a silent choice of the last.
-
-    >>> _once_each([("scoring", "basic"), ("scoring", "1-6")])
-    Traceback (most recent call last):
-    ...
-    ValueError: 'scoring' is given twice
-    """
-    table: dict[str, Any] = {}
-    for name, value in pairs:
-        if name in table:
-            raise ValueError(f"{quote(name)} is given twice")
-        table[name] = value
-    return table
-
-
 def _read(path: Path) -> dict[str, Any]:
     """The settings table of a TOML or JSON file: a regular file (a link is followed to one) of
     UTF-8 text, a byte-order mark in front dropped, no bigger than ``files.SETTINGS_BYTES``."""
     from solver import files
+    from solver.documents import JSONRefused, strict_json
 
     try:
         text = files.read_text(path, files.SETTINGS_BYTES)
@@ -284,11 +267,10 @@ def _read(path: Path) -> dict[str, Any]:
     except UnicodeDecodeError:
         raise RulesError(f"cannot read rules file {str(path)!r}: it is not UTF-8 text") from None
     try:
-        if path.suffix.lower() == ".toml":
-            data = parse_toml(text)
-        else:
-            data = json.loads(text, object_pairs_hook=_once_each)
-    except Exception as error:  # both parsers raise their own error types
+        data = parse_toml(text) if path.suffix.lower() == ".toml" else strict_json(text, f"rules file {str(path)!r}")
+    except JSONRefused as error:
+        raise RulesError(str(error)) from None
+    except Exception as error:  # tomllib's own error types
         raise RulesError(f"cannot parse rules file {str(path)!r}: {error}") from None
     if not isinstance(data, dict):
         raise RulesError(f"rules file {str(path)!r} must hold a table of settings")

@@ -262,10 +262,10 @@ def test_a_last_line_without_its_newline_is_continued_on_a_line_of_its_own(finis
 
 
 @pytest.mark.parametrize("edit, message", [
-    (lambda text: text.replace('"decision_timeout":60.0', '"decision_timeout":NaN', 1), "line 1 is not a JSON table"),
-    (lambda text: text.replace('"seconds":', '"seconds":Infinity,"s":', 1), "line 2 is not a JSON table"),
-    (lambda text: re.sub(r'"seconds":[-+.e0-9]+', '"seconds":1e400', text, count=1), "line 2 is not a JSON table"),
-    (lambda text: text.replace("\n", "\n\n", 1), "line 2 is not a JSON table"),
+    (lambda text: text.replace('"decision_timeout":60.0', '"decision_timeout":NaN', 1), "line 1 is not JSON this program reads"),
+    (lambda text: text.replace('"seconds":', '"seconds":Infinity,"s":', 1), "line 2 is not JSON this program reads"),
+    (lambda text: re.sub(r'"seconds":[-+.e0-9]+', '"seconds":1e400', text, count=1), "line 2 is not JSON this program reads"),
+    (lambda text: text.replace("\n", "\n\n", 1), "line 2 is not JSON this program reads"),
 ], ids=["nan", "infinity", "overflow", "blank-line"])
 def test_a_journal_that_is_not_json_lines_is_one_line(finished, tmp_path, capsys, edit, message):
     out = _copy(finished, tmp_path)

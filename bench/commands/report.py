@@ -20,20 +20,15 @@ def add_parser(sub) -> None:
     parser.add_argument("--out", metavar="DIR", help="folder for the report (default: beside results.json)")
 
 
-def _not_a_number(name: str) -> Any:
-    raise ValueError(f"{name} is not a number JSON allows")
-
-
 def read_results(path: Path, follow: bool = True) -> Any:
     """The JSON in ``path``, strictly: a file larger than the limit ``document_bytes``
-    (``solver.limits``) is refused before it is read; NaN and Infinity, and numbers too long to
-    read, are refused in one line, as a file that cannot be read or is not JSON is. A file the
-    user names may be a link they made (``follow``); a run folder's own results.json is read
-    with ``follow=False``."""
-    import json
-
+    (``solver.limits``) is refused before it is read, and what ``solver.documents.strict_json``
+    refuses (NaN, Infinity, a name given twice, nesting too deep) is refused in one line, as a
+    file that cannot be read or is not JSON is. A file the user names may be a link they made
+    (``follow``); a run folder's own results.json is read with ``follow=False``."""
     from bench.parsing import UsageError
     from solver import files
+    from solver.documents import JSONRefused, strict_json
     from solver.limits import ceiling
 
     try:
@@ -43,11 +38,9 @@ def read_results(path: Path, follow: bool = True) -> Any:
     except UnicodeDecodeError as error:
         raise UsageError(f"{path} is not JSON: {error}") from None
     try:
-        return json.loads(text, parse_constant=_not_a_number)
-    except RecursionError:
-        raise UsageError(f"{path} is not a results.json: it is nested too deep") from None
-    except ValueError as error:  # json.JSONDecodeError, NaN or Infinity, an integer of too many digits
-        raise UsageError(f"{path} is not JSON that bench report reads: {error}") from None
+        return strict_json(text, str(path))
+    except JSONRefused as error:
+        raise UsageError(str(error)) from None
 
 
 def run(args: argparse.Namespace) -> int:

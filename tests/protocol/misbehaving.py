@@ -10,6 +10,8 @@ to its standard error and exits with status 2; escapes: writes terminal escape s
 (``ESCAPES``) and bytes that are not UTF-8 there and exits with status 3; hang: never answers such hands (reads on);
 slow: answers them after SLEEP seconds; slow-once: the first one only; garbage: a line that
 is not JSON; garbage-bytes: bytes that are not UTF-8; deep: JSON nested too deep to read;
+json-nan, json-overflow, json-twice, json-deep, json-nested: the answer with NaN, 1e999, a name
+given twice (the front, the right one last), arrays 100,000 or 100 deep in it;
 huge: a 3 MiB line, then the answer; flood-stdout: an endless line; stale-flood: answers to
 the previous request, endlessly; no-newline: the answer with no end of line; wrong-id:
 another id; bool-id: ``true`` as its id; twice: every answer twice, to every hand;
@@ -90,6 +92,12 @@ def misbehave(message: dict, answer: dict) -> bool:
     elif MODE == "huge":
         say(json.dumps({"id": message["id"], "pad": "x" * (3 << 20)}) + "\n")
         say(answer)
+    elif MODE.startswith("json-"):
+        members = json.dumps(answer)[1:-1]
+        say({"json-nan": f'{{{members}, "note": NaN}}', "json-overflow": f'{{{members}, "note": 1e999}}',
+             "json-twice": f'{{"front": "2C 2D 2H", {members}}}',
+             "json-deep": f'{{{members}, "note": {"[" * 100_000}{"]" * 100_000}}}',
+             "json-nested": f'{{{members}, "note": {"[" * 100}{"]" * 100}}}'}[MODE] + "\n")
     elif MODE == "flood-stdout":
         while True:
             sys.stdout.write("x" * 65536)
