@@ -338,6 +338,20 @@ def test_a_bot_files_name_fits_a_table(tmp_path, name):
         make_bot(str(path))
 
 
+@pytest.mark.parametrize("create, key, message", [
+    (os.mkfifo, "cwd", r"cwd 'there' is a named pipe \(FIFO\), not a folder \(.*there\); name a folder"),
+    (lambda path: path.write_text("x"), "cwd", r"cwd 'there' is a regular file, not a folder"),
+    (os.mkfifo, "command", r"command './there' is a named pipe \(FIFO\), not a program \(.*there\)"),
+    (os.mkdir, "command", r"command './there' is a folder, not a program"),
+], ids=["cwd-a-pipe", "cwd-a-file", "command-a-pipe", "command-a-folder"])
+def test_a_bot_file_naming_something_else_than_a_folder_or_program_says_what_it_is(tmp_path, create, key, message):
+    create(tmp_path / "there")
+    path = tmp_path / "bot.toml"
+    path.write_text('command = ["./there"]\ncwd = "there"\n' if key == "cwd" else 'command = ["./there"]\n')
+    with pytest.raises(BotError, match=message):
+        make_bot(str(path))
+
+
 def test_a_missing_cwd_is_named_as_such(tmp_path):
     path = tmp_path / "bot.toml"
     path.write_text(f'command = [{json.dumps(sys.executable)}, "bot.py"]\ncwd = "nowhere"\n')
