@@ -121,6 +121,18 @@ def test_an_honest_run_verifies_with_its_counts(honest):
     assert doc["cut_line_dropped"] is False
 
 
+def test_a_hard_linked_journal_is_read_and_left_as_it_was(honest, tmp_path):
+    """Verifying only reads: a journal with a second name (which --resume refuses, since it
+    appends) verifies, and neither name's contents change."""
+    out = _copy(honest, tmp_path)
+    os.link(out / JOURNAL, tmp_path / "elsewhere.jsonl")
+    before = (out / JOURNAL).read_bytes()
+    status, doc, err = _verify(out, "--jobs", "1")
+    assert status == 0 and doc["verified"] is True and doc["deal_count"] == DEALS, err
+    assert (out / JOURNAL).read_bytes() == (tmp_path / "elsewhere.jsonl").read_bytes() == before
+    assert os.stat(out / JOURNAL).st_nlink == 2
+
+
 def test_a_last_line_cut_short_is_left_out_and_said(honest, tmp_path):
     out = _copy(honest, tmp_path)
     text = (out / JOURNAL).read_text()

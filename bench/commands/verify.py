@@ -40,7 +40,7 @@ def _journal(folder: Path):
     if not folder.is_dir():
         raise UsageError(f"{folder} is not a folder; give the folder of a run (bench tournament --out DIR)")
     try:
-        files.regular(folder / JOURNAL, follow=False, single=True)  # as a resume reads it: a file of this folder
+        files.regular(folder / JOURNAL, follow=False)  # a file of this folder; a second name is harmless to a reader
     except FileNotFoundError:
         raise UsageError(f"{folder} holds no run: there is no {JOURNAL} in it (bench tournament --out DIR writes "
                          "one)") from None
