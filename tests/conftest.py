@@ -7,6 +7,17 @@ import pytest
 VECTORS = Path(__file__).resolve().parents[1].parent / "shared" / "vectors"
 
 
+@pytest.fixture(autouse=True)
+def _no_bots_kept_between_tests():
+    """Each test starts with no bots kept from another: a run in this process keeps its bots'
+    processes for the next run of the same thread (``bench.tournament.make_bots``), and a test
+    that looks for processes left behind must see only its own."""
+    yield
+    from bench.tournament import close_bots
+
+    close_bots()
+
+
 @pytest.fixture
 def rng() -> np.random.Generator:
     return np.random.default_rng(20261130)
