@@ -41,7 +41,7 @@ class JSONRefused(InputError, ValueError):
         return type(self), (self.what, self.reason)
 
 
-class _Refusal(ValueError):
+class _Refusal(InputError, ValueError):
     """Raised by the parser's hooks; :func:`strict_json` turns it into :class:`JSONRefused`."""
 
 
