@@ -1,7 +1,7 @@
 """The project against tests/data/reference.json, made by the slow reference alone
 (``python -m tests.data.make_reference``): pairs settled under seven rule sets, naturals
 included; legal splits counted and greedy played by brute force; naturals found. These run
-in a plain clone; ../shared/vectors, when it is beside the checkout, adds an independent set."""
+in a plain clone, as do the independent rule vectors of tests/data/vectors (tests/conftest.py)."""
 
 import json
 from pathlib import Path
