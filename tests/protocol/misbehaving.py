@@ -16,6 +16,7 @@ huge: a 3 MiB line, then the answer; flood-stdout: an endless line; stale-flood:
 the previous request, endlessly; no-newline: the answer with no end of line; wrong-id:
 another id; bool-id: ``true`` as its id; twice: every answer twice, to every hand;
 stale-first: an answer to the previous request before each answer; error: an error reply;
+array: ``[]``, JSON that is not an object;
 cheat: other cards; bad-rows: a front of one card; declare-text: "yes" as its declare;
 close-stdout: closes its output and sleeps; close-stdin: the first
 process closes its input before its hello, and sleeps; fork: leaves a child that
@@ -110,6 +111,8 @@ def misbehave(message: dict, answer: dict) -> bool:
         say({**answer, "id": answer["id"] + 1000})
     elif MODE == "bool-id":
         say({**answer, "id": True})
+    elif MODE == "array":
+        say("[]\n")
     elif MODE == "error":
         say({"id": message["id"], "error": "no idea what to do with the ace of spades"})
     elif MODE == "declare-text":
