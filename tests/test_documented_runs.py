@@ -104,7 +104,7 @@ def test_a_journal_that_drops_a_declared_natural_is_refused_by_the_replay(tmp_pa
     run = _run(tmp_path, "run", "--sessions", "1", "--rules", "naturals")
     header, *entries = _lines(run)
     records = sorted((r for e in entries for r in e["records"]), key=lambda r: r["deal"])
-    assert [p.get("natural", {}).get("kind") for p in records[7]["plays"][0]] == [None, "three flushes"]
+    assert [(p.get("natural") or {}).get("kind") for p in records[7]["plays"][0]] == [None, "three flushes"]
     out = _alone(run, tmp_path)
     del records[7]["plays"][0][1]["natural"]
     _forge(out, header, records)
