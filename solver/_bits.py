@@ -1,7 +1,12 @@
 """Bit counts for the kernels, as LLVM's own instructions: ``popcount``, ``leading_zeros`` and
-``trailing_zeros`` of an int64 (``numba.extending.intrinsic``; call them from kernels only)."""
+``trailing_zeros`` of an int64 (``numba.extending.intrinsic``; call them from kernels only).
+
+Under ``NUMBA_DISABLE_JIT=1`` the kernels run as Python (for coverage and mutation testing,
+docs/testing.md), where an intrinsic cannot be called: there each is a Python function with
+the same results on the int64's 64 bits."""
 
 from numba import types
+from numba.core import config
 from numba.extending import intrinsic
 
 
@@ -30,3 +35,17 @@ def trailing_zeros(typingctx, x):
         return builder.cttz(args[0], context.get_constant(types.boolean, False))
 
     return types.int64(types.int64), codegen
+
+
+if config.DISABLE_JIT:
+    _BITS = (1 << 64) - 1
+
+    def popcount(x):  # noqa: F811  # the same counts, in Python
+        return bin(int(x) & _BITS).count("1")
+
+    def leading_zeros(x):  # noqa: F811
+        return 64 - (int(x) & _BITS).bit_length()
+
+    def trailing_zeros(x):  # noqa: F811
+        x = int(x) & _BITS
+        return (x & -x).bit_length() - 1 if x else 64

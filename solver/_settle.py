@@ -45,7 +45,7 @@ def units_of(total, wins, losses, scoring):
         if losses == 3:
             return -6
     elif scoring == 2:
-        total += (wins > losses) - (losses > wins)
+        total += int(wins > losses) - int(losses > wins)  # int(): numpy bools do not subtract (NUMBA_DISABLE_JIT)
     return total
 
 
