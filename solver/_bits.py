@@ -37,15 +37,16 @@ def trailing_zeros(typingctx, x):
     return types.int64(types.int64), codegen
 
 
-if config.DISABLE_JIT:
+if config.DISABLE_JIT:  # type: ignore[attr-defined]  # numba declares its settings at run time
     _BITS = (1 << 64) - 1
 
-    def popcount(x):  # noqa: F811  # the same counts, in Python
+    # The same counts, in Python (mypy: a function where an intrinsic was, on purpose)
+    def popcount(x):  # type: ignore[misc]  # noqa: F811
         return bin(int(x) & _BITS).count("1")
 
-    def leading_zeros(x):  # noqa: F811
+    def leading_zeros(x):  # type: ignore[misc]  # noqa: F811
         return 64 - (int(x) & _BITS).bit_length()
 
-    def trailing_zeros(x):  # noqa: F811
+    def trailing_zeros(x):  # type: ignore[misc]  # noqa: F811
         x = int(x) & _BITS
         return (x & -x).bit_length() - 1 if x else 64
