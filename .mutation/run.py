@@ -54,7 +54,10 @@ def copy_checkout(work: Path) -> None:
 
 
 def environment(module: dict, work: Path) -> dict[str, str]:
-    return os.environ | {"PYTHONPATH": str(work), "PYTHONDONTWRITEBYTECODE": "1"} | module.get("env", {})
+    """The work copy first on the path; no pytest plugins from entry points (the tests here
+    need none, and loading them costs seconds a mutant)."""
+    return os.environ | {"PYTHONPATH": str(work), "PYTHONDONTWRITEBYTECODE": "1",
+                         "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"} | module.get("env", {})
 
 
 def test_command(module: dict) -> str:
@@ -92,21 +95,18 @@ def skip_outside(session: Path, only: list[str]) -> None:
         if only:
             marks = ", ".join("?" * len(only))
             connection.execute(
-                "INSERT INTO work_results (worker_outcome, output, job_id) SELECT 'SKIPPED', ?, job_id FROM mutation_specs"
-                f" WHERE COALESCE(definition_name, '') NOT IN ({marks}) AND job_id NOT IN (SELECT job_id FROM work_results)",
-                (OUTSIDE, *only))
+                "INSERT OR REPLACE INTO work_results (worker_outcome, output, job_id) SELECT 'SKIPPED', ?, job_id"
+                f" FROM mutation_specs WHERE COALESCE(definition_name, '') NOT IN ({marks}) AND job_id NOT IN"
+                " (SELECT job_id FROM work_results WHERE worker_outcome = 'SKIPPED')", (OUTSIDE, *only))
 
 
 def prepare(name: str, module: dict) -> tuple[Path, Path]:
-    """The cosmic-ray config and session of a module, the session made anew when its source changed."""
+    """The cosmic-ray config of a module (its tests checked to pass unmutated, and timed), and
+    its session, made anew when the module's source changed."""
     SESSIONS.mkdir(exist_ok=True)
     config, session, stamp = (SESSIONS / f"{name}{suffix}" for suffix in (".toml", ".sqlite", ".sha256"))
     work = WORK / name
     source = work / module["path"]
-    digest = hashlib.sha256(source.read_bytes()).hexdigest()  # new tests do not restart it: --retest
-    if session.exists() and stamp.exists() and stamp.read_text() == digest:
-        skip_outside(session, module.get("only", []))
-        return config, session
     started = time.monotonic()
     baseline = subprocess.run(shlex.split(test_command(module)), cwd=work, env=environment(module, work),
                               capture_output=True, text=True)
@@ -124,20 +124,22 @@ def prepare(name: str, module: dict) -> tuple[Path, Path]:
         "[cosmic-ray.filters.operators-filter]\n"
         f"exclude-operators = {SETTINGS['exclude-operators']!r}\n"
     )
-    session.unlink(missing_ok=True)
-    subprocess.run([BIN / "cosmic-ray", "init", str(config), str(session)], cwd=work, check=True)
-    subprocess.run([BIN / "cr-filter-operators", str(session), str(config)], cwd=work, check=True)
-    with use_db(str(session)) as db:
-        skip_annotations(db, source)
+    digest = hashlib.sha256(source.read_bytes()).hexdigest()  # new tests do not restart it: --retest
+    if not (session.exists() and stamp.exists() and stamp.read_text() == digest):
+        session.unlink(missing_ok=True)
+        subprocess.run([BIN / "cosmic-ray", "init", str(config), str(session)], cwd=work, check=True)
+        subprocess.run([BIN / "cr-filter-operators", str(session), str(config)], cwd=work, check=True)
+        with use_db(str(session)) as db:
+            skip_annotations(db, source)
+        stamp.write_text(digest)
     skip_outside(session, module.get("only", []))
-    stamp.write_text(digest)
     return config, session
 
 
 def retest_survivors(session: Path) -> None:
     """Forget the survivors' results, so that the next exec runs them again."""
     with sqlite3.connect(session) as connection:
-        connection.execute("DELETE FROM work_results WHERE worker_outcome = 'normal' AND test_outcome = 'survived'")
+        connection.execute("DELETE FROM work_results WHERE worker_outcome = 'NORMAL' AND test_outcome = 'SURVIVED'")
 
 
 def report(name: str, module: dict, session: Path) -> None:
