@@ -151,8 +151,10 @@ def report(name: str, module: dict, session: Path) -> None:
     survivors = [(i, r) for i, r in results if r.test_outcome == TestOutcome.SURVIVED]
     other = len(results) - len(killed) - len(survivors)
     score = f"{100 * len(killed) / len(results):.1f}%" if results else "-"
+    times = SESSIONS / f"{name}.seconds"
+    spent = sum(int(t) for t in times.read_text().split()) if times.exists() else 0
     print(f"{name} ({module['path']}): {len(killed)} killed / {len(results)} tested = {score}; "
-          f"{len(survivors)} survived, {other} incompetent, {pending} not yet run")
+          f"{len(survivors)} survived, {other} incompetent, {pending} not yet run; {spent / 60:.0f} min of runs")
     lines = []
     for item, result in sorted(survivors, key=lambda x: tuple(x[0].mutations[0].start_pos)):
         m = item.mutations[0]
@@ -183,7 +185,10 @@ def main() -> int:
             started = time.monotonic()
             subprocess.run([BIN / "cosmic-ray", "exec", str(config), str(session)], cwd=WORK / name,
                            env=environment(module, WORK / name), check=True)
-            print(f"{name}: ran for {time.monotonic() - started:.0f} s")
+            spent = time.monotonic() - started
+            with open(SESSIONS / f"{name}.seconds", "a") as log:  # every run's time, for the total in the report
+                log.write(f"{spent:.0f}\n")
+            print(f"{name}: ran for {spent:.0f} s")
         report(name, module, session)
     return 0
 

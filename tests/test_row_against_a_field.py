@@ -27,7 +27,8 @@ FIELD = [("2C 3D 5H 8S JC", 3.0),  # high card
          ("QC QD QH QS 2D", 1.5),  # four of a kind, 8
          ("9H TH JH QH KH", 2.5),  # straight flush, 10
          ("TD JD QD KD AD", 1.0)]  # royal flush, 14
-OURS = ["3C 3D 6H 8H TS",  # a pair: beats only the high card
+OURS = ["2D 3H 4S 6C 9D",  # 9-high: below every row of the field
+        "3C 3D 6H 8H TS",  # a pair: beats only the high card
         "4H 4S 4C 9S 9C",  # full house: ties both full houses
         "5C 5D 5H 5S 3H",  # four of a kind: beats the full houses, loses to the flushes
         "TS JS QS KS AS",  # royal flush: ties the royal flush
@@ -90,6 +91,24 @@ def test_a_rows_chances_and_units_against_a_weighted_field_are_the_rules(rules, 
         assert (win[i], lose[i], units[i]) == pytest.approx(expected, abs=1e-12), (rules, ours)
 
 
+@pytest.mark.parametrize("rules", ["royalties", "royalties-win"])
+def test_without_naturals_every_pairing_is_settled_by_rows(rules):
+    """``counted_weight`` left out: every pairing, the field's fouled hands included, is settled
+    by rows, so a row's royalty is collected from all of them."""
+    parsed = Rules.parse(rules)
+    theirs, weights = _field()
+    total = weights.sum() + FOUL
+    ours = [evaluate(row) for row in OURS]
+    by_default = expected_rows(ours, theirs, weights, 1, parsed, foul_weight=FOUL, total=total)
+    said = expected_rows(ours, theirs, weights, 1, parsed, foul_weight=FOUL, counted_weight=total, total=total)
+    for got, expected in zip(by_default, said):
+        assert got == pytest.approx(expected, abs=1e-12)
+    _, _, units = by_default
+    royal = OURS.index("TS JS QS KS AS")
+    if not parsed.royalty_needs_win:
+        assert units[royal] - (by_default[0][royal] - by_default[1][royal]) == pytest.approx(14)
+
+
 def test_shares_give_the_same_chances_as_counts():
     """Weights may be counts or shares (the docstring): the field's weights divided by their
     total, with total left at 1 and no fouls, give the chances the counts give."""
@@ -100,7 +119,8 @@ def test_shares_give_the_same_chances_as_counts():
     for counted, shared in zip(by_counts, by_shares):
         assert shared == pytest.approx(counted, abs=1e-12)
     win, lose, _ = by_shares
-    assert win[0] == pytest.approx(3.0 / weights.sum()) and lose[0] == pytest.approx(1 - 3.0 / weights.sum())
+    assert (win[0], lose[0]) == (0.0, pytest.approx(1.0))  # the 9-high loses to every row
+    assert win[1] == pytest.approx(3.0 / weights.sum()) and lose[1] == pytest.approx(1 - 3.0 / weights.sum())
 
 
 def test_which_hands_foul():

@@ -138,3 +138,17 @@ def test_moments_of_nothing_and_of_moments():
     assert some.add([]) == some and empty.add(some) == some and Moments.of(some) is some
     both = Moments.of([1.0, 2.0]).add([6.0])
     assert (both.n, both.mean, both.m2) == (3, pytest.approx(3.0), pytest.approx(14.0))
+
+
+@pytest.mark.parametrize("level", [0.0, 1e-300, 0.5])
+def test_no_spread_decides_nothing_where_a_millionth_of_h1_minus_h0_is_below_every_float(level):
+    """Observations that are all equal show a variance of exactly zero, which is no evidence
+    (bench/sprt.py, docs/match.md), even where H1 - H0 is so small that the square of a
+    millionth of it is 0 as a float: the ratio stays 0 and finite, after each deal too."""
+    test = Sprt(0.0, 1e-300)
+    x = [level] * 40
+    assert test.llr(x) == 0.0 and test.decide(test.llr(x)) is None
+    assert test.no_evidence(x) == f"every deal came out the same ({level:+g} units), so there is no variance to weigh " \
+                                  "the evidence by"
+    paths = test.llr_paths(np.array([x]))
+    assert np.isfinite(paths).all() and (paths == 0).all()
