@@ -26,7 +26,8 @@ from bench.journal import (
 from bench.results import arrangement_text
 from bench.tournament import RunSettings, play_deals
 
-SETTINGS = EXAMPLE_SETTINGS | {"bots": ["greedy", "random"], "sessions": 1, "seed": 5}
+SETTINGS = EXAMPLE_SETTINGS | {"bots": ["greedy", "random"], "sessions": 1, "seed": 5,
+                               "command": "bench tournament --bots greedy,random --out résultats"}  # not ASCII
 
 
 def _recipe(previous: str, line: dict) -> str:
@@ -99,6 +100,20 @@ def test_a_last_line_cut_short_is_dropped_and_the_journal_continues(written, rec
     again = Journal.read(written)
     assert not again.dropped and [r["deal"] for r in again.records] == [0, 1, 2, 3, 4, 5]
     assert [line["seq"] for line in _lines(written)] == [0, 1, 2, 3]
+
+
+def test_a_damaged_last_line_that_ends_its_line_is_dropped_too(written, records):
+    """A last line the reader refuses is dropped even when its newline was written: the journal
+    goes on without it, its deals in a whole line after the others."""
+    lines = written.read_text().splitlines()
+    written.write_text("\n".join([*lines[:3], lines[3][:50]]) + "\n")
+    contents = Journal.read(written)
+    assert contents.dropped and [r["deal"] for r in contents.records] == [0, 1, 2, 3]
+    journal = Journal.reopen(written, contents)
+    journal.append([4, 5], records[4:6])
+    journal.close()
+    again = Journal.read(written)
+    assert not again.dropped and [r["deal"] for r in again.records] == [0, 1, 2, 3, 4, 5]
 
 
 def test_a_last_line_without_its_newline_is_continued_on_a_line_of_its_own(written, records):

@@ -184,6 +184,14 @@ def test_batches_respect_the_size_a_bot_asks_for(make):
     assert bot.batch == 5 and np.array_equal(np.sort(rows, axis=1), hands)
 
 
+def test_a_bot_that_offers_no_batches_is_asked_one_hand_at_a_time(make):
+    """docs/protocol.md: without ``"batch"`` in its hello a bot gets ``arrange`` requests only."""
+    bot = make("plain", env={"HELLO": json.dumps({"protocol": 2})})
+    hands = np.array([sorted(np.random.default_rng(i).permutation(52)[:13]) for i in range(3)], np.uint8)
+    rows = bot.arrange_many(hands, RNG)
+    assert bot.batch == 0 and np.array_equal(np.sort(rows, axis=1), hands) and bot._next_id == 3
+
+
 # --- the bot's own words ----------------------------------------------------------------------
 
 
