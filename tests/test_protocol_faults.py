@@ -93,6 +93,17 @@ def test_a_timeout_does_not_spend_a_crash_restart(make):
     assert bot.faults == {"timeout": 5} and not bot.given_up
 
 
+def test_a_late_answer_within_one_more_decision_timeout_keeps_the_process(make):
+    """docs/protocol.md: after a timeout the process is kept when its late answer comes within
+    one more ``decision_timeout`` (read and discarded); the next hand is answered by it."""
+    bot = make("slow-once", env={"SLEEP": "3"}, decision_timeout=2.0)
+    process = bot._process.popen.pid
+    with pytest.raises(BotFault, match=r"gave no answer to hand AS KS .* within 2 s"):
+        bot.arrange(ACE, RNG)
+    assert sorted(bot.arrange(PLAIN, RNG).cards) == sorted(PLAIN)
+    assert bot._process.popen.pid == process and bot.restarts == 0 and bot.stale == 1
+
+
 def test_crashes_have_a_budget_of_their_own(make):
     """Crashes on some hands are faults on those hands; a bot is given up only after
     ``BUDGETS['crash']`` crashes in a row, and says so on every later decision."""

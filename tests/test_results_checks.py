@@ -1,0 +1,90 @@
+"""The checks of a results.json (``bench.results_schema.results_problem``) called directly, as
+``bench report`` and ``bench verify`` call them on what they read (docs/security.md, "What a
+record proves"): what is refused besides the schema, and a partial run that adds up."""
+
+from __future__ import annotations
+
+import copy
+import math
+
+import pytest
+
+from bench.results import example_results
+from bench.results_schema import results_problem
+
+
+@pytest.fixture(scope="module")
+def example() -> dict:
+    doc = example_results()
+    assert results_problem(doc) is None
+    return doc
+
+
+def _with(doc: dict, change) -> dict:
+    doctored = copy.deepcopy(doc)
+    change(doctored)
+    return doctored
+
+
+@pytest.mark.parametrize("place", ["timing", "bot", "record"])
+def test_nan_is_refused_wherever_it_is(example, place):
+    """Whatever read the file, NaN (which the schema's numbers let through) is refused, deep in
+    a table or a list."""
+    def put(doc):
+        if place == "timing":
+            doc["timing"]["deals_per_second"] = math.nan
+        elif place == "bot":
+            doc["timing"]["decision_time_by_bot"]["greedy"]["median_ms"] = math.nan
+        else:
+            doc["timing"]["seconds"][3][1][0] = math.nan
+
+    assert results_problem(_with(example, put)) == "it holds nan, not a finite number"
+
+
+def test_what_is_not_a_table_of_results_of_this_version_is_refused(example):
+    assert results_problem([example]) == "it is a list, not a table of results"
+    assert results_problem(_with(example, lambda d: d.update(schema_version=True))) == \
+        "its schema_version is True: this version of bench cannot read it; this one reads version 3"
+    assert results_problem(_with(example, lambda d: d.update(schema_version=0))).startswith(
+        "its schema_version is 0: this version of bench cannot read it")
+    assert results_problem(_with(example, lambda d: d.update(schema_version=1))).startswith(
+        "its schema_version is 1: it was written by an older version of bench, which reads it")
+
+
+def test_rules_that_are_not_rules_are_refused(example):
+    found = results_problem(_with(example, lambda d: d.update(rules="nonsense")))
+    assert found is not None and found.startswith("its rules are not rules: unknown rules 'nonsense'")
+
+
+def test_more_records_than_the_sessions_deal_are_refused_before_any_record_is_read(example):
+    assert results_problem(_with(example, lambda d: d.update(records=d["records"] * 2))) == \
+        "it holds 160 records, more than the 80 deals of 10 sessions"
+
+
+def test_the_timing_names_the_runs_bots_and_no_other(example):
+    def ghost(doc):
+        timing = doc["timing"]["decision_time_by_bot"]
+        timing["ghost"] = dict(timing["greedy"])
+
+    assert results_problem(_with(example, ghost)) == "timing.decision_time_by_bot names 'ghost', which is not one of its bots"
+    assert results_problem(_with(example, lambda d: d["timing"]["decision_time_by_bot"].pop("greedy"))) == \
+        "timing.decision_time_by_bot has no entry for bot 'greedy'"
+
+
+def test_a_run_with_fewer_records_than_deals_must_say_it_is_partial(example):
+    """A run stopped early says so (``partial``: played and planned deals), and the counts must
+    be its records' and its sessions'. (The timing is checked after the counts; this test
+    leaves it as it was, so a partial run that adds up is refused for its timing only.)"""
+    def stopped(doc):
+        doc["records"] = doc["records"][:16]
+        doc["timing"]["seconds"] = doc["timing"]["seconds"][:16]
+        doc["timing"]["timed_deal_count"] = 16
+
+    cut = _with(example, stopped)
+    assert results_problem(cut) == "the records hold 16 of the 80 deals of its sessions, and it is not marked partial"
+    said = _with(cut, lambda d: d.update(partial={"played_deal_count": 16, "planned_deal_count": 80}))
+    assert results_problem(said).startswith("timing.decision_time_by_bot['greedy'].decision_count is 320")
+    for played, planned in [(16, 64), (15, 80), (17, 80)]:
+        wrong = _with(cut, lambda d, p=played, q=planned: d.update(partial={"played_deal_count": p,
+                                                                           "planned_deal_count": q}))
+        assert results_problem(wrong) == f"partial says {played} of {planned} deals, but the records hold 16 of 80"
