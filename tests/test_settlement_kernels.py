@@ -78,6 +78,7 @@ def test_mean_against_a_sample_is_the_rules_settlement_averaged(rules):
     counted = rng.random(70) < 0.8
     means = _settle.mean_against(candidates, opponents, counted, royalty_array(parsed), parsed.royalty_needs_win,
                                  parsed.scoring_code)
+    assert len(means) == len(mine)
     for mean, hand in zip(means, mine):
         settled = [naive.settle(hand, other, parsed.scoring, table, parsed.royalty_needs_win)
                    for other, c in zip(theirs, counted) if c]
@@ -98,3 +99,24 @@ def test_a_valid_hand_wins_every_row_against_a_foul_of_any_kind(fouled):
     assert row_results(fouled, VALID) == (-1, -1, -1)
     for other in (FRONT_OVER_MIDDLE, MIDDLE_OVER_BACK, TOO_STRONG_FRONT):
         assert row_results(fouled, other) == (0, 0, 0)
+
+
+@pytest.mark.parametrize("scoring", ["basic", "1-6", "2-4"])
+def test_mean_by_rows_of_candidates_that_beat_or_lose_to_every_opponent(scoring):
+    """The solver's joint mean without royalties (``mean_against_rows``) where a candidate's
+    row is above every opponent's (a scoop of every hand) or below it: the rules' settlement
+    by the reference, averaged over all the opponents."""
+    rng = np.random.default_rng(9)
+    theirs, opponents = _hands(rng, 90)
+    top = (naive.parse("KS KH KD"), naive.parse("AS AH AD AC 2D"), naive.parse("9C TC JC QC KC"))
+    low = (naive.parse("2C 3D 4H"), naive.parse("5C 6D 7H 9S JC"), naive.parse("5D 6H 7S 9C QD"))
+    mine = [top, low]
+    candidates = np.array([Arrangement(*hand).values() for hand in mine], np.int64)
+    fouled = np.array([naive.fouled(*t) for t in theirs])
+    columns = [np.ascontiguousarray(np.where(fouled, -1, opponents[:, i])) for i in range(3)]
+    counted = rng.random(90) < 0.85
+    means = _settle.mean_against_rows(candidates, *columns, counted, Rules(scoring=scoring).scoring_code)
+    assert len(means) == 2
+    for mean, hand in zip(means, mine):
+        expected = sum(naive.settle(hand, other, scoring) for other, c in zip(theirs, counted) if c) / len(theirs)
+        assert mean == pytest.approx(expected, abs=1e-12)
