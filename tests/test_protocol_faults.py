@@ -423,6 +423,13 @@ def test_a_faults_words_do_not_depend_on_the_requests_before_it(make, mode):
     assert words[0] == words[1] and "AS KS" in words[0]
 
 
+def test_an_answer_without_declare_declares_nothing(make):
+    """docs/protocol.md: a bot that declares a natural adds ``"declare": true``; without it, none."""
+    bot = make("plain")
+    assert sorted(bot.arrange(PLAIN, RNG).cards) == sorted(PLAIN)
+    assert bot.declare(PLAIN, RNG) is False
+
+
 def test_what_a_bot_declared_is_kept_for_its_last_hand_only(make):
     """Under rules without naturals nobody asks what a bot declared: a long run must not keep
     one entry for every hand it ever set."""

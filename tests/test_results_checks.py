@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 import math
 
+import numpy as np
 import pytest
 
 from bench.results import example_results
@@ -88,3 +89,29 @@ def test_a_run_with_fewer_records_than_deals_must_say_it_is_partial(example):
         wrong = _with(cut, lambda d, p=played, q=planned: d.update(partial={"played_deal_count": p,
                                                                            "planned_deal_count": q}))
         assert results_problem(wrong) == f"partial says {played} of {planned} deals, but the records hold 16 of 80"
+
+
+def test_a_count_given_as_true_or_false_is_refused(example):
+    assert results_problem(_with(example, lambda d: d.update(player_count=True))) == \
+        "results.player_count is true or false, not a whole number"
+    assert results_problem(_with(example, lambda d: d.update(session_count=False))) == \
+        "results.session_count is true or false, not a whole number"
+
+
+def test_each_bots_median_and_95th_percentile_are_those_of_its_own_decision_times(example):
+    """docs/security.md: each bot's median and 95th percentile, in milliseconds, from its own
+    times in timing.seconds (a run of slower decisions: 10,000 times the example's)."""
+    def slower(doc):
+        timing = doc["timing"]
+        timing["seconds"] = [[[t * 1e4 for t in seat] for seat in deal] for deal in timing["seconds"]]
+        for b, bot in enumerate(doc["bots"]):
+            ms = np.array([t for deal in timing["seconds"] for t in deal[b]]) * 1000
+            timing["decision_time_by_bot"][bot["name"]].update(median_ms=float(np.median(ms)),
+                                                             p95_ms=float(np.percentile(ms, 95)))
+
+    doc = _with(example, slower)
+    assert results_problem(doc) is None
+    off = _with(doc, lambda d: d["timing"]["decision_time_by_bot"]["greedy"].update(
+        median_ms=d["timing"]["decision_time_by_bot"]["greedy"]["median_ms"] * 1.001))
+    assert results_problem(off) == ("timing.decision_time_by_bot['greedy'] gives a median or 95th percentile that its "
+                                    "decision times in timing.seconds do not")
