@@ -195,3 +195,13 @@ def test_the_size_of_a_run_is_checked_first():
     assert found is not None and f"record {2 * 2 * sessions * 8:,} plays, more than the limit of " in found
     assert size_problem(2, 2, ceiling("plays") // (2 * 2 * 8)) is None
     assert records_problem([], _run(sessions=0)) == size_problem(2, 2, 0)
+
+
+def test_the_plays_after_a_fault_are_checked_too(honest):
+    """A fault is a play of its own: the plays after it are checked like any other."""
+    def fault_then_wrong_values(records):
+        records[0]["plays"][0][0] = _fault()
+        _play(records, 3, 1, 1)["values"][0] += 1
+
+    found = records_problem(_changed(honest, fault_then_wrong_values), _run())
+    assert found == "deal 11, 'random' in seat 1: the row values are not those of the arrangement"
