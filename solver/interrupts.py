@@ -8,7 +8,9 @@ native code goes on with a half-done result, which can crash the process), and f
 of LLVM objects. :func:`in_native_code` tells those apart from the frame a handler is given,
 and :func:`alarm`, the time limit of a decision or a start-up, never raises there: it tries
 again a moment later, once the native code has returned to the caller's Python code. A
-handler of another signal does the same with :func:`again_later`.
+handler of another signal does the same with :func:`again_later`; so do the handlers
+:func:`stoppable` installs for a long command, whose Ctrl-C, SIGTERM or SIGHUP raises
+:class:`Stopped`.
 
 The processes side (:func:`become_subreaper`, :func:`end_orphans`, :func:`end_tree`):
 a bot's program may leave processes that start a session of their own (``setsid``, a
@@ -129,6 +131,77 @@ def held(signals: tuple[int, ...]) -> Iterator[None]:
         yield
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+# --- stopping a long command: Ctrl-C, SIGTERM, SIGHUP ----------------------------------------
+
+
+class Stopped(KeyboardInterrupt):
+    """Ctrl-C (SIGINT), SIGTERM or SIGHUP asked a long command to stop; ``status`` is its exit status."""
+
+    def __init__(self, signum: int = signal.SIGINT):
+        super().__init__(signum)
+        self.signum = int(signum)
+
+    @property
+    def name(self) -> str:
+        return signal.Signals(self.signum).name
+
+    @property
+    def status(self) -> int:
+        return 128 + self.signum
+
+
+_received: list[int] = []  # the signals received inside stoppable(), first first
+STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
+def _raise_stopped(signum, frame):
+    if signum not in _received:
+        _received.append(signum)
+    if again_later(signum, frame):
+        raise Stopped(signum)
+
+
+def check_stopped() -> None:
+    """Raise :class:`Stopped` when a signal came inside :func:`stoppable` but its exception was
+    lost: raised in a callback from compiled code (Numba's compiler calls back into Python
+    through ctypes), which prints it and carries on. Long loops call this between steps."""
+    if _received:
+        raise Stopped(_received[0])
+
+
+def _quiet_lost_stops(hook):
+    """An unraisable-exception hook that passes over a :class:`Stopped` lost in a callback (it
+    is raised again at the next step, by :func:`check_stopped`) and hands anything else to ``hook``."""
+
+    def quiet(unraisable) -> None:
+        if not isinstance(unraisable.exc_value, Stopped):
+            hook(unraisable)
+
+    return quiet
+
+
+@contextlib.contextmanager
+def stoppable():
+    """Inside, SIGINT, SIGTERM and SIGHUP (a closed terminal) raise :class:`Stopped` (never in
+    a kernel that compiles or loads: there a moment later, ``solver.interrupts``), even
+    where the shell started the command with SIGINT ignored (a background job); SIGHUP stays
+    ignored where it was (``nohup``). The handlers are put back after. A stop
+    that lands in a callback from compiled code is not printed there as an ignored exception:
+    :func:`check_stopped` raises it at the next step."""
+    _received.clear()
+    previous = {signum: signal.signal(signum, _raise_stopped) for signum in STOP_SIGNALS
+                if signum != getattr(signal, "SIGHUP", None) or signal.getsignal(signum) is not signal.SIG_IGN}
+    hook = sys.unraisablehook
+    sys.unraisablehook = _quiet_lost_stops(hook)
+    try:
+        yield
+    finally:
+        sys.unraisablehook = hook
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        _received.clear()
 
 
 # --- processes that leave their process group ------------------------------------------------

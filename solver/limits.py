@@ -1,7 +1,7 @@
 """Every ceiling the package holds a request, a rule set or a record to, in one place.
 
 Each limit has a range, the unit it counts, and the reason it is where it is. Commands
-check their options against these limits before any work starts (``bench.parsing.limited``),
+check their options against these limits before any work starts (``bench.cli.parsing.limited``),
 the library checks its arguments against the same limits, and ``bench report`` and a
 resumed run refuse a record beyond them: so a run the tournament accepts is one the
 report reads, and the other way round. docs/limits.md is the table below, written out.

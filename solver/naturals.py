@@ -9,8 +9,8 @@
 
 The rules do not order different naturals; here the rarer ranks higher: dragon (about
 1 hand in 9,460), four trips, three straights, six pairs, three flushes (in 20,000
-random hands: none, 0.34%, 0.47%, 0.92%; ``python -m bench.studies frequencies``). Two of the same natural compare as the rules
-say: six pairs by their pairs from the top, three flushes and three straights back
+random hands: none, 0.34%, 0.47%, 0.92%; ``python -m bench.cli.studies frequencies``). Two of
+the same natural compare as the rules say: six pairs by their pairs from the top, three flushes and three straights back
 first, then middle, then front; any other tie is a tie.
 """
 

@@ -113,7 +113,7 @@ class Solution:
         return self.players - 1
 
     def to_dict(self) -> dict[str, Any]:
-        """The versioned JSON document of ``solve --json`` (``bench/schemas/solve.schema.json``):
+        """The versioned JSON document of ``solve --json`` (``bench/records/schemas/solve.schema.json``):
         numbers rounded to 6 decimals, a standard error of one sample null, cards of a row in
         reading order."""
         return json_ready({
@@ -688,7 +688,7 @@ class Grade:
 
     def to_dict(self) -> dict[str, Any]:
         """The versioned JSON document of ``solve --grade --json`` and of the web page's grade
-        (``bench/schemas/hand-grade.schema.json``)."""
+        (``bench/records/schemas/hand-grade.schema.json``)."""
         best = self.solution.to_dict()
         rows = _row_results_dict(self.rows)
         for name, row in rows.items():

@@ -10,10 +10,10 @@ VECTORS = Path(__file__).resolve().parent / "data" / "vectors"  # tests/data/REA
 @pytest.fixture(autouse=True)
 def _no_bots_kept_between_tests():
     """Each test starts with no bots kept from another: a run in this process keeps its bots'
-    processes for the next run of the same thread (``bench.tournament.make_bots``), and a test
+    processes for the next run of the same thread (``bench.run.play.make_bots``), and a test
     that looks for processes left behind must see only its own."""
     yield
-    from bench.tournament import close_bots
+    from bench.run.play import close_bots
 
     close_bots()
 

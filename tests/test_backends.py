@@ -18,8 +18,8 @@ from pathlib import Path
 import psutil
 import pytest
 
-from bench.runner import run_deals
-from bench.tournament import RunSettings
+from bench.run.play import RunSettings
+from bench.run.runner import run_deals
 from solver.rules import BASIC
 from tests.helpers import ENV, ROOT
 from tests.helpers import bench as _bench
@@ -103,7 +103,7 @@ def test_a_protocol_bot_over_the_match_limit_is_judged_alike_on_every_backend(tm
 def test_a_tiny_limit_is_a_fault_of_the_bot_never_an_internal_error(on_fault):
     """A timer that fires anywhere in the decision (before the bot is even called, or while
     its answer is checked) is the bot's time fault."""
-    from bench.tournament import DecisionFault
+    from bench.run.play import DecisionFault
 
     match = RunSettings(("greedy", "random"), 2, 1, BASIC, decision_timeout=1e-6, on_fault=on_fault)
     for _ in range(5):

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from bench.cli import main as bench_main
-from bench.solve import main as solve_main
+from bench.cli.solve import main as solve_main
 from solver import solution
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -26,7 +26,7 @@ PLAY = "9H 9D 2C / 8C 7C 6D 5H 4S / AS KS QS JS TS"
 def test_a_billion_samples_are_refused_before_any_work():
     """1e9 samples need hundreds of GiB: one line that names the estimate and the limit, exit 2,
     at once (not a MemoryError after trying)."""
-    done = subprocess.run([sys.executable, "-m", "bench.solve", HAND, "--samples", "1000000000"], cwd=ROOT, env=ENV,
+    done = subprocess.run([sys.executable, "-m", "bench.cli.solve", HAND, "--samples", "1000000000"], cwd=ROOT, env=ENV,
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 2, done.stderr
     lines = done.stderr.strip().splitlines()
@@ -89,9 +89,9 @@ def results(tmp_path_factory) -> Path:
 
 
 COMMANDS = {
-    "solve": ["bench.solve", HAND, "--seed", "1"],
-    "solve --json": ["bench.solve", HAND, "--seed", "1", "--json"],
-    "solve --grade": ["bench.solve", HAND, "--seed", "1", "--grade", PLAY],
+    "solve": ["bench.cli.solve", HAND, "--seed", "1"],
+    "solve --json": ["bench.cli.solve", HAND, "--seed", "1", "--json"],
+    "solve --grade": ["bench.cli.solve", HAND, "--seed", "1", "--grade", PLAY],
     "bench bots": ["bench.cli", "bots"],
     "bench arrange": ["bench.cli", "arrange", "--bot", "greedy", HAND],
     "bench match": ["bench.cli", "match", "greedy", "table", "--max-deals", "16", "--seed", "1", "--jobs", "1"],
@@ -114,7 +114,7 @@ def test_a_closed_stdout_is_a_quiet_exit(results, name):
 
 
 @pytest.mark.parametrize("command", [
-    f'{sys.executable} -m bench.solve "{HAND}" --seed 1 --top 40 --distinct values | head -3',
+    f'{sys.executable} -m bench.cli.solve "{HAND}" --seed 1 --top 40 --distinct values | head -3',
     f"{sys.executable} -m bench.cli bots | head -1",
 ])  # fmt: skip
 def test_head_closing_the_pipe_early_is_quiet_every_time(command):
@@ -130,7 +130,7 @@ def test_head_closing_the_pipe_early_is_quiet_every_time(command):
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
 @pytest.mark.parametrize("argv", [
-    ["bench.solve", HAND, "--seed", "1", "--samples", "200"],
+    ["bench.cli.solve", HAND, "--seed", "1", "--samples", "200"],
     ["bench.cli", "tournament", "--bots", "greedy,random", "--sessions", "1", "--seed", "1", "--jobs", "1"],
 ], ids=["solve", "bench tournament"])
 def test_a_full_disk_on_stdout_is_one_line(argv):
@@ -186,7 +186,7 @@ def test_the_tournament_and_the_report_read_one_limit(monkeypatch, capsys, tmp_p
     import dataclasses
     import json
 
-    from bench.results import example_results
+    from bench.report.summary import example_results
     from solver.limits import LIMITS
 
     monkeypatch.setitem(LIMITS, "seatings", dataclasses.replace(LIMITS["seatings"], high=10))
@@ -230,24 +230,24 @@ def test_house_royalties_beyond_the_limit_are_refused(tmp_path, units):
 
     house = tmp_path / "house.json"
     house.write_text(json.dumps({"royalties": {"back": {"four of a kind": units}}}))
-    line = _refused(["bench.solve", HAND, "--samples", "50", "--seed", "1", "--rules", str(house)])
+    line = _refused(["bench.cli.solve", HAND, "--samples", "50", "--seed", "1", "--rules", str(house)])
     assert f"royalty for back four of a kind is {units:,}, above the limit of 10,000" in line, line
     payout = tmp_path / "payout.json"
     payout.write_text(json.dumps({"naturals": True, "natural_payouts": {"dragon": units}}))
-    line = _refused(["bench.solve", HAND, "--samples", "50", "--seed", "1", "--rules", str(payout)])
+    line = _refused(["bench.cli.solve", HAND, "--samples", "50", "--seed", "1", "--rules", str(payout)])
     assert f"payout for dragon is {units:,}, above the limit of 10,000" in line, line
 
 
 def test_a_rule_named_twice_is_refused():
-    line = _refused(["bench.solve", HAND, "--samples", "50", "--seed", "1", "--rules", "naturals+naturals"])
+    line = _refused(["bench.cli.solve", HAND, "--samples", "50", "--seed", "1", "--rules", "naturals+naturals"])
     assert "'naturals+naturals' names 'naturals' twice" in line, line
 
 
 SEED_CEILING = "9,007,199,254,740,991"
 OPTIONS = [  # (argv, what the one line says): every numeric option, beyond its limit
-    (["bench.solve", HAND, "--samples", "2000000000"], "2,000,000,000 is above the limit of 1,000,000,000"),
-    (["bench.solve", HAND, "--top", "100000"], "100,000 is above the limit of 1,000"),
-    (["bench.solve", HAND, "--seed", str(2**64)], f"is above the limit of {SEED_CEILING}"),
+    (["bench.cli.solve", HAND, "--samples", "2000000000"], "2,000,000,000 is above the limit of 1,000,000,000"),
+    (["bench.cli.solve", HAND, "--top", "100000"], "100,000 is above the limit of 1,000"),
+    (["bench.cli.solve", HAND, "--seed", str(2**64)], f"is above the limit of {SEED_CEILING}"),
     (["bench.cli", "arrange", "--bot", "greedy", HAND, "--seed", str(2**64)], f"above the limit of {SEED_CEILING}"),
     (["bench.cli", "grade", "--input", "-", "--samples", "2000000000"], "above the limit of 1,000,000,000"),
     (["bench.cli", "exploit", "--hands", "1000000000"], "1,000,000,000 is above the limit of 100,000,000"),
@@ -274,7 +274,7 @@ def test_every_numeric_option_is_held_to_its_limit(argv, message):
 
 def test_the_schemas_hold_the_limits_of_the_module():
     """The ceilings the JSON schemas state are those of solver.limits."""
-    from bench.results_schema import schema
+    from bench.records.schema import schema
     from solver.limits import LIMITS
 
     settings = schema("journal")["$defs"]["settings"]["properties"]

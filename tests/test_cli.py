@@ -5,7 +5,7 @@ import sys
 import pytest
 
 from bench.cli import main as bench_main
-from bench.solve import main as solve_main
+from bench.cli.solve import main as solve_main
 
 HAND = "AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C"
 
@@ -59,7 +59,7 @@ def test_solve_bad_input_is_one_line_and_status_2(capsys, args, message):
 
 def test_solve_console_script_runs():
     result = subprocess.run(
-        [sys.executable, "-m", "bench.solve", HAND, "--samples", "100", "--seed", "1", "--json"],
+        [sys.executable, "-m", "bench.cli.solve", HAND, "--samples", "100", "--seed", "1", "--json"],
         capture_output=True, text=True, check=True,
     )  # fmt: skip
     assert json.loads(result.stdout)["sample_count"] == 100

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from bench.cli import main as bench_main
-from bench.tournament import deal_table
+from bench.records.deals import deal_table
 from bots import make_bot
 from solver import score_pair
 

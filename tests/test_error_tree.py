@@ -10,13 +10,13 @@ import pkgutil
 
 import pytest
 
-from bench.parsing import EXIT_STATUSES, exit_status, guarded
+from bench.cli.parsing import EXIT_STATUSES, exit_status, guarded
 from solver.errors import BotFault, InfrastructureError, InputError, PokerError
 
 FAMILIES = (InputError, BotFault, InfrastructureError)
 STOPS = {  # signals that stop work, never errors: no family, so no error handler takes them
-    "bench.parsing.Stopped": "Ctrl-C or SIGTERM: a KeyboardInterrupt, exit 130 or 143",
-    "bench.commands.match._Decided": "the match's test decided: caught where it is raised, the match reports",
+    "solver.interrupts.Stopped": "Ctrl-C or SIGTERM: a KeyboardInterrupt, exit 130 or 143",
+    "bench.cli.commands.match._Decided": "the match's test decided: caught where it is raised, the match reports",
 }
 
 
@@ -37,8 +37,8 @@ CLASSES = _exception_classes()
 
 def test_the_walk_finds_the_errors_of_every_layer():
     names = {f"{cls.__module__}.{cls.__qualname__}" for cls in CLASSES}
-    assert {"solver.cards.CardError", "bots.base.BotError", "bench.tournament.DecisionTimeout",
-            "bench.web.pool.PoolFault", "bench.runner.WorkerDied"} <= names
+    assert {"solver.cards.CardError", "bots.base.BotError", "bench.run.play.DecisionTimeout",
+            "bench.web.pool.PoolFault", "bench.run.runner.WorkerDied"} <= names
     assert set(STOPS) <= names
 
 
@@ -56,8 +56,8 @@ def test_each_error_has_the_root_and_exactly_one_family(cls):
 
 
 def test_a_timeout_and_a_dead_worker_are_bot_faults():
-    from bench.runner import WorkerDied
-    from bench.tournament import DecisionTimeout
+    from bench.run.play import DecisionTimeout
+    from bench.run.runner import WorkerDied
     from solver import OpponentError
 
     assert issubclass(DecisionTimeout, BotFault) and issubclass(WorkerDied, BotFault)
@@ -65,7 +65,7 @@ def test_a_timeout_and_a_dead_worker_are_bot_faults():
 
 
 def test_builtin_bases_are_kept():
-    from bench.perf import PerfError
+    from bench.analysis.perf import PerfError
     from bots import BotError
     from solver import CardError, RulesError, SolveError
 

@@ -111,7 +111,7 @@ CASES = [
 
 
 def _run(argv: list[str]) -> subprocess.CompletedProcess:
-    module = "bench.solve" if argv[0] == "solve" else "bench.cli"
+    module = "bench.cli.solve" if argv[0] == "solve" else "bench.cli"
     env = os.environ | {"PYTHONPATH": str(ROOT)}
     env.pop("CHINESE_POKER_DEBUG", None)
     return subprocess.run([sys.executable, "-m", module, *argv[1:]], cwd=ROOT, env=env, capture_output=True,

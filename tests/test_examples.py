@@ -54,7 +54,7 @@ def test_the_example_bot_never_fouls_and_keeps_its_cards():
 
 def test_the_readme_studies_run():
     """The studies behind the README's rule-set figures run (on tiny sizes here)."""
-    from bench.studies import natural_study, rule_study
+    from bench.analysis.studies import natural_study, rule_study
 
     rules = rule_study(hands=2, samples=50, entropy=1)
     assert set(rules["differs_from_basic"]) == {"1-6", "2-4", "royalties", "2-4+royalties"}
@@ -75,7 +75,7 @@ def test_the_speed_study_takes_medians_of_times_and_of_ratios(monkeypatch):
     import types
 
     import bots
-    from bench import _yardstick, studies
+    from bench.analysis import _yardstick, studies
 
     extra = {"basic": [9, 29, 4], "2-4": [19, 1, 49], "1-6": [5, 5, 99]}  # ms a solve of hand i takes
     clock = [0.0]

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from bench.cli import main as bench_main
-from bench.journal import JOURNAL, Journal
+from bench.run.journal import JOURNAL, Journal
 from bots.protocol import ProtocolSpec
 from solver import files
 from solver.rules import Rules
@@ -338,16 +338,16 @@ ALLOWED = [  # (file, the text on the line, why it does not go through the gate)
     ("bots/protocol.py", "shutil.rmtree(self._temporary", "removes that private folder"),
     ("bots/training.py", "np.savez(data", "into memory; the bytes reach the disk by files.write_atomic"),
     ("bots/table.py", "np.savez_compressed(target", "into a file object; a path goes through files.write_atomic"),
-    ("bench/results_schema.py", "resources.files(", "package data, through importlib.resources"),
-    ("bench/results.py", "resources.files(", "package data, through importlib.resources"),
-    ("bench/results.py", "fig.savefig(image", "into memory; the bytes reach the disk by files.write_atomic"),
-    ("bench/perf.py", "fig.savefig(image", "into memory; the bytes reach the disk by files.write_atomic"),
-    ("bench/parsing.py", "os.open(os.devnull", "the null device, put in place of a closed standard output"),
-    ("bench/runner.py", "os.open(os.devnull", "the null device, to silence a worker's standard error"),
-    ("bench/runner.py", "tempfile.mkdtemp(", "the runner's private folders (mode 0700, fresh names)"),
-    ("bench/runner.py", "shutil.rmtree(", "removes those private folders"),
-    ("bench/journal.py", "tempfile.mkdtemp()", "a doctest's scratch folder"),
-    ("bench/commands/serve.py", "webbrowser.open(", "opens a web page, not a file"),
+    ("bench/records/schema.py", "resources.files(", "package data, through importlib.resources"),
+    ("bench/report/summary.py", "resources.files(", "package data, through importlib.resources"),
+    ("bench/report/plots.py", "fig.savefig(image", "into memory; the bytes reach the disk by files.write_atomic"),
+    ("bench/analysis/perf.py", "fig.savefig(image", "into memory; the bytes reach the disk by files.write_atomic"),
+    ("bench/cli/parsing.py", "os.open(os.devnull", "the null device, put in place of a closed standard output"),
+    ("bench/run/runner.py", "os.open(os.devnull", "the null device, to silence a worker's standard error"),
+    ("bench/run/runner.py", "tempfile.mkdtemp(", "the runner's private folders (mode 0700, fresh names)"),
+    ("bench/run/runner.py", "shutil.rmtree(", "removes those private folders"),
+    ("bench/run/journal.py", "tempfile.mkdtemp()", "a doctest's scratch folder"),
+    ("bench/cli/commands/serve.py", "webbrowser.open(", "opens a web page, not a file"),
 ]
 
 

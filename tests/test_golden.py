@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from bench.cli import main as bench_main
-from bench.results import records_of
-from bench.solve import main as solve_main
+from bench.cli.solve import main as solve_main
+from bench.report.summary import records_of
 
 GOLDEN = Path(__file__).parent / "data" / "golden"
 SOLVES = json.loads((GOLDEN / "solve.json").read_text())

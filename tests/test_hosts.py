@@ -18,7 +18,7 @@ import pytest
 
 pytest.importorskip("uvicorn")
 
-from bench.commands.serve import allowed_hosts, page_url  # noqa: E402
+from bench.cli.commands.serve import allowed_hosts, page_url  # noqa: E402
 from bench.web.app import HostCheck  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]

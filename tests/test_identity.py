@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from bench.cli import main as bench_main
-from bench.journal import JOURNAL
+from bench.run.journal import JOURNAL
 from bots.identity import seat_names
 from bots.protocol import program_path
 from tests.helpers import ROOT
@@ -204,7 +204,7 @@ def test_every_command_records_the_files_its_bots_read(tmp_path, monkeypatch, ca
     tournament does: a tables file given by parameter is named with its digest."""
     from jsonschema import Draft202012Validator
 
-    from bench.solve import main as solve_main
+    from bench.cli.solve import main as solve_main
 
     monkeypatch.chdir(tmp_path)
     shutil.copy(ROOT / "bots" / "data" / "table_basic.npz", tmp_path / "t.npz")
@@ -228,7 +228,7 @@ def test_every_command_records_the_files_its_bots_read(tmp_path, monkeypatch, ca
         assert main(argv) == 0, name
         printed = capsys.readouterr().out
         doc = json.loads(printed.splitlines()[0] if name == "arrange" else printed)
-        schema = json.loads((ROOT / "bench" / "schemas" / f"{name}.schema.json").read_text())
+        schema = json.loads((ROOT / "bench" / "records" / "schemas" / f"{name}.schema.json").read_text())
         assert not list(Draft202012Validator(schema).iter_errors(doc)), name
         identity = doc[key][1] if name == "match" else doc[key]
         assert identity["spec"] == spec and identity["sha256_by_file"][str(tmp_path / "t.npz")] == digest, name

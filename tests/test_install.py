@@ -52,7 +52,7 @@ def test_numba_cache_dir_is_respected(tmp_path):
 def test_a_first_run_says_it_is_compiling(tmp_path):
     """With an empty cache, solve says in one line on stderr that it compiles, once."""
     env = os.environ | {"NUMBA_CACHE_DIR": str(tmp_path)}
-    command = [sys.executable, "-m", "bench.solve", "AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C", "--samples", "50"]
+    command = [sys.executable, "-m", "bench.cli.solve", "AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C", "--samples", "50"]
     first = subprocess.run(command, env=env, capture_output=True, text=True, cwd=Path(__file__).parents[1])
     assert first.returncode == 0 and first.stderr.startswith("solve: compiling the kernels once")
     second = subprocess.run(command, env=env, capture_output=True, text=True, cwd=Path(__file__).parents[1])
@@ -88,12 +88,12 @@ def test_a_change_to_any_kernel_module_recompiles_the_kernels_that_inline_it(tmp
 
 @pytest.mark.parametrize("rules", ["basic", "2-4"])
 def test_the_warm_up_compiles_what_solve_scores_with(tmp_path, rules):
-    """``bench.warmup`` (started by a first ``solve`` beside its own work) leaves the hero's and
+    """``bench.cli.warmup`` (started by a first ``solve`` beside its own work) leaves the hero's and
     the scoring kernels in the cache with the types solve passes them: afterwards a solve
     loads every one of them and compiles only the opponents' kernels."""
     env = os.environ | {"NUMBA_CACHE_DIR": str(tmp_path)}
     root = Path(__file__).parents[1]
-    subprocess.run([sys.executable, "-m", "bench.warmup", rules], env=env, check=True, cwd=root)
+    subprocess.run([sys.executable, "-m", "bench.cli.warmup", rules], env=env, check=True, cwd=root)
     code = (f"from bots import solve_hand; solve_hand('AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C', samples=50, "
             f"rules={rules!r}); from solver import _search, _settle, _splits; from solver import _evaluator; "
             "ks = [_search.score_canonical, _settle.settle_rows, _settle.row_results, _splits.subset_values, "
@@ -113,7 +113,7 @@ def test_a_stopped_first_solve_leaves_no_warm_up_behind(tmp_path, how):
     import time
 
     env = os.environ | {"NUMBA_CACHE_DIR": str(tmp_path)}
-    solve = subprocess.Popen([sys.executable, "-m", "bench.solve", "AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C"],
+    solve = subprocess.Popen([sys.executable, "-m", "bench.cli.solve", "AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C"],
                              env=env, cwd=Path(__file__).parents[1], stdout=subprocess.DEVNULL,
                              stderr=subprocess.DEVNULL)
     helpers: list[int] = []

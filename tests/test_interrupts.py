@@ -40,7 +40,7 @@ def test_a_time_limit_waits_for_a_kernel_that_compiles():
     lost, and the limit is raised in the Python code after it."""
     import numba
 
-    from bench.tournament import DecisionTimeout, time_limit
+    from bench.run.play import DecisionTimeout, time_limit
 
     offset = int(np.random.default_rng().integers(1 << 30))
     kernel = numba.njit(lambda values: values + offset)  # a kernel new to this process: it compiles when called
@@ -62,7 +62,7 @@ def test_a_stop_waits_for_a_kernel_that_compiles():
     stop is raised in the Python code after it, not inside the compiler."""
     import numba
 
-    from bench.parsing import Stopped, check_stopped, stoppable
+    from solver.interrupts import Stopped, check_stopped, stoppable
 
     offset = int(np.random.default_rng().integers(1 << 30))
     kernel = numba.njit(lambda values: values + offset)

@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 
 from bench.cli import main as bench_main
-from bench.journal import JOURNAL, Journal, line_check
+from bench.run.journal import JOURNAL, Journal, line_check
 from solver import Arrangement, Card, all_splits, files
 from tests.helpers import ENV, ROOT
 from tests.helpers import results_records as _records
@@ -426,7 +426,7 @@ def test_the_header_holds_the_resolved_settings(finished):
 
 
 def test_the_shipped_schema_is_the_documented_one():
-    shipped = (ROOT / "bench" / "schemas" / "journal.schema.json").read_bytes()
+    shipped = (ROOT / "bench" / "records" / "schemas" / "journal.schema.json").read_bytes()
     assert (ROOT / "docs" / "schemas" / "journal.schema.json").read_bytes() == shipped
 
 
@@ -617,8 +617,8 @@ def test_a_results_file_is_replaced_whole_or_not_at_all(tmp_path, monkeypatch):
 def test_one_worker_sizes_chunks_after_the_pilots_have_run(tmp_path):
     """With one worker the chunks after the two pilots are sized from their measured time, not
     from 0: a run of slow decisions is journaled a few deals at a time."""
-    from bench.runner import play_sized
-    from bench.tournament import RunSettings
+    from bench.run.play import RunSettings
+    from bench.run.runner import play_sized
 
     match = RunSettings(("greedy", "tests.test_journal:SlowBot"), 2, 1)
     for backend, jobs in (("sequential", 2), ("loky", 1), ("threading", 1)):
@@ -789,7 +789,7 @@ def test_training_more_hands_than_memory_holds_is_refused_before_any_work(tmp_pa
 def test_a_header_naming_more_bots_than_the_limit_makes_none(finished, tmp_path, capsys, monkeypatch):
     """A journal whose header (checks kept right) names 65 bots is refused by the limits of
     solver.limits before any bot is made, as the tournament refuses such a run before it starts."""
-    import bench.tournament
+    import bench.run.play
 
     def not_now(*args, **kwargs):
         raise AssertionError("a bot was made")
@@ -798,5 +798,5 @@ def test_a_header_naming_more_bots_than_the_limit_makes_none(finished, tmp_path,
     lines = _lines(out)
     lines[0]["settings"]["bots"] = ["greedy"] * 65
     _write(out, lines, rechain=True)
-    monkeypatch.setattr(bench.tournament, "make_bots", not_now)
+    monkeypatch.setattr(bench.run.play, "make_bots", not_now)
     assert "the journal's run is too large: the bot count is 65, above the limit of 64" in _refused(out, capsys)

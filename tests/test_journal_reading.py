@@ -1,4 +1,4 @@
-"""Reading a journal back (``bench.journal``) by docs/journal.md, in-process and small: the
+"""Reading a journal back (``bench.run.journal``) by docs/journal.md, in-process and small: the
 check of each line as the page gives its recipe, what a resume accepts line by line and the one
 line it says about anything else, a last line cut short dropped and continued, the package's
 identity compared, and a replayed play compared field by field."""
@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from bench.journal import (
+from bench.records.plays import arrangement_text
+from bench.run.journal import (
     EXAMPLE_IDENTITY,
     EXAMPLE_SETTINGS,
     Journal,
@@ -23,8 +24,7 @@ from bench.journal import (
     play_difference,
     replay_problem,
 )
-from bench.results import arrangement_text
-from bench.tournament import RunSettings, play_deals
+from bench.run.play import RunSettings, play_deals
 
 SETTINGS = EXAMPLE_SETTINGS | {"bots": ["greedy", "random"], "sessions": 1, "seed": 5,
                                "command": "bench tournament --bots greedy,random --out résultats"}  # not ASCII

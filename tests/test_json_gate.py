@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from bench.cli import main as bench_main
-from bench.journal import JOURNAL
+from bench.run.journal import JOURNAL
 from bots.base import checked_arrangement
 from solver.documents import JSON_DEPTH, JSONRefused, strict_json
 from solver.errors import BotFault, InputError
@@ -156,8 +156,8 @@ def test_a_refusal_quotes_outside_text_in_short():
 RAW = r"\bjson\.(loads?|JSONDecoder)\b|\bfrom json import\b|\.raw_decode\("
 ALLOWED = [  # (file, the text on the line, why it does not go through the reader)
     ("bots/identity.py", "json.loads(json.dumps(found", "json.dumps's own text of a value the program made"),
-    ("bench/results_schema.py", "return json.loads(text)", "the package's own JSON Schemas, package data"),
-    ("bench/results.py", 'json.loads(resources.files("bench.data")', "the package's own example results.json"),
+    ("bench/records/schema.py", "return json.loads(text)", "the package's own JSON Schemas, package data"),
+    ("bench/report/summary.py", 'json.loads(resources.files("bench.data")', "the package's own example results.json"),
 ]
 
 

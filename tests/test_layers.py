@@ -56,7 +56,7 @@ MOST_LINES = 60  # a function a reader holds in their head; kernels are exempt (
 
 
 def module_name(path: Path, root: Path) -> str:
-    """``bench/commands/match.py`` -> ``bench.commands.match``; a package's ``__init__.py`` is the package."""
+    """``bench/cli/commands/match.py`` -> ``bench.cli.commands.match``; a package's ``__init__.py`` is the package."""
     parts = list(path.relative_to(root).with_suffix("").parts)
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 

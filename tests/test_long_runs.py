@@ -17,7 +17,7 @@ import psutil
 import pytest
 
 from bench import run_deals, summarise
-from bench.tournament import RunSettings
+from bench.run.play import RunSettings
 from solver.rules import BASIC
 from tests.helpers import ENV, ROOT
 from tests.helpers import bench as _bench
@@ -266,7 +266,7 @@ def _lost_sigint():
 def test_a_stop_lost_in_a_callback_is_raised_at_the_next_step(capsys):
     """It is raised once, at the next step, and not printed where it was lost (no "Exception
     ignored ... Traceback" on stderr); other lost exceptions still reach the usual hook."""
-    from bench.parsing import Stopped, check_stopped, stoppable
+    from solver.interrupts import Stopped, check_stopped, stoppable
 
     carried_on = False
     seen = []
@@ -290,8 +290,8 @@ def test_a_stop_lost_in_a_callback_is_raised_at_the_next_step(capsys):
 
 
 def test_a_run_stops_after_the_chunk_in_which_a_stop_was_lost():
-    from bench.parsing import Stopped, stoppable
-    from bench.runner import run_chunks
+    from bench.run.runner import run_chunks
+    from solver.interrupts import Stopped, stoppable
 
     done = []
 

@@ -13,7 +13,7 @@ import pytest
 pytest.importorskip("pytest_benchmark")
 
 ROOT = Path(__file__).resolve().parents[1]
-SCHEMA = ROOT / "bench" / "schemas" / "perf.schema.json"
+SCHEMA = ROOT / "bench" / "records" / "schemas" / "perf.schema.json"
 SMALL = "test_yardstick or (test_solve_per_decision and 250) or (test_one_decision and greedy) or canonical"
 
 

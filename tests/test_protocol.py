@@ -18,7 +18,7 @@ import numpy as np
 import psutil
 import pytest
 
-from bench.sprt import Sprt
+from bench.analysis.sprt import Sprt
 from bots import BotError, BotFault, make_bot
 from solver import Card, parse_hand
 from tests.helpers import ENV, ROOT
@@ -64,7 +64,7 @@ def test_example_bots_play_everywhere(path, tmp_path):
     expected = _match_by_the_reference(path, "greedy", entropy=3, max_deals=64, h0=0.0, h1=0.5)
     assert (match["decision"], match["llr"], match["mean"]) == (expected[0], pytest.approx(expected[1], abs=1e-5),
                                                                 pytest.approx(expected[2], abs=1e-5))
-    done = subprocess.run([sys.executable, "-m", "bench.solve", HAND, "--opponent", str(path), "--samples", "300",
+    done = subprocess.run([sys.executable, "-m", "bench.cli.solve", HAND, "--opponent", str(path), "--samples", "300",
                            "--seed", "1", "--json"], cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["opponent"] == str(path)
@@ -81,7 +81,7 @@ def _match_by_the_reference(a: Path, b: str, entropy: int, max_deals: int, h0: f
     A run of equal deals (v = 0) decides nothing."""
     import math
 
-    from bench.tournament import deal_table
+    from bench.records.deals import deal_table
     from tests import naive
 
     bots = [make_bot(str(a)), make_bot(b)]

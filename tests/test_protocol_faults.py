@@ -160,7 +160,7 @@ def test_a_bot_that_stops_reading_cannot_hang_solve(tmp_path):
     opponents (a request far over what a pipe holds) end in one line within the time of a
     batch, never a hang."""
     path = bot_file(tmp_path, "deaf", env={"SLEEP": "3600"}, decision_timeout=0.02)
-    done = _cli("-m", "bench.solve", "AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C", "--opponent", str(path),
+    done = _cli("-m", "bench.cli.solve", "AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C", "--opponent", str(path),
                 "--samples", "20000", "--seed", "1", timeout=120)
     assert done.returncode in (1, 2) and "Traceback" not in done.stderr, done.stderr
     assert "gave no answer to a batch of 64 hands within 1.28 s" in done.stderr.strip().splitlines()[-1]
@@ -181,7 +181,7 @@ def test_a_write_to_a_bot_that_stops_reading_has_a_deadline(make):
 def test_solve_against_a_batch_bot_with_16000_opponents():
     """The answer to 16,000 hands in one message would be over the 1 MiB line limit: the
     bench sends batches a correct bot's answer always fits."""
-    done = _cli("-m", "bench.solve", "AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C", "--opponent",
+    done = _cli("-m", "bench.cli.solve", "AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C", "--opponent",
                 str(ROOT / "examples" / "bots" / "sorted_bot.toml"), "--samples", "16000", "--seed", "1", "--json")
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["sample_count"] == 16000

@@ -1,4 +1,4 @@
-"""The one check of a run's records (``bench.records``), by docs/security.md ("Records and
+"""The one check of a run's records (``bench.records.check``), by docs/security.md ("Records and
 numbers", "What a record proves"): honest records of a small run pass; each kind of record a
 run cannot have made is refused, naming the deal and what is wrong. In-process and small:
 records of a few deals, made by the tournament's own play."""
@@ -10,8 +10,10 @@ import copy
 import numpy as np
 import pytest
 
-from bench.records import Run, records_problem, seating_count, size_problem
-from bench.tournament import FAULT_VALUES, play_deals, seatings
+from bench.records.check import Run, records_problem, size_problem
+from bench.records.deals import seating_count, seatings
+from bench.records.plays import FAULT_VALUES
+from bench.run.play import play_deals
 from solver import parse_hand
 from solver.arrangement import foul_reason
 from solver.limits import ceiling
@@ -172,7 +174,7 @@ def test_a_natural_is_declared_only_where_the_rules_have_naturals_and_the_hand_h
 
 
 def test_seatings_are_counted_as_the_tournament_seats_them():
-    """As many seatings as the tournament replays each deal in (``bench.tournament.seatings``),
+    """As many seatings as the tournament replays each deal in (``bench.records.deals.seatings``),
     counted without listing them: every ordered choice of distinct bots, or with fewer bots
     than seats, every distinct order of the bots repeated round the table."""
     for bots in range(1, 7):

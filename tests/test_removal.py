@@ -154,7 +154,7 @@ def test_the_opponent_model_leaves_removal_out_unless_asked():
 
 
 def test_the_shipped_tables_carry_their_removal_sample():
-    from bench.commands.train import removal_hands
+    from bench.cli.commands.train import removal_hands
 
     for scoring in ("basic", "1-6", "2-4"):
         tables = shipped_tables(as_rules(scoring))

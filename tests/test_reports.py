@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from bench.cli import main as bench_main
-from bench.results import example_results
+from bench.report.summary import example_results
 from tests.helpers import put_at as _set
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -289,7 +289,7 @@ def _first_foul(doc) -> tuple[int, int, int]:
 
 
 def test_a_run_with_a_fouling_bot_says_why_each_play_fouls_and_is_read(fouling, tmp_path, capsys):
-    from bench.results import arrangement_text
+    from bench.records.plays import arrangement_text
     from solver import foul_reason
 
     plays = [p for r in fouling["records"] for row in r["plays"] for p in row]
@@ -358,7 +358,7 @@ def test_fifty_thousand_bots_are_refused_before_any_check_of_each(tmp_path, caps
     """A 12 MiB results.json naming 50,000 bots kept bench report busy for minutes (a duplicate
     check quadratic in the bots, run before any ceiling): the counts are checked first, and
     neither the schema nor any per-bot check runs."""
-    import bench.results_schema as checks
+    import bench.records.schema as checks
 
     def not_now(*args, **kwargs):
         raise AssertionError("a check of each item ran before the counts were checked")

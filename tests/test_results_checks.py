@@ -1,4 +1,4 @@
-"""The checks of a results.json (``bench.results_schema.results_problem``) called directly, as
+"""The checks of a results.json (``bench.records.schema.results_problem``) called directly, as
 ``bench report`` and ``bench verify`` call them on what they read (docs/security.md, "What a
 record proves"): what is refused besides the schema, and a partial run that adds up."""
 
@@ -10,8 +10,8 @@ import math
 import numpy as np
 import pytest
 
-from bench.results import example_results
-from bench.results_schema import results_problem
+from bench.records.schema import results_problem
+from bench.report.summary import example_results
 
 
 @pytest.fixture(scope="module")

@@ -241,7 +241,7 @@ def test_bonus_bounds_hold_for_every_play(rules):
     the lower and the upper bound. Fails if a bound is too tight for any play, even one
     that happens not to matter to the choice. Opponents who set their hands as dealt foul
     most of the time, which puts some plays right at the bounds."""
-    from bench.warmup import AsDealt
+    from bench.cli.warmup import AsDealt
     from solver import _search
     from solver import solution as s
     from solver import solve as solve_against

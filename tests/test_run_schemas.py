@@ -13,7 +13,7 @@ import jsonschema
 import pytest
 
 from bench.cli import main as bench_main
-from bench.journal import JOURNAL
+from bench.run.journal import JOURNAL
 from tests.helpers import put_at as _put
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -21,7 +21,7 @@ RUN_DOCUMENTS = ("results", "match", "journal", "exploit", "verify")
 
 
 def _schema(document: str) -> dict:
-    return json.loads((ROOT / "bench" / "schemas" / f"{document}.schema.json").read_text())
+    return json.loads((ROOT / "bench" / "records" / "schemas" / f"{document}.schema.json").read_text())
 
 
 def _errors(document: str, value, part: str | None = None) -> list[str]:
@@ -80,7 +80,7 @@ def match() -> dict:
 
 @pytest.mark.parametrize("document", RUN_DOCUMENTS)
 def test_each_schema_is_a_draft_2020_12_schema_and_its_docs_copy_is_identical(document):
-    path = ROOT / "bench" / "schemas" / f"{document}.schema.json"
+    path = ROOT / "bench" / "records" / "schemas" / f"{document}.schema.json"
     jsonschema.Draft202012Validator.check_schema(json.loads(path.read_text()))
     assert (ROOT / "docs" / "schemas" / path.name).read_bytes() == path.read_bytes()
 

@@ -98,7 +98,7 @@ def test_a_real_scheduler_still_connects():
     """The control: a local scheduler's own address gives a working client."""
     from dask.distributed import LocalCluster
 
-    from bench.runner import dask_client
+    from bench.run.runner import dask_client
 
     with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
         client = dask_client(cluster.scheduler_address)

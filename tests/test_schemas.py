@@ -1,5 +1,5 @@
 """Every JSON document a single-hand command prints, and every web API answer, validates
-against its published schema (bench/schemas, copied to docs/schemas); each schema refuses a
+against its published schema (bench/records/schemas, copied to docs/schemas); each schema refuses a
 document with a plausible mistake in it."""
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from bench.cli import main as bench_main
-from bench.solve import main as solve_main
+from bench.cli.solve import main as solve_main
 from solver import is_foul
 
 ROOT = Path(__file__).parents[1]
-SCHEMAS = ROOT / "bench" / "schemas"
+SCHEMAS = ROOT / "bench" / "records" / "schemas"
 HAND = "AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C"
 BEST = "9H 9D 2C / 8C 7C 6D 5H 4S / AS KS QS JS TS"
 FOUL = "AS KS QS / 9H 9D JS TS 8C / 7C 6D 5H 4S 2C"
@@ -29,7 +29,7 @@ NAMES = ("solve", "hand-grade", "grade", "arrange", "bots", "web-bots", "web-che
 
 
 def schema(name: str) -> dict:
-    return json.loads((files("bench") / "schemas" / f"{name}.schema.json").read_text(encoding="utf-8"))
+    return json.loads((files("bench.records") / "schemas" / f"{name}.schema.json").read_text(encoding="utf-8"))
 
 
 def errors(name: str, document) -> list[str]:

@@ -14,9 +14,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from bench.analysis.sprt import Moments, Sprt, SprtError
 from bench.cli import main as bench_main
-from bench.parsing import NUMBER_LIST
-from bench.sprt import Moments, Sprt, SprtError
+from bench.cli.parsing import NUMBER_LIST
 from solver import solution
 from tests.helpers import ENV, ROOT
 from tests.helpers import bench as _bench

@@ -10,7 +10,7 @@ import math
 import numpy as np
 import pytest
 
-from bench.sprt import Moments, Sprt, SprtError
+from bench.analysis.sprt import Moments, Sprt, SprtError
 
 
 @pytest.mark.parametrize("alpha, beta", [(0.05, 0.05), (0.01, 0.1), (0.2, 0.001), (0.49, 0.3)])
@@ -143,7 +143,7 @@ def test_moments_of_nothing_and_of_moments():
 @pytest.mark.parametrize("level", [0.0, 1e-300, 0.5])
 def test_no_spread_decides_nothing_where_a_millionth_of_h1_minus_h0_is_below_every_float(level):
     """Observations that are all equal show a variance of exactly zero, which is no evidence
-    (bench/sprt.py, docs/match.md), even where H1 - H0 is so small that the square of a
+    (bench/analysis/sprt.py, docs/match.md), even where H1 - H0 is so small that the square of a
     millionth of it is 0 as a float: the ratio stays 0 and finite, after each deal too."""
     test = Sprt(0.0, 1e-300)
     x = [level] * 40

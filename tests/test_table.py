@@ -3,8 +3,8 @@ import json
 import numpy as np
 import pytest
 
-from bench.runner import run_deals
-from bench.tournament import summarise
+from bench.report.summary import summarise
+from bench.run.runner import run_deals
 from bots import BotError, make_bot
 from bots.table import FieldTables, shipped_tables
 from bots.training import train, training_hands
@@ -90,7 +90,7 @@ def test_shipped_tables_are_what_bench_train_makes_with_its_defaults(scoring, tm
     import shlex
 
     from bench.cli import build_parser
-    from bench.commands.train import resolve
+    from bench.cli.commands.train import resolve
     from solver.rules import Rules
 
     tables = shipped_tables(Rules(scoring=scoring))

@@ -110,7 +110,7 @@ def test_a_long_input_line_gives_one_short_error(tmp_path, command, line, size):
 
 
 def test_a_long_hand_on_the_command_line_is_quoted_short():
-    done = _run("-m", "bench.solve", "Q" * 100_000)
+    done = _run("-m", "bench.cli.solve", "Q" * 100_000)
     errors = [line for line in done.stderr.decode("utf-8").splitlines() if not line.startswith("solve: compiling")]
     assert done.returncode == 2 and len(errors) == 1 and len(errors[0]) < 400, errors
     assert "(100,000 characters)" in errors[0]
@@ -122,7 +122,7 @@ def test_a_long_hand_on_the_command_line_is_quoted_short():
 @pytest.mark.parametrize("options", [["--ascii"], ["--ascii", "--json"], ["--ascii", "--grade",
                                                                           "9H 9D 2C / 8C 7C 6D 5H 4S / AS KS QS JS TS"]])
 def test_solve_ascii_on_an_ascii_terminal_is_ascii(options):
-    done = _run("-m", "bench.solve", ACE_HAND, "--samples", "50", "--seed", "1", *options,
+    done = _run("-m", "bench.cli.solve", ACE_HAND, "--samples", "50", "--seed", "1", *options,
                 env={"PYTHONIOENCODING": "ascii"})
     assert done.returncode == 0, done.stderr.decode("utf-8", "replace")
     assert done.stdout.isascii() and done.stderr.isascii()
@@ -143,7 +143,7 @@ def test_bench_arrange_ascii_is_ascii_errors_too(tmp_path):
 
 
 def test_solve_without_ascii_on_an_ascii_terminal_spells_its_symbols():
-    done = _run("-m", "bench.solve", ACE_HAND, "--samples", "50", "--seed", "1", env={"PYTHONIOENCODING": "ascii"})
+    done = _run("-m", "bench.cli.solve", ACE_HAND, "--samples", "50", "--seed", "1", env={"PYTHONIOENCODING": "ascii"})
     assert done.returncode == 0, done.stderr.decode("utf-8", "replace")
     assert done.stdout.isascii() and "+/-" in done.stdout.decode("ascii")
 
@@ -187,7 +187,8 @@ def test_report_md_shows_outside_names_and_versions_as_text(tmp_path):
 def test_report_md_from_a_results_file_shows_every_field_as_text():
     """``bench report`` reads results.json from anywhere: its command, package versions,
     commit and machine are shown as text too; the command in a code span no backtick closes."""
-    from bench.results import example_results, render_markdown
+    from bench.report.render import render_markdown
+    from bench.report.summary import example_results
 
     doc = example_results() | {"command": "bench tournament ` <img src=x onerror=alert(1)> ``",
                                "git_commit": "<i>commit</i>", "machine": {"platform": "<b>linux</b>", "cpu_count": 2}}
@@ -200,7 +201,8 @@ def test_report_md_from_a_results_file_shows_every_field_as_text():
 
 def test_plots_show_a_name_with_mathtext_as_text(tmp_path):
     pytest.importorskip("matplotlib")
-    from bench.results import example_results, write_plots
+    from bench.report.plots import write_plots
+    from bench.report.summary import example_results
 
     doc = example_results()
     names = [b["name"] for b in doc["bots"]]

@@ -4,8 +4,10 @@ import numpy as np
 import pytest
 
 from bench.cli import main as bench_main
-from bench.runner import run_deals
-from bench.tournament import HANDS_PER_SESSION, deal_table, dealer_of, play_deals, seatings, summarise
+from bench.records.deals import HANDS_PER_SESSION, deal_table, dealer_of, seatings
+from bench.report.summary import summarise
+from bench.run.play import play_deals
+from bench.run.runner import run_deals
 from solver import Arrangement, Card, score_pair
 from solver.rules import Rules
 
@@ -232,7 +234,7 @@ def test_naturals_are_settled_in_tournaments():
     records = play_deals(["greedy"], 4, 3, [deal], rules="naturals")
     held = [p.get("natural") for p in records[0]["plays"][0]]
     assert any(held)
-    from bench.tournament import table_scores
+    from bench.report.summary import table_scores
 
     scores = table_scores(records, 1, 4, "naturals")[1][0, 0]
     seat = next(i for i, h in enumerate(held) if h)
@@ -360,7 +362,7 @@ def test_ev_against_three_opponents_is_three_times_one_by_simulation():
 def test_batches_give_the_records_of_one_decision_at_a_time(rules):
     """Bots that are batch-safe set a chunk's hands in one call; every record but the timing
     is what setting the hands one at a time gives, beside bots that cannot be batched."""
-    from bench.tournament import RunSettings
+    from bench.run.play import RunSettings
     from solver.rules import as_rules
 
     specs = ("table", "greedy", "heuristic", "random")

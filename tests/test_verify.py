@@ -22,8 +22,8 @@ import jsonschema
 import numpy as np
 import pytest
 
-from bench.journal import JOURNAL, Journal
-from bench.records import Run, records_problem
+from bench.records.check import Run, records_problem
+from bench.run.journal import JOURNAL, Journal
 from solver import Arrangement, Card, all_splits
 from tests.helpers import ENV, ROOT, bench
 
@@ -76,7 +76,7 @@ def _verify(folder: Path, *flags: str) -> tuple[int, dict, str]:
 
 
 def _valid(doc: dict) -> dict:
-    schema = json.loads((ROOT / "bench" / "schemas" / "verify.schema.json").read_text())
+    schema = json.loads((ROOT / "bench" / "records" / "schemas" / "verify.schema.json").read_text())
     assert [e.message for e in jsonschema.Draft202012Validator(schema).iter_errors(doc)] == []
     return doc
 
@@ -357,7 +357,7 @@ def test_ctrl_c_stops_at_once_with_one_line_of_what_was_checked(tmp_path):
 
 def test_the_schema_refuses_a_count_given_as_text(honest):
     _, doc, _ = _verify(honest, "--jobs", "1")
-    schema = json.loads((ROOT / "bench" / "schemas" / "verify.schema.json").read_text())
+    schema = json.loads((ROOT / "bench" / "records" / "schemas" / "verify.schema.json").read_text())
     for wrong in ({"matched_deal_count": "24"}, {"verified": "yes"}, {"differences": [{"deal": 1}]}):
         assert list(jsonschema.Draft202012Validator(schema).iter_errors(doc | wrong))
 

@@ -176,7 +176,7 @@ def test_a_hands_grade_seed_replays_the_grade_and_tells_nothing_of_the_next_deal
     """The grade of a session's hand prints the seed that replays it, yet the session's seed
     stays hidden: neither that seed nor the seed it would be part of deals the next hand.
     Fails if the grade's seed is derived from the session's seed in a way that reveals it."""
-    from bench.tournament import deal_table
+    from bench.records.deals import deal_table
     from bots import grade_hand
     from solver import format_cards
 
@@ -228,7 +228,7 @@ def test_a_natural_is_declared_or_played_and_graded_against_the_better_choice(cl
 
 
 def _a_session_with_a_natural() -> tuple[int, int]:
-    from bench.tournament import deal_table
+    from bench.records.deals import deal_table
     from solver import Rules
     from solver.naturals import best_natural
 

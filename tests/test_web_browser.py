@@ -185,7 +185,7 @@ def test_input_as_players_write_it_and_no_markup_from_typed_text(browser, server
 
 
 def _session_with_a_natural() -> tuple[int, int]:
-    from bench.tournament import deal_table
+    from bench.records.deals import deal_table
     from solver import Rules
     from solver.naturals import best_natural
 

@@ -1,7 +1,7 @@
 """The packaged yardstick is the shared one: the same dealing, the same kernel, the same work.
 
 The shared kernel is a tool kept apart from this project; the package carries a copy
-(``bench/_yardstick.py``) so that ``bench perf`` works where only the package is installed,
+(``bench/analysis/_yardstick.py``) so that ``bench perf`` works where only the package is installed,
 and ``tests/data/yardstick.py.txt`` holds the original word for word (tests/data/README.md).
 The copy must not drift from the original.
 """
@@ -11,11 +11,11 @@ from pathlib import Path
 
 import numpy as np
 
-from bench import _yardstick
+from bench.analysis import _yardstick
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT / "tests" / "data" / "yardstick.py.txt"
-PACKAGED = ROOT / "bench" / "_yardstick.py"
+PACKAGED = ROOT / "bench" / "analysis" / "_yardstick.py"
 COMPARED = ("_deal", "_classify")
 
 
@@ -34,7 +34,7 @@ def test_the_packaged_kernel_and_dealing_are_the_shared_ones():
     shared, packaged = _functions(SHARED), _functions(PACKAGED)
     assert sorted(shared) == sorted(COMPARED), f"the shared yardstick lacks {set(COMPARED) - set(shared)}"
     for name in COMPARED:
-        assert packaged.get(name) == shared[name], f"bench/_yardstick.py's {name} differs from {SHARED}'s"
+        assert packaged.get(name) == shared[name], f"bench/analysis/_yardstick.py's {name} differs from {SHARED}'s"
 
 
 def test_the_kernel_classifies_hands_into_the_nine_categories():

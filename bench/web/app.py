@@ -29,7 +29,7 @@ from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
 
-from bench.tournament import HANDS_PER_SESSION
+from bench.records.deals import HANDS_PER_SESSION
 from bench.web.pool import JobError, PoolBusy, PoolFault, PoolSettings, PoolTimeout, WorkerPool
 from solver.errors import InputError
 from solver.limits import ceiling
@@ -561,7 +561,7 @@ def _add_session_routes(app: FastAPI, settings: Settings, pool: WorkerPool, sess
 
     @app.post("/api/session/deal")
     async def session_deal(request: SessionDeal) -> dict[str, Any]:
-        from bench.tournament import deal_table, dealer_of
+        from bench.records.deals import deal_table, dealer_of
         from solver import Rules, format_cards
         from solver.naturals import best_natural
 

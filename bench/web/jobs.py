@@ -34,7 +34,7 @@ def play(seed: int, hand_number: int, players: int, bots: list[str], arrangement
     """One hand of a session: the bots set their cards (and declare what naturals they hold),
     the table is settled pair by pair, and the player's choice is graded against the best one
     (seat 0 is the player; bot k sits in seat k)."""
-    from bench.tournament import deal_table
+    from bench.records.deals import deal_table
     from solver import ROWS, Arrangement, Card, Rules, row_results, score_pair
     from solver.naturals import best_natural
 
@@ -82,7 +82,7 @@ def _your_arrangement(dealt, arrangement: str | None, declare: bool, natural):
 
 def _bot_plays(bots: list[str], hands: np.ndarray, seed: int, hand_number: int, played) -> list[Any]:
     """What each bot plays from its seat (bot k in seat k): a natural it declares, else its arrangement."""
-    from bench.tournament import seat_seed
+    from bench.records.deals import seat_seed
     from bots import checked_arrangement, make_bot_for
     from bots.base import declared_natural
     from solver import Card

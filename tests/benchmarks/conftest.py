@@ -1,6 +1,6 @@
 """Shared by the benchmarks: the run's seed, and timing interleaved with the yardstick.
 
-Every figure is timed round by round with the yardstick (``bench/_yardstick.py``) timed
+Every figure is timed round by round with the yardstick (``bench/analysis/_yardstick.py``) timed
 between its rounds, so that load on the machine weighs on both alike; ``extra_info`` then
 holds ``yardstick_ms`` (the median of those yardstick timings) and ``yardsticks`` (the
 median over the rounds of each round's time over the yardstick timed just before it, so
@@ -12,7 +12,7 @@ import os
 import numpy as np
 import pytest
 
-from bench import _yardstick
+from bench.analysis import _yardstick
 
 SEED = int(os.environ.get("BENCH_PERF_SEED", "1"))
 YARDSTICK_TIMINGS = 30  # at most this many yardstick timings per figure, spread over its rounds
@@ -25,8 +25,8 @@ def pytest_collection_modifyitems(items):
 
 
 def pytest_benchmark_update_json(config, benchmarks, output_json):
-    from bench.perf import BASELINES
-    from bench.versions import installed_version
+    from bench.analysis.perf import BASELINES
+    from bench.run.versions import installed_version
 
     output_json["seed"] = SEED
     output_json["select"] = config.option.keyword or None

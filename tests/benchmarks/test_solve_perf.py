@@ -62,7 +62,7 @@ def test_solve_bonus_rules(benchmark, timed, rules):
     _solve_rounds(benchmark, timed, 1000, rules)
 
 
-COMMAND = ["-m", "bench.solve", "AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C", "--seed", str(SEED), "--json"]
+COMMAND = ["-m", "bench.cli.solve", "AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C", "--seed", str(SEED), "--json"]
 
 
 def test_solve_command_end_to_end(benchmark, timed, tmp_path):

@@ -8,7 +8,7 @@ seating; a field of four copies of one spec sets each hand once.
 
 import pytest
 
-from bench.runner import run_deals
+from bench.run.runner import run_deals
 from tests.benchmarks.conftest import SEED
 
 FIELDS = {"greedy": ("greedy", 64), "table": ("table", 64), "exhaustive": ("exhaustive", 4)}

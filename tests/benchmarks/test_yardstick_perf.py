@@ -1,4 +1,4 @@
-"""The yardstick every figure is given against (``bench/_yardstick.py``), alone, and numpy
+"""The yardstick every figure is given against (``bench/analysis/_yardstick.py``), alone, and numpy
 sorting 2 million random doubles beside it, the unit of earlier reports.
 
     pytest tests/benchmarks/test_yardstick_perf.py -m perf
@@ -8,7 +8,7 @@ import time
 
 import numpy as np
 
-from bench import _yardstick
+from bench.analysis import _yardstick
 from tests.benchmarks.conftest import rng
 
 DOUBLES = rng(37).random(2_000_000)

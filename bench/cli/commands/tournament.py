@@ -1,0 +1,480 @@
+"""``bench tournament``: duplicate sessions between bots, with tables, JSON and a report."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import secrets
+import shlex
+import time
+from pathlib import Path
+
+from bench.cli.parsing import job_count, positive, seconds, seed, writable_folder
+from bench.run.runner import BACKENDS
+from solver.interrupts import Stopped, stoppable
+from solver.text import show
+
+DEFAULT_DECISION_TIMEOUT = 60.0
+DEFAULT_STARTUP_TIMEOUT = 60.0
+
+
+def add_parser(sub) -> None:
+    parser = sub.add_parser(
+        "tournament",
+        help="duplicate 8-hand sessions between bots",
+        description="Play duplicate sessions of 8 hands: every deal is replayed with the bots rotated through the "
+        "seats. Bots are given by name, with parameters after colons (exhaustive:samples=2000), or as a "
+        "plug-in import path (mypkg.mybot:MyBot). With --out, every finished chunk of deals is saved to "
+        "DIR/journal.jsonl as it completes; an interrupted run continues with --resume DIR.",
+    )
+    parser.add_argument("--bots", help="comma-separated bot specs, e.g. greedy,table,exhaustive")
+    parser.add_argument("--players", type=int, default=None, help="seats at the table, 2-4 (default: one per bot, at most 4)")
+    parser.add_argument("--sessions", type=positive, default=None, help="sessions of 8 hands (default 100)")
+    parser.add_argument("--seed", type=seed, default=None, help="seed entropy (default: fresh, printed and stored)")
+    parser.add_argument("--jobs", type=job_count, default=-1, help="parallel workers (default: all cores; at most 4 a core)")
+    parser.add_argument("--backend", choices=BACKENDS, default="loky", help="where the work runs (default loky)")
+    parser.add_argument("--scheduler", metavar="ADDRESS", help="dask scheduler, e.g. tcp://host:8786")
+    parser.add_argument("--rules", default=None,
+                        help="rule set: basic (default), 1-6, 2-4, royalties, royalties-win, naturals, joined with +, "
+                        "or a .toml/.json file")
+    parser.add_argument("--decision-timeout", type=seconds, default=None, metavar="SECONDS",
+                        help=f"time limit of one decision (default {DEFAULT_DECISION_TIMEOUT:g} s); in threads (threading, "
+                        "a local dask cluster) a decision is not interrupted but judged late when it returns")
+    parser.add_argument("--startup-timeout", type=seconds, default=DEFAULT_STARTUP_TIMEOUT, metavar="SECONDS",
+                        help="time limit of a bot's start-up in each worker, before the decision clock starts: "
+                        "making it and one warm-up decision on a fixed hand (default %(default)g s)")
+    parser.add_argument("--on-fault", choices=("stop", "foul"), default=None,
+                        help="a bot that raises, answers badly or runs out of time: stop the run (default), or "
+                        "score that hand as a foul, record the fault and go on")
+    parser.add_argument("--out", metavar="DIR", help="write the journal, results.json, report.md and plots to DIR "
+                        "(a folder that holds another run is refused, unless --force)")
+    parser.add_argument("--force", action="store_true", help="with --out: discard the run DIR holds (its journal, "
+                        "results and report) and start anew")
+    parser.add_argument("--resume", metavar="DIR", help="continue the run recorded in DIR (its bots, rules, seed, "
+                        "players and sessions, as its journal holds them); only the missing deals are played")
+    parser.add_argument("--json", action="store_true", help="print the results document instead of tables")
+
+
+RUN_FILES = ("journal.jsonl", "results.json", "report.md", "crosstable.png", "means.png", "cumulative.png",
+             "sessions.png")
+
+
+def _rules(text: str):
+    from bench.cli.parsing import UsageError
+    from solver.rules import Rules, RulesError
+
+    try:
+        return Rules.parse(text)
+    except RulesError as error:
+        raise UsageError(str(error)) from None
+
+
+def _conflicts(args: argparse.Namespace, settings: dict) -> None:
+    """Refuse flags given with --resume that say otherwise than the journal."""
+    from bench.cli.parsing import UsageError
+
+    given = {
+        "--bots": (args.bots, lambda v: [x.strip() for x in v.split(",") if x.strip()], settings["bots"]),
+        "--players": (args.players, lambda v: v, settings["players"]),
+        "--sessions": (args.sessions, lambda v: v, settings["sessions"]),
+        "--seed": (args.seed, lambda v: v, settings["seed"]),
+        "--rules": (args.rules, lambda v: _rules(v).to_dict(), settings["rules"]),
+        "--decision-timeout": (args.decision_timeout, lambda v: v, settings["decision_timeout"]),
+        "--on-fault": (args.on_fault, lambda v: v, settings["on_fault"]),
+    }
+    for flag, (value, resolve, stored) in given.items():
+        if value is not None and resolve(value) != stored:
+            shown = ",".join(stored) if flag == "--bots" else stored["name"] if flag == "--rules" else stored
+            raise UsageError(f"--resume {args.resume}: the run was started with {flag} {shown}, not {value}; "
+                             f"give no {flag} to continue it as it was started")
+
+
+def _settings(args: argparse.Namespace) -> dict:
+    """The run's settings from the command line (rules resolved in full), refused before any
+    work where ``bench report`` would refuse the run's results (``bench.records.check.size_problem``)."""
+    from bench.cli.parsing import UsageError
+    from bench.records.check import size_problem
+    from solver.limits import ceiling
+
+    if not args.bots:
+        raise UsageError("--bots is needed (or --resume DIR)")
+    specs = [x.strip() for x in args.bots.split(",") if x.strip()]
+    if not specs:
+        raise UsageError("--bots needs at least one bot, e.g. --bots greedy,table")
+    players = args.players if args.players is not None else min(4, max(2, len(specs)))
+    if not 2 <= players <= 4:
+        raise UsageError(f"--players must be 2, 3 or 4, got {players}")
+    most = ceiling("sessions")
+    if args.sessions is not None and args.sessions > most:
+        raise UsageError(f"--sessions is at most {most:,} ({most * 8:,} deals) in one run, got {args.sessions:,}")
+    too_large = size_problem(len(specs), players, args.sessions or 100)
+    if too_large:
+        raise UsageError(f"{too_large}; bench report would refuse its results.json")
+    timeout = args.decision_timeout if args.decision_timeout is not None else DEFAULT_DECISION_TIMEOUT
+    if not 0 < timeout < float("inf"):
+        raise UsageError(f"--decision-timeout must be a number of seconds > 0, got {args.decision_timeout}")
+    entropy = args.seed if args.seed is not None else secrets.randbits(32)
+    return {"bots": specs, "players": players, "sessions": args.sessions or 100, "seed": entropy,
+            "rules": _rules(args.rules or "basic").to_dict(), "decision_timeout": timeout,
+            "on_fault": args.on_fault or "stop"}
+
+
+def _within_limits(out: Path, settings: dict) -> None:
+    """Refuse a journal whose run is beyond the limits (``bench.records.check.size_problem``) before
+    any of its bots is made."""
+    from bench.cli.parsing import UsageError
+    from bench.records.check import size_problem
+
+    too_large = size_problem(len(settings["bots"]), settings["players"], settings["sessions"])
+    if too_large:
+        raise UsageError(f"--resume {out}: the journal's run is too large: {too_large}")
+
+
+def _resumed(args: argparse.Namespace, lock_folder):
+    """The journal of the run in --resume DIR (checked line by line), with DIR locked."""
+    from bench.cli.parsing import UsageError
+    from bench.run.journal import JOURNAL, Journal, JournalError
+    from solver import files
+
+    if args.out or args.force:
+        raise UsageError("--resume DIR continues the run in DIR; give no --out or --force")
+    folder = Path(args.resume)
+    try:
+        files.regular(folder / JOURNAL, follow=False, single=True)
+    except FileNotFoundError:
+        raise UsageError(f"--resume {folder}: there is no run there (no {JOURNAL})") from None
+    except OSError as error:
+        raise UsageError(f"--resume {folder}: {folder / JOURNAL}: {files.describe(error)}") from None
+    lock = lock_folder(folder)
+    try:
+        contents = Journal.read(folder / JOURNAL)
+    except JournalError as error:
+        lock.release()
+        raise UsageError(f"--resume {folder}: {error}; to play the run again from the start: bench tournament "
+                         f"--out {folder} --force with its flags") from None
+    return folder, lock, contents
+
+
+def _fresh_folder(args: argparse.Namespace, lock_folder):
+    """The --out folder, made if need be and locked; a folder that holds another run is
+    refused, or with --force its run is discarded (saying what)."""
+    from bench.cli.parsing import UsageError
+    from bench.cli.progress import note
+    from bench.run.journal import JOURNAL, Journal, JournalError
+    from solver import files
+
+    folder = writable_folder(Path(args.out))
+    lock = lock_folder(folder)
+    held = [name for name in RUN_FILES if os.path.lexists(folder / name)]
+    if not held:
+        return folder, lock
+    for name in held:  # only regular files a run writes are read, or removed by --force
+        try:
+            files.regular(folder / name, follow=False)
+        except OSError as error:
+            lock.release()
+            raise UsageError(f"--out {folder}: {folder / name}: {files.describe(error)}; a run writes only "
+                             "regular files there, so neither a run nor --force touches this one: remove it "
+                             "yourself, or choose another folder") from None
+    what = ", ".join(held)
+    if (folder / JOURNAL).exists():
+        try:
+            contents = Journal.read(folder / JOURNAL)
+            what = f"a run of {len(contents.records):,} of {contents.settings['sessions'] * 8:,} deals ({what})"
+        except JournalError:
+            what = f"a run whose journal cannot be read ({what})"
+    if not args.force:
+        lock.release()
+        raise UsageError(f"--out {folder} holds {what}; continue it with --resume {folder}, or give --force to "
+                         "discard it")
+    for name in held:
+        try:
+            files.remove(folder / name)
+        except OSError as error:
+            lock.release()
+            raise UsageError(f"--force: cannot remove {folder / name}: {files.describe(error)}") from None
+    note(f"--force: discarded {what} from {folder}")
+    return folder, lock
+
+
+def _locker():
+    from bench.cli.parsing import UsageError
+    from solver import files
+    from solver.files import FolderBusy, FolderLock
+
+    def lock_folder(folder: Path):
+        try:
+            lock = FolderLock(folder)
+        except FolderBusy as error:
+            raise UsageError(str(error)) from None
+        except OSError as error:
+            raise UsageError(f"cannot lock {folder}: {error.filename or folder}: {files.describe(error)}") from None
+        for name in RUN_FILES:  # the temporary files of a run killed while it wrote: no run holds them now
+            for stale in folder.glob(f".{name}.*.tmp"):
+                with contextlib.suppress(OSError):  # anything but a regular file is left where it is
+                    files.remove(stale, missing_ok=True)
+        return lock
+
+    return lock_folder
+
+
+def run(args: argparse.Namespace) -> int:
+    from bench.cli.parsing import UsageError
+
+    if args.scheduler and args.backend != "dask":
+        raise UsageError("--scheduler goes with --backend dask")
+    if args.force and not args.out:
+        raise UsageError("--force goes with --out DIR")
+    lock = None
+    try:
+        if args.resume:
+            out, lock, contents = _resumed(args, _locker())
+            _conflicts(args, contents.settings)
+            _within_limits(out, contents.settings)
+            return _run(args, contents.settings, out, contents)
+        settings = _settings(args)
+        out = None
+        if args.out:
+            out, lock = _fresh_folder(args, _locker())
+        return _run(args, settings, out, None)
+    finally:
+        if lock is not None:
+            lock.release()
+
+
+def _run(args: argparse.Namespace, settings: dict, out: Path | None, contents) -> int:
+    from bench.cli.progress import note
+    from bench.records.deals import HANDS_PER_SESSION
+    from bench.run.journal import JOURNAL, run_identity
+    from bots.identity import run_names
+    from bots.points import available_cores
+
+    rules = _settled_rules(args, settings)
+    specs, entropy = settings["bots"], settings["seed"]
+    made = _made_bots(args, specs, rules, out)
+    identity = run_identity(specs, made)
+    journal_path = out / JOURNAL if out is not None else None
+    records = _resumed_records(contents, identity, settings, out, journal_path)
+    run_settings = _run_settings(args, settings, rules, out, contents, journal_path)
+    command = settings.get("command") or _command(args, settings, rules, run_settings)
+    settings = settings | {"command": command}
+    journal = _open_journal(contents, journal_path, settings, identity)
+    jobs = available_cores() if args.jobs < 1 else args.jobs
+    n_deals = settings["sessions"] * HANDS_PER_SESSION
+    resume = f"bench tournament --resume {shlex.quote(str(out))}" if out is not None else None
+    done = {r["deal"] for r in records}
+    missing = [d for d in range(n_deals) if d not in done]
+    if contents is not None:
+        note(f"resuming {out}: {len(done):,} of {n_deals:,} deals done, {len(missing):,} to play")
+    else:
+        note(f"seed entropy {entropy} (replay with --seed {entropy})")
+    before = len(records)
+    started = time.perf_counter()
+    stopped = _play_missing(run_settings, missing, records, journal, jobs, args, resume)
+    wall = time.perf_counter() - started
+    status = 0
+    if stopped is not None:
+        status = stopped.status
+        hint = resume or "nothing was saved: run with --out DIR to be able to resume"
+        note(f"stopped by {stopped.name} after {len(records):,} of {n_deals:,} deals; to continue: {hint}")
+        if not records:
+            return status
+    _write_results(args, out, records, n_deals, resume, command=command, specs=specs,
+                   names=run_names(specs, made), bot_specs=_bot_specs(specs, made), players=settings["players"],
+                   sessions=settings["sessions"], entropy=entropy, wall=wall, jobs=jobs, rules=rules,
+                   deals_played=len(records) - before, on_fault=settings["on_fault"],
+                   decision_timeout=settings["decision_timeout"])
+    return status
+
+
+def _settled_rules(args: argparse.Namespace, settings: dict):
+    """The run's rules, from its settings (a resumed run's from its journal)."""
+    from bench.cli.parsing import UsageError
+    from solver.rules import Rules, RulesError
+
+    try:
+        return Rules.from_dict(settings["rules"], label=settings["rules"].get("name"))
+    except RulesError as error:
+        raise UsageError(f"--resume {args.resume}: the journal's rules: {error}") from None
+
+
+def _made_bots(args: argparse.Namespace, specs: list[str], rules, out: Path | None) -> dict:
+    """One bot of each spec, made here so that a bad spec fails in one line before any deal."""
+    from bench.cli.parsing import UsageError
+    from bench.run.play import make_bots
+    from bots import BotError
+
+    try:
+        return make_bots(specs, rules, str(out) if out is not None else None)
+    except BotError as error:
+        where = f" (the bots of the run in {args.resume} can no longer be made)" if args.resume else ""
+        raise UsageError(f"{error}{where}") from None
+
+
+def _resumed_records(contents, identity: dict, settings: dict, out: Path | None, journal_path: Path | None) -> list[dict]:
+    """The deals a resumed run's journal holds, once its bots and records are checked; none for a new run."""
+    from bench.cli.parsing import UsageError
+    from bench.records.check import Run, records_problem
+    from bench.run.journal import identity_change
+
+    if contents is None:
+        return []
+    changed = identity_change(contents.identity, identity)
+    if changed:
+        raise UsageError(f"--resume {out}: {changed} since the run started; it cannot be continued as the same run")
+    problem = records_problem(contents.records, Run.of_settings(settings))
+    if problem:
+        raise UsageError(f"--resume {out}: {journal_path}: {problem}")
+    return contents.records
+
+
+def _run_settings(args: argparse.Namespace, settings: dict, rules, out: Path | None, contents, journal_path: Path | None):
+    """What every worker needs to play the deals; a resumed run's journal must replay under it."""
+    from bench.cli.parsing import UsageError
+    from bench.run.journal import replay_problem
+    from bench.run.play import RunSettings, TournamentError
+
+    try:
+        run_settings = RunSettings(tuple(settings["bots"]), settings["players"], settings["seed"], rules,
+                      settings["decision_timeout"], settings["on_fault"], str(out) if out is not None else None,
+                      args.startup_timeout)
+    except TournamentError as error:
+        raise UsageError(str(error)) from None
+    if contents is not None:
+        problem = replay_problem(contents, run_settings)
+        if problem:
+            raise UsageError(f"--resume {out}: {journal_path}: {problem}")
+        _say_unreplayed(contents, out)
+    return run_settings
+
+
+def _say_unreplayed(contents, out: Path | None) -> None:
+    """One line naming the bots whose recorded plays a resume could not play again to check."""
+    from bench.cli.progress import note
+    from bench.run.journal import unreplayable
+
+    specs = unreplayable(contents)
+    if specs:
+        which = ", ".join(repr(spec) for spec in specs)
+        note(f"--resume {out}: the plays of {which} were not played again to check them: "
+             f"{'it draws' if len(specs) == 1 else 'they draw'} randomness of {'its' if len(specs) == 1 else 'their'} "
+             "own (its hello says \"random\": true); they were checked against the deals and the rules only")
+
+
+def _command(args: argparse.Namespace, settings: dict, rules, run_settings) -> str:
+    """The command line that plays this run again."""
+    return (f"bench tournament --bots {','.join(settings['bots'])} --players {settings['players']} "
+            f"--sessions {settings['sessions']} --seed {settings['seed']} "
+            f"--rules {shlex.quote(args.rules) if args.rules else rules.name}"
+            f" --on-fault {run_settings.on_fault} --decision-timeout {run_settings.decision_timeout:g}")
+
+
+def _open_journal(contents, journal_path: Path | None, settings: dict, identity: dict):
+    """The run's journal, reopened to append to (a resumed run) or created; None without --out."""
+    from bench.cli.parsing import UsageError
+    from bench.cli.progress import note
+    from bench.run.journal import Journal, JournalError
+
+    try:
+        if contents is not None and journal_path is not None:
+            if contents.dropped:
+                note("the journal's last line was cut short by a crash; its deals are played again")
+            return Journal.reopen(journal_path, contents)
+        if journal_path is not None:
+            return Journal.create(journal_path, settings, identity)
+    except JournalError as error:
+        raise UsageError(str(error)) from None
+    return None
+
+
+def _play_missing(run_settings, missing: list[int], records: list[dict], journal, jobs: int, args: argparse.Namespace,
+                  resume: str | None) -> Stopped | None:
+    """Play the missing deals until done or stopped by a signal (returned); the journal is
+    closed either way."""
+    from bench.cli.parsing import UsageError
+    from bench.run.journal import JournalError
+
+    try:
+        with stoppable():
+            _play(run_settings, missing, records, journal, jobs, args)
+    except Stopped as error:
+        return error
+    except JournalError as error:
+        raise UsageError(f"{error}; the journal keeps the {len(records):,} deals played before it; once there is "
+                         f"room, continue with: {resume}") from None
+    finally:
+        if journal is not None:
+            journal.close()
+    return None
+
+
+def _write_results(args: argparse.Namespace, out: Path | None, records: list[dict], n_deals: int, resume: str | None,
+                   **document) -> None:
+    """The report; a run's file that cannot be written is one line that says how to write it later."""
+    from bench.cli.parsing import UsageError
+    from solver.files import describe
+
+    try:
+        _report(args, out, records, n_deals, **document)
+    except OSError as error:
+        if out is None or error.filename is None:  # the standard output, not the run's files
+            raise
+        raise UsageError(f"cannot write {error.filename}: {describe(error)}; the journal keeps all "
+                         f"{len(records):,} deals played; once there is room, write them with: {resume}") from None
+
+
+def _bot_specs(specs: list[str], made: dict) -> list[dict]:
+    """Each seated bot as results.json describes it: how to make it again, and its identity
+    (``bots.identity``: its own, the files it reads, whether its plays can be replayed)."""
+    from bots import bot_spec
+    from bots.identity import bot_identity
+
+    described = []
+    for spec in specs:
+        identity = bot_identity(spec, made[spec])
+        described.append(bot_spec(made[spec]) | {key: identity[key] for key in ("identity", "sha256_by_file",
+                                                                                   "replayable")})
+    return described
+
+
+def _play(run_settings, missing: list[int], records: list[dict], journal, jobs: int, args: argparse.Namespace) -> None:
+    """Play the missing deals; every finished chunk goes to the journal as it completes."""
+    from bench.cli.parsing import UsageError
+    from bench.cli.progress import progress
+    from bench.run.play import TournamentError
+    from bench.run.runner import play_sized
+
+    with progress(total=len(missing), desc="deals", unit="deal") as bar:
+
+        def finished(part: list[dict]) -> None:
+            if journal is not None:
+                journal.append([r["deal"] for r in part], part)
+            records.extend(part)
+            bar.update(len(part))
+
+        try:
+            play_sized(run_settings, missing, finished, jobs=jobs, backend=args.backend, scheduler=args.scheduler)
+        except TournamentError as error:
+            raise UsageError(str(error)) from None
+
+
+def _report(args, out, records, n_deals, **document) -> None:
+    """results.json and report.md (marked partial when deals are missing), and the tables."""
+    from bench.cli.progress import note
+    from bench.report.render import render_terminal, write_report
+    from bench.report.summary import build_document, write_json
+    from solver.documents import json_ready
+
+    doc = build_document(records=records, backend=args.backend, wall_seconds=document.pop("wall"), **document)
+    if len(records) < n_deals:
+        doc["partial"] = {"played_deal_count": len(records), "planned_deal_count": n_deals}
+    if out is not None:
+        write_json(doc, out / "results.json")
+        report, _ = write_report(doc, out)
+        note(f"wrote {out / 'results.json'} and {report}")
+    if args.json:
+        show(json.dumps(json_ready(doc, digits=6), indent=1, allow_nan=False), exact=True)
+    else:
+        show(render_terminal(doc))

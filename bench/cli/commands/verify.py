@@ -1,0 +1,119 @@
+"""``bench verify``: play a run's deals again from its journal and compare every play."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+from bench.cli.parsing import job_count
+from bench.run.runner import BACKENDS
+from solver.interrupts import Stopped, stoppable
+from solver.text import show, terminal
+
+
+def add_parser(sub) -> None:
+    parser = sub.add_parser(
+        "verify",
+        help="replay a run's deals from its journal and compare every play",
+        description="Check DIR/journal.jsonl line by line, then play every deal it holds again with the run's "
+        "bots (made from the header's specs, with its seed and rules) and compare each play with its record: "
+        "the arrangement, the declared natural, the row values and the foul. A bot that cannot be made here, "
+        "or whose files or identity changed since the run, is not replayed, and the report says why. Exit "
+        "status 0 when every replayed play matches, 1 when a play differs or the journal is damaged, 2 for "
+        "bad input.",
+    )
+    parser.add_argument("folder", metavar="DIR", help="a run folder written by bench tournament --out DIR")
+    parser.add_argument("--jobs", type=job_count, default=-1, help="parallel workers (default: all cores; at most 4 a core)")
+    parser.add_argument("--backend", choices=BACKENDS, default="loky", help="where the replay runs (default loky)")
+    parser.add_argument("--json", action="store_true", help="print the verify document instead of tables")
+
+
+def _journal(folder: Path):
+    """The run's journal, read and checked line by line, or the one line that says what is
+    wrong with it (a damaged journal); a folder that holds no run is bad input."""
+    from bench.cli.parsing import UsageError
+    from bench.records.check import Run, records_problem
+    from bench.run.journal import JOURNAL, Journal, JournalError, JournalVersionError
+    from solver import files
+
+    if not folder.is_dir():
+        raise UsageError(f"{folder} is not a folder; give the folder of a run (bench tournament --out DIR)")
+    try:
+        files.regular(folder / JOURNAL, follow=False)  # a file of this folder; a second name is harmless to a reader
+    except FileNotFoundError:
+        raise UsageError(f"{folder} holds no run: there is no {JOURNAL} in it (bench tournament --out DIR writes "
+                         "one)") from None
+    except OSError as error:
+        raise UsageError(f"{folder / JOURNAL}: {files.describe(error)}") from None
+    try:
+        contents = Journal.read(folder / JOURNAL)
+    except JournalVersionError as error:
+        raise UsageError(str(error)) from None
+    except JournalError as error:
+        return None, str(error)
+    problem = records_problem(contents.records, Run.of_settings(contents.settings))
+    if problem:
+        return None, f"{folder / JOURNAL}: {problem}"
+    return contents, None
+
+
+def _results(folder: Path, contents) -> tuple[int | None, str | None]:
+    """The deals of the run's results.json and what keeps it from being the journal's; (None,
+    None) when the folder holds none."""
+    from bench.cli.commands.report import read_results
+    from bench.cli.parsing import UsageError
+    from bench.report.summary import results_difference
+
+    path = folder / "results.json"
+    if not os.path.lexists(path):
+        return None, None
+    try:
+        doc = read_results(path, follow=False)  # a file of the run's folder, never read through a link
+    except UsageError as error:
+        return 0, str(error)
+    records = doc.get("records") if isinstance(doc, dict) else None
+    return len(records) if isinstance(records, list) else 0, results_difference(doc, contents)
+
+
+def run(args: argparse.Namespace) -> int:
+    from bench.cli.progress import note, progress
+    from bench.run.play import close_bots
+    from bench.run.verify import RunProblem, Tally, document, plan, render, replay, summary
+    from bots.points import available_cores
+
+    folder = Path(args.folder)
+    jobs = available_cores() if args.jobs < 1 else args.jobs
+    contents, problem = _journal(folder)
+    planned = None
+    tally = Tally()
+    results = _results(folder, contents) if contents is not None else (None, None)
+    try:
+        if contents is not None:
+            try:
+                planned = plan(contents)
+            except RunProblem as error:
+                problem = str(error)
+        if contents is not None and planned is not None:
+            deals = len(contents.records) if planned.replayed else 0
+            with progress(total=deals, desc="replayed", unit="deal") as bar:
+                try:
+                    with stoppable():
+                        replay(contents, planned, lambda _, count: bar.update(count), jobs=jobs,
+                               backend=args.backend, tally=tally)
+                except Stopped as stopped:
+                    bar.close()
+                    note(f"bench verify: {summary(document(str(folder), contents, planned, tally), stopped.name)}")
+                    return stopped.status
+    finally:
+        close_bots()
+    doc = document(str(folder), contents, planned, tally, problem, results)
+    if args.json:
+        show(json.dumps(doc, indent=1, ensure_ascii=False), exact=True)
+    elif problem is not None:
+        show(f"bench verify: {terminal(str(folder))}: the journal is damaged: {terminal(problem)}", sys.stderr)
+    else:
+        show(render(doc))
+    return 0 if doc["verified"] else 1

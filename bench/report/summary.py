@@ -1,0 +1,381 @@
+"""A run's results: the statistics of its records, and the results.json document they fill.
+
+Everything in the document's ``results`` is computed from its records alone
+(:func:`summarise`), so ``bench report results.json`` and ``bench verify`` compute it
+again without replaying a hand. Scores: every seating of every deal, each seat against
+each other (:func:`table_scores`), under the run's rules; a bot's units per hand are the
+mean over the seatings of a deal (duplicate), with the standard error over deals.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import subprocess
+from collections.abc import Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from bench.records.deals import HANDS_PER_SESSION, seatings
+from bench.records.plays import records_in, records_out
+from bench.records.schema import DOCUMENT, SCHEMA_VERSION, results_problem, rules_of
+from bench.run.journal import Contents
+from bench.run.versions import installed_version as _version
+from bots.identity import seat_names
+from solver.documents import json_ready
+from solver.files import write_atomic
+from solver.naturals import Natural, settle_naturals
+from solver.rules import BASIC, Rules, as_rules
+from solver.scoring import fouls, row_results_of, settle_values
+from solver.statistics import Estimate
+
+# --- statistics of the records ---------------------------------------------------------------
+
+
+def arrays_of(records: Sequence[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Row values (deals, bots, seats, 3), fouls (deals, bots, seats) and the canonical arrangements."""
+    values = np.array([[[p["values"] for p in row] for row in r["plays"]] for r in records], np.int64)
+    arrangements = np.array([[[p["arrangement"] for p in row] for row in r["plays"]] for r in records], object)
+    return values, fouls(values), arrangements
+
+
+def _naturals_of(records: Sequence[dict[str, Any]]) -> dict[tuple[int, int, int], Any]:
+    """The declared naturals by (deal index, bot, seat)."""
+    return {(d, b, s): Natural(p["natural"]["kind"], tuple(p["natural"]["key"]))
+            for d, r in enumerate(records) for b, row in enumerate(r["plays"]) for s, p in enumerate(row)
+            if p.get("natural")}
+
+
+def table_scores(records: Sequence[dict[str, Any]], n_bots: int, players: int, rules: Rules | str = BASIC):
+    """Every seating of every deal, seat i against seat j in seating q (arrays (D, Q, P, P, ...)):
+    row results (..., 3), units under the rules (naturals included), and whether the pairing
+    was settled by the rows (False where a natural was declared, and on the diagonal)."""
+    rules = as_rules(rules)
+    values, _, _ = arrays_of(records)
+    plan = np.array(seatings(n_bots, players))  # (Q, players)
+    v = values[:, plan, np.arange(players)]  # (D, Q, players, 3)
+    shape = v.shape[:2] + (players, players)
+    mine = np.broadcast_to(v[:, :, :, None, :], shape + (3,)).reshape(-1, 3)
+    theirs = np.broadcast_to(v[:, :, None, :, :], shape + (3,)).reshape(-1, 3)
+    rows = row_results_of(mine, theirs).reshape(shape + (3,))
+    scores = settle_values(mine, theirs, rules).reshape(shape)
+    eye = np.eye(players, dtype=bool)
+    scores = np.where(eye, 0, scores)
+    by_rows = np.broadcast_to(~eye, shape).copy()
+    naturals = _naturals_of(records)
+    for d in sorted({d for d, _, _ in naturals}):
+        for q, bots_in_seats in enumerate(plan):
+            held = [naturals.get((d, int(bots_in_seats[i]), i)) for i in range(players)]
+            for i in range(players):
+                for j in range(players):
+                    if i != j and (held[i] or held[j]):
+                        scores[d, q, i, j] = settle_naturals(held[i], held[j], rules)
+                        by_rows[d, q, i, j] = False
+    return rows, scores, by_rows
+
+
+def complete_sessions(deals: Sequence[int]) -> np.ndarray:
+    """Positions (in ``deals``, sorted) of the deals whose whole session of 8 was played."""
+    session = np.asarray(deals, np.int64) // HANDS_PER_SESSION
+    counts = np.bincount(session, minlength=int(session.max()) + 1 if len(session) else 0)
+    return np.flatnonzero(counts[session] == HANDS_PER_SESSION) if len(session) else np.array([], int)
+
+
+def _session_sums(seat_scores: np.ndarray) -> np.ndarray:
+    """Per-deal scores (D, ...) summed over each block of 8 deals (S, ...); the deals are those
+    of complete sessions, in deal order.
+
+    >>> _session_sums(np.arange(16).reshape(16, 1)).ravel().tolist()
+    [28, 92]
+    """
+    sessions = len(seat_scores) // HANDS_PER_SESSION
+    blocks = seat_scores[: sessions * HANDS_PER_SESSION].reshape(sessions, HANDS_PER_SESSION, *seat_scores.shape[1:])
+    return blocks.sum(axis=1)
+
+
+def _session_share(seat_scores: np.ndarray, occupied: np.ndarray) -> float:
+    """Share of sessions (blocks of 8 deals of complete sessions, every seating its own
+    table) a bot finished first, ties shared."""
+    if len(seat_scores) < HANDS_PER_SESSION:
+        return float("nan")
+    totals = _session_sums(seat_scores)  # (S, Q, players)
+    leaders = totals == totals.max(axis=-1, keepdims=True)
+    share = leaders / leaders.sum(axis=-1, keepdims=True)
+    return float(share[:, occupied].mean())
+
+
+def _faults(records: Sequence[dict[str, Any]], b: int) -> dict[str, Any]:
+    """How often a bot failed a decision (scored as a foul), and its first errors."""
+    found = [(r["deal"], seat, p["fault"]) for r in records for seat, p in enumerate(r["plays"][b]) if p.get("fault")]
+    return {"count": len(found), "first": [{"deal": d, "seat": s, "error": e} for d, s, e in found[:3]]}
+
+
+def _bot_results(b: int, plan: np.ndarray, seat_scores, rows, by_rows, values, declared,
+                 sessions_index: np.ndarray) -> dict[str, Any]:
+    """One bot's results. Row wins, scoops and fouls count only what the rows settled;
+    pairings settled by a natural are counted apart."""
+    players = plan.shape[1]
+    occupied = plan == b  # (Q, players)
+    per_deal = (seat_scores * occupied).sum(axis=(1, 2)) / occupied.sum()
+    single = seat_scores[:, occupied]  # (D, instances): what one seating alone would give
+    n_deals = per_deal.size
+    var_dup = float(per_deal.var(ddof=1)) if n_deals > 1 else float("nan")
+    var_single = float(single.var(ddof=1)) if single.size > 1 else float("nan")
+    others = occupied[:, :, None] & ~np.eye(players, dtype=bool)[None]  # (Q, i, j): this bot in i against j
+    settled = by_rows[:, others]  # (D, comparisons)
+    bot_rows = rows[:, others][settled]  # (pairings settled by rows, 3)
+    wins = (bot_rows == 1).mean(axis=0) if len(bot_rows) else np.full(3, np.nan)
+    played = ~declared[:, b]  # (D, seats): hands played out, not declared
+    foul = fouls(values[:, b])
+    return {
+        "units_per_hand": Estimate.of(per_deal).to_dict(),
+        "session_win_share": _session_share(seat_scores[sessions_index], occupied),
+        "row_win_rate": {"front": float(wins[0]), "middle": float(wins[1]), "back": float(wins[2])},
+        "foul_rate": float(foul[played].mean()) if played.any() else float("nan"),
+        "scoop_rate": float((bot_rows == 1).all(axis=-1).mean()) if len(bot_rows) else float("nan"),
+        "pairings_by_naturals": int((~settled).sum()),
+        "variance_reduction": var_single / var_dup if var_dup > 0 else float("inf"),
+    }
+
+
+def _crosstable(names: Sequence[str], plan: np.ndarray, pair_scores: np.ndarray, arrangements) -> dict[str, Any]:
+    """Each bot against each other: units per hand when they meet, and how often they set a hand alike."""
+    crosstable: dict[str, dict[str, Any]] = {}
+    for a, name_a in enumerate(names):
+        crosstable[name_a] = {}
+        for b, name_b in enumerate(names):
+            if a == b:
+                continue
+            mask = (plan[:, :, None] == a) & (plan[:, None, :] == b)  # (Q, i, j)
+            if not mask.any():
+                continue
+            estimate = Estimate.of((pair_scores * mask).sum(axis=(1, 2, 3)) / mask.sum())
+            same = float((arrangements[:, a] == arrangements[:, b]).mean())
+            crosstable[name_a][name_b] = estimate.to_dict() | {"significant": estimate.significant,
+                                                               "same_arrangement": same}
+    return crosstable
+
+
+def summarise(records: Sequence[dict[str, Any]], names: Sequence[str], players: int,
+              rules: Rules | str = BASIC) -> dict[str, Any]:
+    """Per-bot results, the crosstable and the variance reduction, from the records alone."""
+    records = sorted(records, key=lambda r: r["deal"])
+    values, _, arrangements = arrays_of(records)
+    plan = np.array(seatings(len(names), players))  # (Q, players)
+    rows, pair_scores, by_rows = table_scores(records, len(names), players, rules)
+    seat_scores = pair_scores.sum(axis=-1)  # (D, Q, players)
+    declared = np.zeros(values.shape[:3], bool)
+    for d, b, s in _naturals_of(records):
+        declared[d, b, s] = True
+    sessions_index = complete_sessions([r["deal"] for r in records])
+    return {
+        "deals": len(records),
+        "sessions": len(sessions_index) // HANDS_PER_SESSION,
+        "seatings": [[names[b] for b in s] for s in plan.tolist()],
+        "hands_played": int(len(records) * len(plan) * players),
+        "zero_sum": bool((pair_scores + np.swapaxes(pair_scores, -1, -2) == 0).all()),
+        "bots": {name: _bot_results(b, plan, seat_scores, rows, by_rows, values, declared, sessions_index)
+                 | {"faults": _faults(records, b)} for b, name in enumerate(names)},
+        "crosstable": _crosstable(names, plan, pair_scores, arrangements),
+    }
+
+
+def timing_summary(records: Sequence[dict[str, Any]], names: Sequence[str]) -> dict[str, Any]:
+    """Decision time per bot: median and 95th percentile, in milliseconds."""
+    out = {}
+    for b, name in enumerate(names):
+        seconds = np.array([p["seconds"] for r in records for p in r["plays"][b]])
+        out[name] = {"median_ms": float(np.median(seconds) * 1e3), "p95_ms": float(np.percentile(seconds, 95) * 1e3),
+                     "decisions": int(seconds.size)}
+    return out
+
+
+def session_totals(records: Sequence[dict[str, Any]], names: Sequence[str], players: int,
+                   rules: Rules | str = BASIC) -> dict[str, list[int]]:
+    """Every bot's session totals (one per seat it held, per seating, per session)."""
+    records = sorted(records, key=lambda r: r["deal"])
+    seats = np.array(seatings(len(names), players))
+    seat_scores = table_scores(records, len(names), players, rules)[1].sum(axis=-1)  # (D, Q, players)
+    totals = _session_sums(seat_scores[complete_sessions([r["deal"] for r in records])])  # (S, Q, players)
+    return {name: totals[:, seats == b].ravel().astype(int).tolist() for b, name in enumerate(names)}
+
+
+# --- the results document ---------------------------------------------------------------------
+
+
+def example_results() -> dict[str, Any]:
+    """A small results.json that ships with the package (4 bots, 10 sessions), for the
+    notebooks and for trying ``bench report``; made by
+    ``bench tournament --bots greedy,heuristic,table,random --players 4 --sessions 10 --seed 7 --jobs 1``."""
+    return json.loads(resources.files("bench.data").joinpath("example_results.json").read_text(encoding="utf-8"))
+
+
+def _git_commit() -> str | None:
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=Path(__file__).resolve().parent, capture_output=True, text=True, timeout=5
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None if out.returncode == 0 else None
+
+
+def results_section(summary: dict[str, Any]) -> dict[str, Any]:
+    """``bench.run.play.summarise`` in the document's words: counts named as counts, the
+    per-bot tables keyed by bot name under ``by_bot``."""
+    def bot(r: dict[str, Any]) -> dict[str, Any]:
+        rest = {k: v for k, v in r.items() if k not in ("faults", "pairings_by_naturals")}
+        return rest | {"natural_pairing_count": r["pairings_by_naturals"], "fault_count": r["faults"]["count"],
+                       "first_faults": r["faults"]["first"]}
+
+    return {"deal_count": summary["deals"], "complete_session_count": summary["sessions"],
+            "seatings": summary["seatings"], "played_hand_count": summary["hands_played"],
+            "zero_sum": summary["zero_sum"], "by_bot": {n: bot(r) for n, r in summary["bots"].items()},
+            "crosstable": summary["crosstable"]}
+
+
+def _bot_entries(names: list[str], specs: list[str], bot_specs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{"name": n, "spec": s, "bot": b["name"], "params": b["params"], "class": b.get("class"),
+             "package": b.get("package"), "package_version": b.get("version"), "identity": b.get("identity")}
+            | {key: b[key] for key in ("sha256_by_file", "replayable") if key in b}
+            for n, s, b in zip(names, specs, bot_specs)]
+
+
+def _provenance() -> dict[str, Any]:
+    """The software and machine a run was played with."""
+    return {
+        "version_by_package": {
+            "chinese-poker-solver": _version("chinese-poker-solver"),
+            "python": platform.python_version(),
+            "numpy": _version("numpy"),
+            "numba": _version("numba"),
+            "joblib": _version("joblib"),
+        },
+        "git_commit": _git_commit(),
+        "machine": {"platform": platform.platform(), "processor": platform.processor() or platform.machine(),
+                    "cpu_count": os.cpu_count()},
+    }
+
+
+def _timing(records: list[dict[str, Any]], names: list[str], players: int, played_hands: int, *, backend: str,
+            jobs: int, wall_seconds: float, timed: int) -> dict[str, Any]:
+    """How long the run took: speeds over the ``timed`` deals, and each bot's decision times."""
+    deals = len(records)
+    per_second = (lambda n: n / wall_seconds) if wall_seconds > 0 else (lambda n: None)
+    return {
+        "backend": backend,
+        "job_count": jobs,
+        "wall_seconds": wall_seconds,
+        "timed_deal_count": timed,
+        "deals_per_second": per_second(timed),
+        "hands_per_second": per_second(timed * players),
+        "hands_played_per_second": per_second(played_hands * timed / deals) if deals else None,
+        "decision_time_by_bot": {name: {"median_ms": t["median_ms"], "p95_ms": t["p95_ms"],
+                                        "decision_count": t["decisions"]}
+                                 for name, t in timing_summary(records, names).items()},
+        "seconds": [[[p["seconds"] for p in row] for row in r["plays"]] for r in records],
+    }
+
+
+def build_document(
+    *,
+    command: str,
+    specs: list[str],
+    bot_specs: list[dict[str, Any]],
+    players: int,
+    sessions: int,
+    entropy: int,
+    records: list[dict[str, Any]],
+    wall_seconds: float,
+    backend: str,
+    jobs: int,
+    rules: Any = None,
+    names: list[str] | None = None,
+    deals_played: int | None = None,
+    on_fault: str | None = None,
+    decision_timeout: float | None = None,
+) -> dict[str, Any]:
+    """The results.json document of a tournament. ``names`` are the bots' names in the tables
+    (their specs by default), told apart by ``bots.identity.seat_names`` when two claim one,
+    ``deals_played`` the deals played in the ``wall_seconds`` timed
+    (all of them by default; fewer in a resumed run, whose other deals came from its journal).
+    ``on_fault`` and ``decision_timeout`` are the run's, as its journal's header gives them:
+    the fault policy says which faults its records can hold (``bench.records.check``)."""
+    names = seat_names(names if names is not None else specs)
+    records = sorted(records, key=lambda r: r["deal"])
+    clean = [r | {"plays": [[{k: v for k, v in p.items() if k != "seconds"} for p in row] for row in r["plays"]]}
+             for r in records]
+    rules = as_rules(rules)
+    summary = summarise(clean, names, players, rules)
+    timed = len(records) if deals_played is None else deals_played
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "document": DOCUMENT,
+        "command": command,
+        "rules": rules.to_dict(),
+        "bots": _bot_entries(names, specs, bot_specs),
+        "player_count": players,
+        "session_count": sessions,
+        "hands_per_session": 8,
+        "seed": entropy,
+        **({"on_fault": on_fault} if on_fault is not None else {}),
+        **({"decision_timeout": decision_timeout} if decision_timeout is not None else {}),
+        **_provenance(),
+        "results": results_section(summary),
+        "timing": _timing(records, names, players, summary["hands_played"], backend=backend, jobs=jobs,
+                          wall_seconds=wall_seconds, timed=timed),
+        "records": records_out(clean),
+    }
+
+
+def records_of(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """A results document's records as the tournament code takes them."""
+    return records_in(doc["records"])
+
+
+def refresh_results(doc: dict[str, Any]) -> dict[str, Any]:
+    """The document with its results computed again from its per-deal records."""
+    names = [b["name"] for b in doc["bots"]]
+    return doc | {"results": results_section(summarise(records_of(doc), names, doc["player_count"], rules_of(doc)))}
+
+
+def results_difference(doc: Any, contents: Contents) -> str | None:
+    """What keeps a run's results.json from being the one its journal gives, or None: it must
+    pass the checks of ``bench report`` (its schema, then the document against itself), be of
+    the journal's run (seed, seats, sessions, rules, bots, fault policy and time limit), hold
+    for each of its deals the journal's record (a results.json written before the last part of
+    a resumed run holds fewer deals), and hold the results its records give, number for number
+    as it was written."""
+    problem = results_problem(doc)
+    if problem:
+        return f"it is not a results.json that bench tournament wrote: {problem}"
+    settings = contents.settings
+    for key, value in (("seed", settings["seed"]), ("player_count", settings["players"]),
+                       ("session_count", settings["sessions"]), ("rules", settings["rules"])):
+        if doc[key] != value:
+            return f"its {key} is not the journal's"
+    for key in ("on_fault", "decision_timeout"):  # absent from a results.json written before they were stored
+        if key in doc and doc[key] != settings[key]:
+            return f"its {key} is not the journal's"
+    if [bot["spec"] for bot in doc["bots"]] != list(settings["bots"]):
+        return "it names other bots than the journal"
+    journal = {record["deal"]: record for record in records_out(
+        [r | {"plays": [[{k: v for k, v in p.items() if k != "seconds"} for p in row] for row in r["plays"]]}
+         for r in contents.records])}
+    for record in doc["records"]:
+        if record["deal"] not in journal:
+            return f"it holds deal {record['deal']}, which the journal does not"
+        if record != journal[record["deal"]]:
+            return f"its record of deal {record['deal']} is not the journal's"
+    if json_ready(refresh_results(doc), digits=6)["results"] != doc["results"]:
+        return "its results are not those its records give (bench report DIR/results.json writes them again)"
+    return None
+
+
+def write_json(doc: dict[str, Any], path: Path) -> None:
+    """results.json, written whole or not at all (``OSError`` when it cannot be)."""
+    write_atomic(path, json.dumps(json_ready(doc, digits=6), indent=1, allow_nan=False) + "\n")

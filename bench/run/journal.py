@@ -1,0 +1,456 @@
+"""The journal of a long run: a JSON-lines file bound to its run, that survives interruptions.
+
+The first line (the header) holds the run's id, its resolved settings and the identity of
+everything that plays (docs/journal.md); every later line (an entry) one finished chunk of
+deals: its deal numbers and their records. Every line carries the run id, its sequence
+number (0 for the header) and a sha256 check chained to the line before it, and is written
+whole, synced, before the next. Reading it back checks every line against the schema
+(``bench/records/schemas/journal.schema.json``), the run id, the sequence, the check and the deals (no
+deal twice), and refuses a journal that fails any of it; only a last line cut short by a
+crash (not JSON) is dropped, so that its deals are played again.
+
+>>> import tempfile, pathlib
+>>> path = pathlib.Path(tempfile.mkdtemp()) / "journal.jsonl"
+>>> from bench.records.plays import EXAMPLE_RECORD
+>>> journal = Journal.create(path, EXAMPLE_SETTINGS, EXAMPLE_IDENTITY)
+>>> journal.append([0], [EXAMPLE_RECORD])
+>>> journal.close()
+>>> contents = Journal.read(path)
+>>> contents.settings["seed"], [r["deal"] for r in contents.records], contents.run == journal.run
+(1, [0], True)
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+import secrets
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bench.records.plays import records_in, records_out
+from bench.records.schema import schema as document_schema
+from bench.records.schema import validator
+from bots.identity import bot_change, bot_identity
+from solver import files
+from solver.documents import JSONRefused, strict_json
+from solver.errors import InputError
+
+JOURNAL = "journal.jsonl"
+SCHEMA_VERSION = 3  # 3: document, schema_version on every line, counts named as counts, arrangements as rows
+HEADER, ENTRY = "journal-header", "journal-entry"  # the ``document`` of each kind of line
+OLD_KIND = "chinese-poker-journal"  # the header of a journal of version 1 or 2 names its kind so
+SETTINGS_NAMES = {"players": "player_count", "sessions": "session_count"}  # in the run's words: in the file's
+
+
+class JournalError(InputError, ValueError):
+    """A file that is not a journal of this kind, that fails its checks, or that cannot be written."""
+
+
+class JournalVersionError(JournalError):
+    """A journal written by another version of bench, which this one does not read."""
+
+
+@functools.lru_cache(maxsize=1)
+def schema() -> dict[str, Any]:
+    """The JSON schema of a journal line (docs/schemas/journal.schema.json holds the same)."""
+    return document_schema("journal")
+
+
+def _validator(part: str):
+    return validator("journal", part)  # 1.0 is not a deal number
+
+
+def schema_problem(value: Any, part: str) -> str | None:
+    """What keeps ``value`` from being a ``header`` or an ``entry`` of the schema, or None."""
+    error = next(iter(sorted(_validator(part).iter_errors(value), key=lambda e: list(e.absolute_path))), None)
+    if error is None:
+        return None
+    where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
+    return f"{where.lstrip('.') or 'the line'}: {error.message[:160]}"
+
+
+def _canonical(value: dict[str, Any]) -> bytes:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode()
+
+
+def line_check(value: dict[str, Any], previous: str) -> str:
+    """The check of a line: sha256 of the previous line's check and the line's canonical JSON
+    (keys sorted, no spaces) without its own ``check``."""
+    body = {k: v for k, v in value.items() if k != "check"}
+    return hashlib.sha256(previous.encode("ascii") + b"\n" + _canonical(body)).hexdigest()
+
+
+def _ends_a_line(path: Path) -> bool:
+    """Whether the file ends with a newline (an empty or unreadable file does not)."""
+    try:
+        with files.open_input(path, None, follow=False) as file:
+            file.seek(0, os.SEEK_END)
+            if file.tell() == 0:
+                return False
+            file.seek(-1, os.SEEK_END)
+            return file.read(1) == b"\n"
+    except OSError:
+        return False
+
+
+def settings_out(settings: dict[str, Any]) -> dict[str, Any]:
+    """A run's settings as the journal holds them: counts named as counts.
+
+    >>> settings_out({"players": 2, "sessions": 3, "seed": 1})
+    {'player_count': 2, 'session_count': 3, 'seed': 1}
+    """
+    return {SETTINGS_NAMES.get(k, k): v for k, v in settings.items()}
+
+
+def settings_in(stored: dict[str, Any]) -> dict[str, Any]:
+    """The settings a journal holds, named as the tournament code names them (the inverse of :func:`settings_out`)."""
+    back = {v: k for k, v in SETTINGS_NAMES.items()}
+    return {back.get(k, k): v for k, v in stored.items()}
+
+
+def _header_of(path: Path, parsed: list[dict[str, Any]]) -> dict[str, Any]:
+    """The first line, when it is the header of a journal this version reads."""
+    first = parsed[0] if parsed else {}
+    if first.get("kind") == OLD_KIND:
+        raise JournalVersionError(f"{path} was written by an older version of bench (journal version "
+                                  f"{str(first.get('version'))[:20]}) and cannot be resumed by this one (version "
+                                  f"{SCHEMA_VERSION})")
+    if first.get("document") != HEADER:
+        raise JournalError(f"{path} is not a journal of a bench run")
+    if first.get("schema_version") != SCHEMA_VERSION:
+        raise JournalVersionError(f"{path} is a journal of schema_version {str(first.get('schema_version'))[:20]}, "
+                                  f"not {SCHEMA_VERSION}; this version of bench cannot resume it")
+    return first
+
+
+@dataclass
+class Contents:
+    """What a journal holds: its run id, header, entries (in order), and whether a damaged last
+    line was dropped."""
+
+    run: str
+    header: dict[str, Any]
+    entries: list[dict[str, Any]] = field(default_factory=list)
+    dropped: bool = False
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        """The run's settings, named as the tournament code names them (``players``, ``sessions``)."""
+        return settings_in(self.header["settings"])
+
+    @property
+    def identity(self) -> dict[str, Any]:
+        return self.header["identity"]
+
+    @property
+    def records(self) -> list[dict[str, Any]]:
+        """Every entry's records, each play's arrangement as one line of text (``bench.run.play``'s form)."""
+        return records_in([record for entry in self.entries for record in entry["records"]])
+
+
+class Journal:
+    """An append-only JSON-lines file; each line is written whole and synced, or not at all."""
+
+    def __init__(self, path: Path, fd: int, run: str, seq: int, check: str):
+        self.path = path
+        self.run = run
+        self._fd = fd
+        self._seq = seq
+        self._check = check
+
+    @classmethod
+    def create(cls, path: Path, settings: dict[str, Any], identity: dict[str, Any]) -> Journal:
+        """A new journal of a new run (a fresh run id) whose header holds ``settings`` and
+        ``identity``; the file appears whole, replacing any file of that name."""
+        run = secrets.token_hex(16)
+        header: dict[str, Any] = {"schema_version": SCHEMA_VERSION, "document": HEADER, "run": run, "seq": 0,
+                                  "settings": settings_out(settings), "identity": identity}
+        header["check"] = line_check(header, "")
+        problem = schema_problem(header, "header")
+        if problem:
+            raise JournalError(f"the settings of this run do not fit a journal: {problem}")
+        try:
+            files.write_atomic(path, _canonical(header) + b"\n")
+        except OSError as error:
+            raise JournalError(f"cannot write {path}: {files.describe(error)}") from None
+        return cls._open(path, run, 0, header["check"])
+
+    @classmethod
+    def reopen(cls, path: Path, contents: Contents) -> Journal:
+        """Continue a journal read by :meth:`read`: rewritten (whole) without a damaged last line,
+        or with the newline its last line was cut off before, then open for appending."""
+        lines = [contents.header, *contents.entries]
+        if contents.dropped or not _ends_a_line(path):
+            try:
+                files.write_atomic(path, b"".join(_canonical(line) + b"\n" for line in lines))
+            except OSError as error:
+                raise JournalError(f"cannot write {path}: {files.describe(error)}") from None
+        return cls._open(path, contents.run, lines[-1]["seq"], lines[-1]["check"])
+
+    @classmethod
+    def _open(cls, path: Path, run: str, seq: int, check: str) -> Journal:
+        try:
+            fd = files.open_append(path)
+        except OSError as error:
+            raise JournalError(f"cannot write {path}: {files.describe(error)}") from None
+        return cls(path, fd, run, seq, check)
+
+    def append(self, deals: list[int], records: list[dict[str, Any]]) -> None:
+        """One entry: the records of ``deals``. A write that fails (a full disk) is undone, so
+        the journal never holds part of a line; it then raises :class:`JournalError`."""
+        entry: dict[str, Any] = {"schema_version": SCHEMA_VERSION, "document": ENTRY, "run": self.run,
+                                 "seq": self._seq + 1, "deals": sorted(deals), "records": records_out(records)}
+        entry["check"] = line_check(entry, self._check)
+        size = os.fstat(self._fd).st_size
+        try:
+            files.write_all(self._fd, _canonical(entry) + b"\n")
+            os.fsync(self._fd)
+        except OSError as error:
+            try:
+                os.ftruncate(self._fd, size)
+            except OSError:
+                pass
+            raise JournalError(f"cannot write {self.path}: {files.describe(error)}") from None
+        self._seq, self._check = entry["seq"], entry["check"]
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+    @staticmethod
+    def read(path: Path) -> Contents:
+        """The header and entries of a journal, every line checked; a last line cut short by a
+        crash is dropped (``dropped``), anything else that fails a check is a
+        :class:`JournalError` naming the line and what is wrong with it. The journal is a
+        regular file of its folder, never read through a link (``solver.files``)."""
+        try:
+            lines = files.read_bytes(path, files.DOCUMENT_BYTES, follow=False).split(b"\n")
+        except OSError as error:
+            raise JournalError(f"cannot read {path}: {files.describe(error)}") from None
+        if lines and lines[-1] == b"":
+            lines.pop()
+        parsed: list[dict[str, Any]] = []
+        dropped = False
+        for number, line in enumerate(lines, start=1):
+            try:
+                value = strict_json(line, f"{path} line {number}")
+                if not isinstance(value, dict):
+                    raise JSONRefused(f"{path} line {number}", "it is not a table (a JSON object)")
+            except JSONRefused as error:
+                if number == len(lines) and number > 1:  # a line cut short by a crash: its work is done again
+                    dropped = True
+                    break
+                raise JournalError(f"{error}; it is not a journal this program can continue") from None
+            parsed.append(value)
+        header = _header_of(path, parsed)
+        problem = schema_problem(header, "header")
+        if problem:
+            raise JournalError(f"{path} line 1 (the header) is damaged: {problem}")
+        if header["check"] != line_check(header, ""):
+            raise JournalError(f"{path} line 1 (the header) fails its check: it was changed after it was written")
+        run, previous = header["run"], header["check"]
+        seen: dict[int, int] = {}  # deal -> the line that holds it
+        for number, entry in enumerate(parsed[1:], start=2):
+            where = f"{path} line {number}"
+            problem = schema_problem(entry, "entry")
+            if problem:
+                raise JournalError(f"{where} is damaged: {problem}")
+            if entry["run"] != run:
+                raise JournalError(f"{where} belongs to another run ({entry['run']}), not this journal's ({run})")
+            if entry["seq"] != number - 1:
+                raise JournalError(f"{where} has sequence number {entry['seq']}, not {number - 1}: lines were "
+                                   "repeated, removed or reordered")
+            if entry["check"] != line_check(entry, previous):
+                raise JournalError(f"{where} fails its check: it was changed after it was written, or comes "
+                                   "from elsewhere")
+            previous = entry["check"]
+            dealt = [r["deal"] for r in entry["records"]]
+            if sorted(dealt) != entry["deals"]:
+                raise JournalError(f"{where} holds records of deals other than those it lists")
+            for deal in dealt:
+                if deal in seen:
+                    raise JournalError(f"{where} holds deal {deal} again (line {seen[deal]} has it)")
+                seen[deal] = number
+        return Contents(run, header, parsed[1:], dropped)
+
+
+# --- what a run is: its package and its bots, and its records checked against its deals ------
+
+
+PACKAGES = ("solver", "bots", "bench")  # the folders of the package's source, beside each other
+_SOURCE = Path(__file__).resolve().parents[2]
+
+
+def _git(*args: str) -> str | None:
+    import subprocess
+
+    try:
+        done = subprocess.run(["git", *args], cwd=_SOURCE, capture_output=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout.decode("utf-8", "replace") if done.returncode == 0 else None
+
+
+def package_identity() -> dict[str, Any]:
+    """The package's name and version, and (when its source is a git checkout) its commit and
+    whether its source folders have uncommitted changes, with a digest of them (``changes``)."""
+    from importlib import metadata
+
+    try:
+        version: str | None = metadata.version("chinese-poker-solver")
+    except metadata.PackageNotFoundError:
+        version = None
+    found: dict[str, Any] = {"name": "chinese-poker-solver", "version": version, "commit": None, "dirty": None}
+    top = _git("rev-parse", "--show-toplevel")
+    commit = _git("rev-parse", "HEAD")
+    if top and Path(top.strip()).resolve() == _SOURCE and commit and commit.strip():
+        found["commit"] = commit.strip()
+        status = _git("status", "--porcelain", "--untracked-files=no", "--", *PACKAGES)
+        found["dirty"] = bool(status and status.strip()) if status is not None else None
+        if found["dirty"]:
+            diff = _git("diff", "HEAD", "--no-color", "--no-ext-diff", "--", *PACKAGES)
+            if diff is not None:
+                found["changes"] = hashlib.sha256(diff.encode("utf-8")).hexdigest()
+    return found
+
+
+def run_identity(specs: list[str], made: dict[str, Any]) -> dict[str, Any]:
+    """The identity of a run: the package, and each distinct bot spec's bot (``bots.identity``)."""
+    return {"package": package_identity(), "bots": [bot_identity(spec, made[spec]) for spec in dict.fromkeys(specs)]}
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, sort_keys=True) if not isinstance(value, str) else value
+    return text if len(text) <= 24 else text[:12] + "…"
+
+
+def identity_change(stored: dict[str, Any], current: dict[str, Any]) -> str | None:
+    """What differs between the identity a journal holds and the current one, in a few words, or None."""
+    changed = package_change(stored["package"], current["package"])
+    if changed:
+        return changed
+    if [b["spec"] for b in stored["bots"]] != [b["spec"] for b in current["bots"]]:
+        return (f"the journal names the bots {', '.join(b['spec'] for b in stored['bots'])}, but the run plays "
+                f"{', '.join(b['spec'] for b in current['bots'])}")
+    for old, bot in zip(stored["bots"], current["bots"]):
+        changed = bot_change(old, bot)
+        if changed:
+            return changed
+    return None
+
+
+def package_change(was: dict[str, Any], now: dict[str, Any]) -> str | None:
+    """What differs between the package a journal names and the one here (both of
+    :func:`package_identity`'s shape), in a few words, or None."""
+    for key, what in (("version", "version"), ("commit", "git commit")):
+        if was.get(key) != now.get(key):
+            return f"the package's {what} was {_short(was.get(key))}, is now {_short(now.get(key))}"
+    if was.get("dirty") != now.get("dirty") or was.get("changes") != now.get("changes"):
+        return "the package's uncommitted changes (git diff HEAD) changed"
+    return None
+
+
+REPLAYED_LINES = 16  # a resume plays again one deal of this many journal lines (of every line, when fewer)
+
+
+def unreplayable(contents: Contents) -> list[str]:
+    """The specs of a journal's bots whose plays cannot be played again to check them
+    (``bots.identity.replayable``): bots that draw randomness of their own."""
+    from bots.identity import replayable
+
+    return [bot["spec"] for bot in contents.identity["bots"] if not replayable(bot)]
+
+
+def replay_problem(contents: Contents, match: Any) -> str | None:
+    """Play again one deal (at random) of up to ``REPLAYED_LINES`` lines (at random) of a journal
+    with the run's bots, and say where a recorded play differs from the bots' play, or None.
+    Bots set a hand from its cards and their seeded rng alone, so a record that these bots
+    would not have made (another run's plays, edited plays) shows here. The plays of bots that
+    draw randomness of their own (:func:`unreplayable`) are not compared, nor are decisions
+    that fail (in the journal or now)."""
+    import dataclasses
+    import random
+
+    from bench.run.play import play_deals
+
+    skipped = set(unreplayable(contents))
+    if all(spec in skipped for spec in match.specs):
+        return None
+    pick = random.SystemRandom()
+    entries = contents.entries
+    if len(entries) > REPLAYED_LINES:
+        entries = pick.sample(entries, REPLAYED_LINES)
+    recorded = {record["deal"]: record for record in records_in([pick.choice(entry["records"]) for entry in entries])}
+    if not recorded:
+        return None
+    replay = dataclasses.replace(match, on_fault="foul")
+    again = play_deals(match.specs, match.players, match.entropy, sorted(recorded), settings=replay)
+    for record in again:
+        kept = recorded[record["deal"]]
+        for b, (row, kept_row) in enumerate(zip(record["plays"], kept["plays"])):
+            if match.specs[b] in skipped:
+                continue
+            for seat, (play, kept_play) in enumerate(zip(row, kept_row)):
+                differs = play_difference(kept_play, play)
+                if differs:
+                    return (f"deal {record['deal']}, bot {match.specs[b]!r} in seat {seat}: the journal records "
+                            f"{differs[1]!r}, the bot plays {differs[2]!r}; the journal holds plays these bots do "
+                            f"not make{_random_hint(contents, match.specs[b])}")
+    return None
+
+
+COMPARED = ("arrangement", "natural", "values", "foul", "foul_reason")  # what a replayed play must repeat
+
+
+def play_difference(recorded: dict[str, Any], replayed: dict[str, Any]) -> tuple[str, str, str] | None:
+    """The first of :data:`COMPARED` in which a replayed play differs from its record, as
+    (field, the record's value, the replay's value), each value as text (an arrangement, a
+    natural as JSON, ``none``), or None when they agree. A decision that failed, in the record
+    or in the replay, is not compared (None): its fault says nothing of the bot's play.
+
+    >>> play = {"arrangement": "4C 3C 2C / 9C 8C 7C 6C 5C / AC KC QC JC TC", "values": [1, 2, 3], "foul": False,
+    ...         "foul_reason": None}
+    >>> play_difference(play, play | {"seconds": 9.0}) is None
+    True
+    >>> play_difference(play, play | {"natural": {"kind": "six-pairs", "key": [1]}})
+    ('natural', 'none', '{"key": [1], "kind": "six-pairs"}')
+    """
+    if "fault" in recorded or "fault" in replayed:
+        return None
+    for name in COMPARED:
+        was, now = recorded.get(name), replayed.get(name)
+        if was != now:
+            return name, _shown(name, was), _shown(name, now)
+    return None
+
+
+def _shown(name: str, value: Any) -> str:
+    if name == "arrangement" and isinstance(value, str):
+        return value
+    return "none" if value is None else json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
+def _random_hint(contents: Contents, spec: str) -> str:
+    """For a protocol bot: what it must say if it plays a hand differently each time."""
+    if not any(bot["spec"] == spec and bot["class"] == "protocol" for bot in contents.identity["bots"]):
+        return ""
+    return (", or the bot draws randomness of its own without saying so (its hello must say \"random\": true, "
+            "docs/protocol.md)")
+
+
+EXAMPLE_SETTINGS: dict[str, Any] = {
+    "bots": ["greedy", "greedy"], "players": 2, "sessions": 1, "seed": 1,
+    "rules": {"name": "basic", "scoring": "basic", "royalties": [], "royalty_needs_win": False, "naturals": False,
+              "natural_payouts": {}},
+    "decision_timeout": 60.0, "on_fault": "stop", "command": "bench tournament --bots greedy,greedy",
+}
+EXAMPLE_IDENTITY: dict[str, Any] = {
+    "package": {"name": "chinese-poker-solver", "version": "0.1.0", "commit": None, "dirty": None},
+    "bots": [{"spec": "greedy", "name": "greedy", "class": "bots.greedy:GreedyBot", "params": {}, "version": "0.1.0",
+              "identity": None, "sha256_by_file": {}, "replayable": True}],
+}

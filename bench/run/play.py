@@ -1,0 +1,414 @@
+"""Playing deals: the bots of a run set every seat hand of a deal, and each deal becomes a record.
+
+The deals, the seatings and each seat's seed are those of ``bench.records.deals``; a
+record's form is ``bench.records.plays``'s. A bot's arrangement depends only on its 13 cards
+and its rng, so each (bot, seat) hand of a deal is set once and reused in every seating.
+Results never depend on how the deals were split among workers (``bench.run.runner``).
+Every decision runs under the run's fault policy and time limit (:class:`RunSettings`):
+a bot that raises, answers badly or runs out of time ends the run (``stop``) or has that
+hand scored as a foul (``foul``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import struct
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from bench.records.deals import deal_table, dealer_of, seat_seed
+from bench.records.plays import FAULT_VALUES, play_foul_reason
+from bots.base import BotFault
+from bots.protocol import close_together
+from solver import files, format_cards
+from solver.errors import InputError
+from solver.rules import BASIC, Rules, as_rules
+from solver.scoring import fouls
+
+
+class TournamentError(InputError, ValueError):
+    """A tournament that cannot be run as asked."""
+
+
+def _canonical(arrangement) -> str:
+    """The arrangement as a player reads it; the same for any order of the cards within a row."""
+    return arrangement.format()
+
+
+def make_bots(specs: Sequence[str], rules: Rules, log_dir: str | None = None,
+              startup_timeout: float | None = None) -> dict[str, Any]:
+    """One bot per distinct spec; bots with a ``rules`` parameter play for the tournament's rules
+    unless their spec names other ones. Each thread makes its set of bots once and keeps it
+    (bots keep no state between hands), so a protocol bot's process serves every chunk its
+    thread plays, and never two threads at once: threads (the threading backend, a local dask
+    cluster) each have bots of their own. :func:`close_bots` ends them.
+
+    With ``startup_timeout``, the bots' start-up runs under that limit of its own, apart
+    from any decision: making each bot and, for bots that are not protocol bots (those shake
+    hands under their own ``startup_timeout``), one warm-up decision on a fixed hand, whose
+    answer is not used (loading compiled kernels, a JIT warming up). A bot that does not
+    start in time raises :class:`StartupFault`."""
+    key = (tuple(specs), rules, log_dir)
+    thread = threading.current_thread()
+    with _MADE_LOCK:
+        made = _MADE.setdefault(thread, {})
+        bots = made.pop(key, None)
+    if bots is None:
+        bots = _Bots(_new_bots(key[0], rules, log_dir, startup_timeout), warm=startup_timeout is not None)
+    elif startup_timeout is not None and not bots.warm:
+        _warm_up(bots.bots, startup_timeout)
+        bots.warm = True
+    with _MADE_LOCK:
+        made[key] = bots  # the most recently used last
+        evicted = [made.pop(k) for k in list(made)[:-MADE_PER_THREAD]]
+    for old in evicted:
+        old.close()
+    return dict(bots.bots)
+
+
+MADE_PER_THREAD = 4  # sets of bots a thread keeps; older ones are closed
+WARM_UP_HAND = "2C 3D 4H 5S 6C 7D 8H 9S TC JD QH KS AC"  # the fixed hand of a warm-up decision
+
+
+class StartupFault(BotFault):
+    """A bot did not start within its start-up limit."""
+
+
+@dataclass
+class _Bots:
+    bots: dict[str, Any]
+    warm: bool
+
+    def close(self) -> None:
+        close_together(list(self.bots.values()))
+
+
+_MADE: dict[threading.Thread, dict[tuple, _Bots]] = {}  # per thread: (specs, rules, log_dir) -> bots
+_MADE_LOCK = threading.RLock()  # re-entrant: a worker ending on SIGTERM closes its bots from a signal handler
+
+
+def close_bots(threads: Sequence[threading.Thread] | None = None) -> None:
+    """End the bots (their processes) kept by the given threads, or by every thread; the bot
+    processes are all asked to quit, then given one grace period together before they are killed."""
+    with _MADE_LOCK:
+        chosen = list(_MADE) if threads is None else [t for t in threads if t in _MADE]
+        ending = [bots for t in chosen for bots in _MADE.pop(t).values()]
+    close_together([bot for bots in ending for bot in bots.bots.values()])
+
+
+def bot_threads() -> set[threading.Thread]:
+    """The threads that keep bots."""
+    with _MADE_LOCK:
+        return set(_MADE)
+
+
+def _is_protocol(spec: str) -> bool:
+    """Whether a spec names a protocol bot (``file.toml`` or ``cmd:PATH``), without reading it."""
+    from bots import BotError, parse_spec
+
+    try:
+        name = parse_spec(spec)[0]
+    except BotError:  # not a spec at all: making it will say why
+        return False
+    return name.startswith("cmd:") or name.endswith(".toml")
+
+
+def _new_bots(specs: tuple[str, ...], rules: Rules, log_dir: str | None,
+              startup_timeout: float | None) -> dict[str, Any]:
+    from bots import make_bot_for
+
+    bots: dict[str, Any] = {}
+    try:
+        for spec in dict.fromkeys(specs):
+            if startup_timeout is None or _is_protocol(spec):
+                bots[spec] = make_bot_for(spec, rules, log_dir)
+            else:
+                with _startup_limit(spec, startup_timeout):
+                    bots[spec] = make_bot_for(spec, rules, log_dir)
+                    _warm_up_one(bots[spec])
+    except BaseException:
+        _Bots(bots, False).close()
+        raise
+    return bots
+
+
+def _warm_up(bots: dict[str, Any], seconds: float) -> None:
+    """The warm-up decision of each bot that is not a protocol bot, each under the limit."""
+    for spec, bot in bots.items():
+        if not _is_protocol(spec):
+            with _startup_limit(spec, seconds):
+                _warm_up_one(bot)
+
+
+def _warm_up_one(bot) -> None:
+    """One decision on a fixed hand; its answer, and any error it raises, are not used (the
+    decisions judge those)."""
+    from solver import parse_hand
+
+    try:
+        bot.arrange(parse_hand(WARM_UP_HAND), np.random.default_rng(0))
+    except DecisionTimeout:
+        raise
+    except Exception:  # noqa: S110
+        pass
+
+
+@contextlib.contextmanager
+def _startup_limit(spec: str, seconds: float):
+    """Raise :class:`StartupFault` when the block takes longer than ``seconds``: stopped by a
+    timer in a process's main thread, judged when it returns in other threads."""
+    started = time.perf_counter()
+    try:
+        with time_limit(seconds):
+            yield
+    except DecisionTimeout:
+        raise _late_start(spec, seconds) from None
+    if time.perf_counter() - started > seconds:
+        raise _late_start(spec, seconds)
+
+
+def _late_start(spec: str, seconds: float) -> StartupFault:
+    return StartupFault(f"bot '{spec}' did not start within its start-up limit of {seconds:g} s "
+                        "(making it and a warm-up decision, before the decision clock starts)")
+
+
+FAULT_POLICIES = ("stop", "foul")
+
+
+class DecisionFault(BotFault):
+    """A bot failed a decision and the run's fault policy is to stop (the message says which)."""
+
+
+class DecisionTimeout(BotFault):
+    """A decision took longer than its time limit."""
+
+
+def time_limit(seconds: float | None):
+    """Raise :class:`DecisionTimeout` in the code run inside when it takes longer than ``seconds``.
+
+    Uses a real-time timer signal (``solver.interrupts.alarm``), so it interrupts only in a
+    process's main thread (the sequential backend and process workers), and never inside a
+    kernel that compiles or loads, or a callback from compiled code: there it waits until
+    the code is back in Python of its own. Elsewhere the block runs to its end, and
+    :func:`_play` judges a decision that overran when it returns."""
+    from solver.interrupts import alarm
+
+    return alarm(seconds, lambda: DecisionTimeout(f"no answer within the time limit of {seconds:g} s"))
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """What every worker needs to play deals: the bots, the table, the rules, the fault policy."""
+
+    specs: tuple[str, ...]
+    players: int
+    entropy: int
+    rules: Rules = BASIC
+    decision_timeout: float | None = None
+    on_fault: str = "stop"
+    log_dir: str | None = None  # where protocol bots' stderr goes
+    startup_timeout: float = 60.0  # limit of a bot's start-up in a worker, when decisions are timed
+
+    def __post_init__(self) -> None:
+        for name in ("decision_timeout", "startup_timeout"):
+            value = getattr(self, name)
+            if value is not None and not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
+                raise TournamentError(f"{name} must be a finite number of seconds > 0, got {value!r}")
+        if self.on_fault not in FAULT_POLICIES:
+            raise TournamentError(f"unknown fault policy {self.on_fault!r}; choose from {', '.join(FAULT_POLICIES)}")
+
+
+def _fault_play(message: str, seconds: float) -> dict[str, Any]:
+    return {"arrangement": "fault", "values": list(FAULT_VALUES), "foul": True, "foul_reason": message,
+            "seconds": round(seconds, 6), "fault": message}
+
+
+def _play(bot, spec: str, cards, deal: int, seat: int, settings: RunSettings, faulted: dict) -> dict[str, Any]:
+    """One decision: the bot's arrangement of one seat's hand, checked, and its natural.
+
+    A bot that fails (raises, answers badly, runs out of time) ends the run under the
+    ``stop`` policy (:class:`DecisionFault`), and has its hand scored as a foul under ``foul``.
+    ``faulted`` names decisions already known to fail (their worker process died).
+
+    A decision longer than the run's time limit is a fault on every backend: a timer stops
+    it in a process's main thread; in other threads it is judged when it returns. A protocol
+    bot is never stopped by the timer (its own deadline, the bot file's ``decision_timeout``,
+    bounds the wait, and its process stays in step): it too is judged when it answers."""
+    from bots import BotFault, checked_arrangement
+    from bots.base import BotGivenUp, declared_natural
+
+    known = faulted.get((deal, spec, seat))
+    if known is not None:
+        return _fault_play(known, 0.0)
+    seed = seat_seed(settings.entropy, deal, seat, spec)
+    limit = settings.decision_timeout
+    started = time.perf_counter()
+    try:
+        with time_limit(None if _is_protocol(spec) else limit):
+            arrangement = checked_arrangement(bot, cards, np.random.default_rng(seed))
+            natural = declared_natural(bot, cards, np.random.default_rng(seed), settings.rules)
+        if limit is not None and time.perf_counter() - started > limit:  # a thread, where no timer interrupts
+            raise DecisionTimeout
+    except BotGivenUp as error:  # whatever the policy: its later faults depend on how deals were shared
+        raise DecisionFault(f"deal {deal}, seat {seat}: {error}") from None
+    except (BotFault, DecisionTimeout) as error:
+        if limit is not None and (time.perf_counter() - started > limit or isinstance(error, DecisionTimeout)
+                                  or isinstance(error.__cause__, DecisionTimeout)):
+            error = BotFault(f"bot '{spec}' gave no answer within the time limit of {limit:g} s "
+                             f"for hand {format_cards(cards)}")
+        if settings.on_fault == "stop":
+            raise DecisionFault(f"deal {deal}, seat {seat}: {error}") from None
+        return _fault_play(str(error), time.perf_counter() - started)
+    seconds = time.perf_counter() - started
+    values = arrangement.values()
+    foul = bool(fouls(values))
+    play: dict[str, Any] = {
+        "arrangement": _canonical(arrangement),
+        "values": list(values),
+        "foul": foul,
+        "foul_reason": play_foul_reason(_canonical(arrangement), foul),
+        "seconds": round(seconds, 6),
+    }
+    if natural is not None:
+        play["natural"] = {"kind": natural.kind, "key": list(natural.key)}
+    return play
+
+
+class _Marker:
+    """Which decision a worker is making, in a small file: if the worker process dies, the
+    file still says (deal, bot index, seat) of the decision that killed it."""
+
+    def __init__(self, path: str | None):
+        self.fd = files.open_write(path, mode=0o600) if path else None
+
+    def mark(self, deal: int, bot: int, seat: int) -> None:
+        if self.fd is not None:
+            os.pwrite(self.fd, struct.pack("<qqq", deal, bot, seat), 0)
+
+    def close(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+
+
+def read_marker(path: str) -> tuple[int, int, int] | None:
+    """The (deal, bot index, seat) a worker last marked, or None."""
+    try:
+        data = files.read_bytes(path, 24, follow=False)
+    except OSError:
+        return None
+    return struct.unpack("<qqq", data[:24]) if len(data) >= 24 else None
+
+
+def _batched_plays(bot, spec: str, deals: Sequence[int], tables: Sequence[np.ndarray],
+                   settings: RunSettings) -> dict[tuple[int, int], dict[str, Any]] | None:
+    """Every seat hand of the deals set by one ``arrange_many`` call, for a bot that says its
+    batches set each hand as ``arrange`` does and use no randomness (``batch_safe``).
+
+    The plays are those the one-by-one path makes, with each decision's seconds the batch's
+    shared out. None when the batch fails in any way or overruns the time limit of all its
+    decisions together: the caller then plays the hands one by one, where faults and time
+    limits are judged decision by decision."""
+    from bots import arrange_many
+    from bots.base import declared_natural
+    from solver import Card, row_values
+    from solver.arrangement import format_rows
+
+    hands = np.concatenate(tables)  # deal by deal, seat by seat
+    limit = settings.decision_timeout * len(hands) if settings.decision_timeout else None
+    started = time.perf_counter()
+    try:
+        with time_limit(limit):
+            rows = arrange_many(bot, hands, np.random.default_rng(0))
+    except (Exception, DecisionTimeout):
+        return None
+    if limit is not None and time.perf_counter() - started > limit:  # a thread, where no timer interrupts
+        return None
+    seconds = (time.perf_counter() - started) / len(hands)
+    values = np.stack(row_values(rows), axis=1)
+    foul = fouls(values)
+    plays = {}
+    for i, row in enumerate(rows.tolist()):
+        deal, seat = deals[i // settings.players], i % settings.players
+        text = format_rows((row[:3], row[3:8], row[8:]))
+        play: dict[str, Any] = {
+            "arrangement": text,
+            "values": values[i].tolist(),
+            "foul": bool(foul[i]),
+            "foul_reason": play_foul_reason(text, bool(foul[i])),
+            "seconds": round(seconds, 6),
+        }
+        if settings.rules.naturals:
+            cards = tuple(Card(c) for c in hands[i].tolist())
+            seed = seat_seed(settings.entropy, deal, seat, spec)
+            natural = declared_natural(bot, cards, np.random.default_rng(seed), settings.rules)
+            if natural is not None:
+                play["natural"] = {"kind": natural.kind, "key": list(natural.key)}
+        plays[deal, seat] = play
+    return plays
+
+
+def play_deals(specs: Sequence[str], players: int, entropy: int, deals: Sequence[int],
+               rules: Rules | str = BASIC, *, settings: RunSettings | None = None, faulted: dict | None = None,
+               marker: str | None = None, stop: threading.Event | None = None,
+               one_by_one: bool = False) -> list[dict[str, Any]]:
+    """Set every (bot, seat) hand of the given deals; one record per deal.
+
+    A record holds the deal number, the dealer, the seat hands, and for every bot and
+    seat the arrangement, its row values and whether it fouls, plus the seconds each
+    decision took (kept apart from the results: timing is not reproducible). ``settings``
+    (when given) carries the fault policy and time limit; ``marker`` is a file where each
+    decision is noted before it starts; ``stop`` ends the work between decisions.
+
+    Bots that are ``batch_safe`` set all their hands in one call (``_batched_plays``), with
+    the same records; ``one_by_one`` turns that off, so that the marker names every
+    decision (a chunk replayed after its worker died), and so do decisions known to fail."""
+    from solver import Card
+
+    settings = settings or RunSettings(tuple(specs), players, entropy, as_rules(rules))
+    bots = make_bots(settings.specs, settings.rules, settings.log_dir,
+                     settings.startup_timeout if settings.decision_timeout is not None else None)
+    faulted = faulted or {}
+    note = _Marker(marker)
+    records = []
+    try:
+        tables = [deal_table(settings.entropy, deal, settings.players) for deal in deals]
+        batched: dict[str, dict[tuple[int, int], dict[str, Any]]] = {}  # spec -> (deal, seat) -> play
+        for spec, bot in bots.items():
+            if not (one_by_one or faulted) and getattr(bot, "batch_safe", False) and deals:
+                if stop is not None and stop.is_set():
+                    raise KeyboardInterrupt
+                batch = _batched_plays(bot, spec, deals, tables, settings)
+                if batch is not None:
+                    batched[spec] = batch
+        for deal, hands in zip(deals, tables):
+            done: dict[tuple[str, int], dict[str, Any]] = {}  # the same spec plays the same hand the same way
+            plays = []
+            for index, spec in enumerate(settings.specs):
+                for seat in range(settings.players):
+                    if (spec, seat) in done:
+                        continue
+                    if spec in batched:
+                        done[spec, seat] = batched[spec][deal, seat]
+                        continue
+                    if stop is not None and stop.is_set():
+                        raise KeyboardInterrupt
+                    note.mark(deal, index, seat)
+                    cards = tuple(Card(c) for c in hands[seat].tolist())
+                    done[spec, seat] = _play(bots[spec], spec, cards, deal, seat, settings, faulted)
+                plays.append([done[spec, seat] for seat in range(settings.players)])
+            records.append({
+                "deal": deal,
+                "dealer": dealer_of(deal, settings.players),
+                "hands": [format_cards(h) for h in hands.tolist()],
+                "plays": plays,
+            })  # fmt: skip
+    finally:
+        note.close()
+    return records
