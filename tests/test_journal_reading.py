@@ -293,3 +293,19 @@ def test_a_journal_that_cannot_be_read_is_one_error_naming_it(tmp_path):
     missing.write_text("{}\n")
     with pytest.raises(JournalError, match=f"cannot read {link}: "):
         Journal.read(link)  # never read through a link (docs/journal.md)
+
+
+def test_only_a_last_entry_is_dropped_never_the_header(tmp_path, records):
+    """A journal of its header and one entry cut short: the entry is dropped and the run goes
+    on from its header; a journal whose only line, the header, is cut short is no journal."""
+    path = tmp_path / "journal.jsonl"
+    journal = Journal.create(path, SETTINGS, EXAMPLE_IDENTITY)
+    journal.append([0, 1], records[:2])
+    journal.close()
+    header, entry = path.read_text().splitlines()
+    path.write_text(f"{header}\n{entry[:-20]}")
+    contents = Journal.read(path)
+    assert contents.dropped and contents.records == [] and contents.settings == SETTINGS
+    path.write_text(header[:-20])
+    with pytest.raises(JournalError, match=f"{path} line 1"):
+        Journal.read(path)
