@@ -8,7 +8,8 @@ this checkout are copied to .mutation/work/MODULE, where cosmic-ray rewrites the
 two modules can be run at once, by two commands); each module's session is
 .mutation/sessions/MODULE.sqlite. Running again resumes: only
 mutants not yet tested are run, unless the module's source changed (then it starts over).
---retest runs the survivors again (after tests were added); --report only prints the scores.
+--retest runs the survivors again (after tests were added), --survivors-only with it runs no
+mutant not run yet; --report only prints the scores.
 """
 
 from __future__ import annotations
@@ -136,6 +137,21 @@ def prepare(name: str, module: dict) -> tuple[Path, Path]:
     return config, session
 
 
+NOT_RUN = "not run: the run was stopped before it (--survivors-only)"
+
+
+def hold_back_pending(session: Path) -> None:
+    """Mark the mutants never run as not run, so that exec runs only the survivors."""
+    with sqlite3.connect(session) as connection:
+        connection.execute("INSERT INTO work_results (worker_outcome, output, job_id) SELECT 'SKIPPED', ?, job_id"
+                           " FROM work_items WHERE job_id NOT IN (SELECT job_id FROM work_results)", (NOT_RUN,))
+
+
+def release_held_back(session: Path) -> None:
+    with sqlite3.connect(session) as connection:
+        connection.execute("DELETE FROM work_results WHERE output = ?", (NOT_RUN,))
+
+
 def retest_survivors(session: Path) -> None:
     """Forget the survivors' results, so that the next exec runs them again."""
     with sqlite3.connect(session) as connection:
@@ -146,7 +162,7 @@ def report(name: str, module: dict, session: Path) -> None:
     """killed / tested, and each survivor's diff (also in sessions/NAME-survivors.txt)."""
     with use_db(str(session)) as db:
         results = [(i, r) for i, r in db.completed_work_items if r.worker_outcome != WorkerOutcome.SKIPPED]
-        pending = sum(1 for _ in db.pending_work_items)
+        pending = sum(1 for _ in db.pending_work_items) + sum(1 for _, r in db.completed_work_items if r.output == NOT_RUN)
     killed = [r for _, r in results if r.test_outcome == TestOutcome.KILLED]
     survivors = [(i, r) for i, r in results if r.test_outcome == TestOutcome.SURVIVED]
     other = len(results) - len(killed) - len(survivors)
@@ -166,6 +182,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("modules", nargs="*", metavar="MODULE", help=", ".join(SETTINGS["modules"]))
     parser.add_argument("--retest", action="store_true", help="run the surviving mutants again")
+    parser.add_argument("--survivors-only", action="store_true",
+                        help="with --retest: run the survivors again and no mutant not run yet")
     parser.add_argument("--report", action="store_true", help="only print the scores")
     args = parser.parse_args()
     names = args.modules or list(SETTINGS["modules"])
@@ -180,6 +198,9 @@ def main() -> int:
             session = SESSIONS / f"{name}.sqlite"
         else:
             config, session = prepare(name, module)
+            release_held_back(session)
+            if args.survivors_only:
+                hold_back_pending(session)
             if args.retest:
                 retest_survivors(session)
             started = time.monotonic()
