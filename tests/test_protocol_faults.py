@@ -334,6 +334,13 @@ def test_a_bad_hello_is_one_line(tmp_path, hello, message):
         make_bot(str(bot_file(tmp_path, "plain", env={"HELLO": json.dumps(hello)})))
 
 
+def test_a_hello_at_the_limits_the_docs_give_is_accepted(make):
+    """docs/protocol.md: a name and version of at most 100 printable characters; ``batch`` 0,
+    one hand at a time."""
+    bot = make("plain", env={"HELLO": json.dumps({"protocol": 2, "name": "n" * 100, "version": "v" * 100, "batch": 0})})
+    assert bot.identity["name"] == "n" * 100 and bot.identity["version"] == "v" * 100 and bot.batch == 0
+
+
 # --- bot files --------------------------------------------------------------------------------
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from solver import evaluate
 from solver.rules import ROYALTY_HANDS, Rules
-from solver.scoring import expected_rows, fouls, royalty_lines, settle_values
+from solver.scoring import expected_rows, fouls, row_results_of, royalty_lines, settle_values
 from tests import naive
 
 # The "Eastern" table of docs/rules.md, as written there.
@@ -151,3 +151,10 @@ def test_rows_of_values_of_the_wrong_shape_are_refused():
     with pytest.raises(ValueError, match=r"got shape \(1, 2\)"):
         settle_values([[1, 2, 3]], [[1, 2]])
     assert settle_values([[1, 2, 3], [3, 2, 1]], [[1, 2, 4], [1, 2, 3]]).tolist() == [-1, -3]
+
+
+def test_row_results_of_arrays_are_one_row_of_three_a_pair():
+    """``row_results_of``: (n, 3) row results, +1 / 0 / -1, fouls applied (the middle row over
+    the back fouls the second pair's first hand)."""
+    results = row_results_of([[1, 2, 3], [1, 3, 2]], [[1, 1, 4], [1, 2, 3]])
+    assert results.shape == (2, 3) and results.tolist() == [[0, 1, -1], [-1, -1, -1]]
