@@ -37,6 +37,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from solver.errors import InputError
 
@@ -64,7 +65,7 @@ class Moments:
     m2: float = 0.0
 
     @classmethod
-    def of(cls, observations) -> Moments:
+    def of(cls, observations: Moments | ArrayLike) -> Moments:
         if isinstance(observations, Moments):
             return observations
         x = np.asarray(observations, np.float64).ravel()
@@ -75,7 +76,7 @@ class Moments:
         mean = float(np.mean(x))
         return cls(int(x.size), mean, float(np.sum((x - mean) ** 2)))
 
-    def add(self, observations) -> Moments:
+    def add(self, observations: Moments | ArrayLike) -> Moments:
         other = Moments.of(observations)
         if not other.n:
             return self
@@ -127,7 +128,7 @@ class Sprt:
         """The variance at or below which observations are taken to have no spread."""
         return (TINY * (self.h1 - self.h0)) ** 2
 
-    def no_evidence(self, observations) -> str | None:
+    def no_evidence(self, observations: Moments | ArrayLike) -> str | None:
         """Why these observations (or their :class:`Moments`) cannot move the test, or None
         when they can."""
         seen = Moments.of(observations)
@@ -137,7 +138,7 @@ class Sprt:
             return f"every deal came out the same ({seen.mean:+g} units), so there is no variance to weigh the evidence by"
         return None
 
-    def llr(self, observations) -> float:
+    def llr(self, observations: Moments | ArrayLike) -> float:
         """The log-likelihood ratio of H1 against H0 for these observations (or their
         :class:`Moments`); 0 when they show no spread."""
         seen = Moments.of(observations)

@@ -30,13 +30,13 @@ def _hands(n: int, rng: np.random.Generator) -> list[list[int]]:
     return [sorted(rng.permutation(52)[:13].tolist()) for _ in range(n)]
 
 
-def rule_study(hands: int, samples: int, entropy: int) -> dict:
+def rule_study(hands: int, samples: int, entropy: int) -> dict[str, Any]:
     from bots import solve_hand
 
     rng = np.random.default_rng(entropy)
     dealt = _hands(hands, rng)
-    plays: dict[str, list] = {r: [] for r in RULE_SETS}
-    seconds: dict[str, list] = {r: [] for r in RULE_SETS}
+    plays: dict[str, list[tuple[frozenset[int], ...]]] = {r: [] for r in RULE_SETS}
+    seconds: dict[str, list[float]] = {r: [] for r in RULE_SETS}
     for i, hand in enumerate(dealt):
         for rules in RULE_SETS:
             started = time.perf_counter()
@@ -49,7 +49,7 @@ def rule_study(hands: int, samples: int, entropy: int) -> dict:
             "median_seconds": {r: float(np.median(v)) for r, v in seconds.items()}}
 
 
-def natural_study(hands: int, samples: int, entropy: int) -> dict:
+def natural_study(hands: int, samples: int, entropy: int) -> dict[str, Any]:
     from bots import solve_hand
     from solver.naturals import natural_mask
 
@@ -72,7 +72,7 @@ def natural_study(hands: int, samples: int, entropy: int) -> dict:
             "naturals": kinds}
 
 
-def frequency_study(hands: int, entropy: int) -> dict:
+def frequency_study(hands: int, entropy: int) -> dict[str, Any]:
     from solver.naturals import natural_mask, naturals_of
 
     rng = np.random.default_rng(entropy)
@@ -85,7 +85,7 @@ def frequency_study(hands: int, entropy: int) -> dict:
             "dragon_exact": 4 ** 13 / 635_013_559_600}  # 13 ranks, any suit each, of C(52, 13) hands
 
 
-def speed_study(hands: int, samples: int, entropy: int) -> dict:
+def speed_study(hands: int, samples: int, entropy: int) -> dict[str, Any]:
     from bench.analysis import _yardstick
     from bots import solve_hand
 

@@ -15,12 +15,16 @@ import re
 import sys
 import tempfile
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any, NoReturn, TextIO, cast
 
 from solver.errors import BotFault, InfrastructureError, InputError
 from solver.interrupts import Stopped
 from solver.text import quote, show, terminal
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
 
 DEBUG_VARIABLE = "CHINESE_POKER_DEBUG"
 
@@ -32,18 +36,19 @@ class Parser(argparse.ArgumentParser):
     """``argparse`` with usage errors as one line and exit status 2; a list of numbers that
     starts with a negative one (``--sprt -0.01,0.01``) is a value, not an option."""
 
-    def _parse_optional(self, arg_string):  # type: ignore[no-untyped-def]
+    def _parse_optional(self, arg_string: str) -> tuple[argparse.Action | None, str, str | None] | None:
+        # argparse's type up to Python 3.11 (mypy checks for 3.10); from 3.12 a list of such tuples, passed on as it is
         if NUMBER_LIST.match(arg_string):
             return None
         return super()._parse_optional(arg_string)
 
-    def error(self, message: str) -> None:  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {one_line(message)}\n")
 
-    def _print_message(self, message: str, file=None) -> None:  # type: ignore[no-untyped-def]
+    def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
         """Help, usage and errors reach the terminal through :func:`solver.text.show`."""
-        if message:
-            show(message, file or sys.stderr, end="")
+        if message:  # argparse passes sys.stdout or sys.stderr, if anything
+            show(message, cast(TextIO, file or sys.stderr), end="")
 
 
 class UsageError(InputError):
@@ -193,7 +198,7 @@ def writable_file(path: Path, option: str = "--out") -> Path:
     return path
 
 
-def read_json(path: Path):
+def read_json(path: Path) -> Any:
     """The JSON document in a file, read by ``solver.documents.strict_json`` (no ``NaN``,
     ``Infinity``, number too large for a float, name given twice or nesting too deep); a
     one-line UsageError when it cannot be read or parsed."""
@@ -212,7 +217,7 @@ def read_json(path: Path):
         raise UsageError(str(error)) from None
 
 
-def _hands_source(path: str):
+def _hands_source(path: str) -> tuple[IO[bytes], str]:
     """The stream ``input_lines`` reads and the name it gives it in messages."""
     from solver import files
 
@@ -227,7 +232,7 @@ def _hands_source(path: str):
         raise UsageError(f"cannot read {name}: {error.strerror}") from None
 
 
-def input_lines(path: str):
+def input_lines(path: str) -> Iterator[tuple[int, str | None]]:
     """(line number, text without comment, or None) of each non-blank line of a file ('-' for
     stdin); None marks a line that is not UTF-8 text. The file must be a regular file (a link
     is followed to one); a byte-order mark in front is dropped, and a line longer than
@@ -309,7 +314,7 @@ def quiet_on_closed_stdout(main: Callable[..., int]) -> Callable[..., int]:
     import functools
 
     @functools.wraps(main)
-    def wrapper(*args, **kwargs) -> int:
+    def wrapper(*args: Any, **kwargs: Any) -> int:
         try:
             try:
                 status = main(*args, **kwargs)

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from solver.text import show
 
+if TYPE_CHECKING:
+    from tqdm import tqdm
 
-def progress(**kwargs: Any):
+
+def progress(**kwargs: Any) -> tqdm:
     """A tqdm bar; silent (but still counting) when stderr is not a terminal."""
     from tqdm import tqdm
 

@@ -11,6 +11,7 @@ import sys
 from collections.abc import Sequence
 
 from bench.cli.parsing import Parser, add_debug, add_version, guarded, limited, quiet_on_closed_stdout, seed
+from solver import Grade, OpponentModel, Solution
 from solver.text import show
 
 DEFAULT_OPPONENT = "table"
@@ -60,19 +61,20 @@ PART_NAMES = {"front": "front", "middle": "middle", "back": "back", "bonus": "bo
               "naturals": "opponents' naturals"}
 
 
-def _decomposition(solution) -> str:
+def _decomposition(solution: Solution) -> str:
     """The headline EV taken apart; the parts sum to it."""
     parts = ", ".join(f"{PART_NAMES[k]} {v:+.3f}" for k, v in solution.parts.items())
     return f"        = {solution.opponents} × ({parts})"
 
 
-def _natural_lines(solution) -> tuple[list[str], list[str]]:
+def _natural_lines(solution: Solution) -> tuple[list[str], list[str]]:
     """Lines before the report (declare, or a natural these rules ignore) and after it."""
     if solution.natural is None:
         if solution.natural_held and not solution.rules.naturals:
             return [f"note    this hand holds {solution.natural_held}, a natural, but these rules have none "
                     "(add +naturals to --rules to declare it)"], []
         return [], []
+    assert solution.natural_ev is not None  # a solution that names a natural prices it
     payout = solution.rules.payouts()[solution.natural]
     per_opponent = solution.natural_ev / solution.opponents
     first = []
@@ -88,7 +90,7 @@ def _natural_lines(solution) -> tuple[list[str], list[str]]:
     return first, after
 
 
-def render(solution, symbols: bool) -> str:
+def render(solution: Solution, symbols: bool) -> str:
     """The human-readable report of a Solution."""
     from solver.cards import format_cards
 
@@ -141,7 +143,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     return guarded("solve", lambda: _solve(args), args.debug, ascii=args.ascii)
 
 
-def render_grade(grade, symbols: bool) -> str:
+def render_grade(grade: Grade, symbols: bool) -> str:
     """The human-readable report of a Grade: the player's play against the best, row by row."""
     from solver.cards import format_cards
 
@@ -188,7 +190,7 @@ def _solve(args: argparse.Namespace) -> int:
         warmup.end(helper)
 
 
-def _opponent(args: argparse.Namespace):
+def _opponent(args: argparse.Namespace) -> OpponentModel:
     """The opponent model ``--opponent`` names, made once: the one that sets the simulated
     hands, and whose identity (``bots.identity``) the JSON document records."""
     from bots import BotError, opponent_model

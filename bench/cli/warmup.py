@@ -40,7 +40,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-def start(rules: str | None) -> subprocess.Popen | None:
+def start(rules: str | None) -> subprocess.Popen[bytes] | None:
     """``python -m bench.cli.warmup RULES`` in the background, silent, in a session of its own (so
     Ctrl-C reaches only ``solve``, which ends it) and, on Linux, killed with ``solve`` if that
     is killed; None when it cannot start."""
@@ -55,7 +55,7 @@ def start(rules: str | None) -> subprocess.Popen | None:
         return None
 
 
-def end(process: subprocess.Popen | None) -> None:
+def end(process: subprocess.Popen[bytes] | None) -> None:
     """Stop the helper if it is still running (its cache entries are written whole or not at all)."""
     from solver.interrupts import disown
 

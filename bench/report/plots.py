@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -15,10 +15,13 @@ from solver.files import write_atomic
 from solver.statistics import Z95
 from solver.text import plot_label
 
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure  # an optional dependency, imported where a plot is drawn
+
 PLOTS = ("crosstable.png", "means.png", "cumulative.png", "sessions.png")
 
 
-def _save(fig, path: Path) -> Path:
+def _save(fig: Figure, path: Path) -> Path:
     import matplotlib.pyplot as plt
 
     fig.tight_layout()
@@ -34,7 +37,7 @@ def _labels(names: list[str]) -> list[str]:
     return [plot_label(name) for name in names]
 
 
-def _crosstable_plot(doc: dict[str, Any], names: list[str]):
+def _crosstable_plot(doc: dict[str, Any], names: list[str]) -> Figure:
     import matplotlib.pyplot as plt
 
     cross = doc["results"]["crosstable"]
@@ -60,7 +63,7 @@ def _crosstable_plot(doc: dict[str, Any], names: list[str]):
     return fig
 
 
-def _means_plot(doc: dict[str, Any], names: list[str]):
+def _means_plot(doc: dict[str, Any], names: list[str]) -> Figure:
     import matplotlib.pyplot as plt
 
     bots = doc["results"]["by_bot"]
@@ -75,7 +78,7 @@ def _means_plot(doc: dict[str, Any], names: list[str]):
     return fig
 
 
-def _cumulative_plot(doc: dict[str, Any], names: list[str]):
+def _cumulative_plot(doc: dict[str, Any], names: list[str]) -> Figure:
     import matplotlib.pyplot as plt
 
     seats = np.array(seatings(len(names), doc["player_count"]))
@@ -93,7 +96,7 @@ def _cumulative_plot(doc: dict[str, Any], names: list[str]):
     return fig
 
 
-def _sessions_plot(doc: dict[str, Any], names: list[str]):
+def _sessions_plot(doc: dict[str, Any], names: list[str]) -> Figure:
     import matplotlib.pyplot as plt
 
     totals = session_totals(records_of(doc), names, doc["player_count"], rules_of(doc))

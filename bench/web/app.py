@@ -17,6 +17,7 @@ import re
 import secrets
 import time
 from collections import OrderedDict
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +29,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from bench.records.deals import HANDS_PER_SESSION
 from bench.web.pool import JobError, PoolBusy, PoolFault, PoolSettings, PoolTimeout, WorkerPool
@@ -44,7 +46,7 @@ HOST_HEADER = re.compile(r"(?:\[(?P<ipv6>[0-9A-Fa-f:.]+)\]|(?P<name>[A-Za-z0-9._
 # The opponent models a solve or a grade may simulate (fast bots, no parameters), and the bots
 # a session may seat, each with the parameters it may be given and their bounds.
 OPPONENTS = ("greedy", "heuristic", "random", "table")
-SEAT_BOTS: dict[str, dict[str, tuple]] = {
+SEAT_BOTS: dict[str, dict[str, tuple[Any, ...]]] = {  # parameter: ("int", low, high) or ("choice", *names)
     "exhaustive": {"samples": ("int", 10, 2_000), "opponent": ("choice", *OPPONENTS)},
     "greedy": {}, "heuristic": {}, "random": {}, "table": {},
 }  # fmt: skip
@@ -281,11 +283,11 @@ class HostCheck:
     """Answer only requests whose ``Host`` header names one of ``allowed`` (any port); others
     get 400. A web page elsewhere then cannot reach the server through DNS rebinding."""
 
-    def __init__(self, app, allowed: tuple[str, ...]):
+    def __init__(self, app: ASGIApp, allowed: tuple[str, ...]):
         self.app = app
         self.allowed = frozenset(filter(None, map(host_name, allowed)))
 
-    async def __call__(self, scope, receive, send):
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
             return await self.app(scope, receive, send)
         header = dict(scope.get("headers") or []).get(b"host", b"").decode("latin-1")
@@ -301,10 +303,10 @@ class HostCheck:
 class BodyLimit:
     """Refuse a request body over ``limit`` bytes with 413 (declared or streamed)."""
 
-    def __init__(self, app, limit: int):
+    def __init__(self, app: ASGIApp, limit: int):
         self.app, self.limit = app, limit
 
-    async def __call__(self, scope, receive, send):
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
         declared = dict(scope.get("headers") or []).get(b"content-length")
@@ -312,7 +314,7 @@ class BodyLimit:
             return await _too_large(send)
         seen = 0
 
-        async def limited():
+        async def limited() -> Message:
             nonlocal seen
             message = await receive()
             seen += len(message.get("body", b""))
@@ -330,7 +332,7 @@ class _BodyTooLarge(InputError):
     pass
 
 
-async def _too_large(send) -> None:
+async def _too_large(send: Send) -> None:
     await send({"type": "http.response.start", "status": 413,
                 "headers": [(b"content-type", b"application/json")]})
     await send({"type": "http.response.body", "body": b'{"detail":"the request is too large"}'})
@@ -339,15 +341,15 @@ async def _too_large(send) -> None:
 class SecurityHeaders:
     """Security headers on every answer; the Content-Security-Policy allows no inline script."""
 
-    def __init__(self, app):
+    def __init__(self, app: ASGIApp):
         self.app = app
 
-    async def __call__(self, scope, receive, send):
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
         policy = DOCS_POLICY if scope["path"] == "/docs" else PAGE_POLICY
 
-        async def with_headers(message):
+        async def with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
                 headers = [(k, v) for k, v in message.get("headers", [])]
                 headers.append((b"content-security-policy", policy.encode()))
@@ -404,7 +406,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     pool = WorkerPool(settings.pool)
 
     @asynccontextmanager
-    async def lifespan(app: FastAPI):
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await pool.start()
         yield
         pool.close()

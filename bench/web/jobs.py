@@ -8,9 +8,13 @@ arrangements raise ``ValueError`` subclasses with a readable message.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from solver import Arrangement, Card, Rules
+    from solver.naturals import Natural
 
 WARM_UP_HAND = "AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C"
 GRADE_KEY = 0x67726164  # the spawn key that sets a session's grading streams apart from its deals ("grad")
@@ -43,7 +47,9 @@ def play(seed: int, hand_number: int, players: int, bots: list[str], arrangement
     dealt = tuple(Card(int(c)) for c in hands[0])
     natural = best_natural(dealt, played) if played.naturals else None
     mine = _your_arrangement(dealt, arrangement, declare, natural)
-    plays: list[Any] = [natural if declare else mine, *_bot_plays(bots, hands, seed, hand_number, played)]
+    yours = natural if declare else mine
+    assert yours is not None  # _your_arrangement refuses a declaration without a natural
+    plays: list[Arrangement | Natural] = [yours, *_bot_plays(bots, hands, seed, hand_number, played)]
     pairs = [[score_pair(a, b, played) if i != j else 0 for j, b in enumerate(plays)] for i, a in enumerate(plays)]
     rows = [[dict(zip(ROWS, row_results(a, b))) if i != j and isinstance(a, Arrangement) and isinstance(b, Arrangement)
              else None for j, b in enumerate(plays)] for i, a in enumerate(plays)]
@@ -64,7 +70,8 @@ def grading_seed(seed: int, hand_number: int) -> int:
     return int(state >> np.uint64(11))
 
 
-def _your_arrangement(dealt, arrangement: str | None, declare: bool, natural):
+def _your_arrangement(dealt: tuple[Card, ...], arrangement: str | None, declare: bool,
+                      natural: Natural | None) -> Arrangement | None:
     """The player's arrangement, checked to hold the cards dealt; None when they declare their natural."""
     from solver import Arrangement, SolveError
 
@@ -80,14 +87,15 @@ def _your_arrangement(dealt, arrangement: str | None, declare: bool, natural):
     return mine
 
 
-def _bot_plays(bots: list[str], hands: np.ndarray, seed: int, hand_number: int, played) -> list[Any]:
+def _bot_plays(bots: list[str], hands: np.ndarray, seed: int, hand_number: int,
+               played: Rules) -> list[Arrangement | Natural]:
     """What each bot plays from its seat (bot k in seat k): a natural it declares, else its arrangement."""
     from bench.records.deals import seat_seed
     from bots import checked_arrangement, make_bot_for
     from bots.base import declared_natural
     from solver import Card
 
-    plays: list[Any] = []
+    plays: list[Arrangement | Natural] = []
     for seat, spec in enumerate(bots, start=1):
         bot = make_bot_for(spec, played)
         cards = tuple(Card(int(c)) for c in hands[seat])
@@ -97,7 +105,7 @@ def _bot_plays(bots: list[str], hands: np.ndarray, seed: int, hand_number: int, 
     return plays
 
 
-def _seats(names: list[str], plays: list[Any]) -> list[dict[str, Any]]:
+def _seats(names: list[str], plays: list[Arrangement | Natural]) -> list[dict[str, Any]]:
     """Each seat's play as the page shows it: an arrangement with its hands, or a declared natural."""
     from solver import ROWS, Arrangement, describe, foul_reason
 
@@ -121,28 +129,28 @@ def rows_of(text: str | None) -> dict[str, str] | None:
     return None if text is None else dict(zip(ROWS, text.split(" / ")))
 
 
-def _review(dealt, mine, natural, grading_seed: int, players: int, samples: int,
-            played) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+def _review(dealt: tuple[Card, ...], mine: Arrangement | None, natural: Natural | None, grading_seed: int, players: int,
+            samples: int, played: Rules) -> tuple[dict[str, Any] | None, dict[str, Any]]:
     """The player's choice against the best one (by ``table`` opponents): the grade document
     when they set their cards, and the review the page shows."""
     from bots import grade_hand, solve_hand
 
-    declare = mine is None
     if mine is not None:
         graded = grade_hand(dealt, mine, "table", samples=samples, seed=grading_seed, players=players, rules=played)
         best, doc = graded.solution, graded.to_dict()
-        yours = graded.ev
+        yours, described = graded.ev, mine.format()
     else:
         best = solve_hand(dealt, "table", samples=samples, seed=grading_seed, players=players, rules=played, top=0)
         doc = None
     best_play = best.ev
     natural_ev = best.natural_ev if natural is not None else None
-    if declare:
-        yours = float(natural_ev)  # type: ignore[arg-type]
+    if mine is None:  # declared: _your_arrangement refuses a declaration without a natural, and a natural has its EV
+        assert natural is not None and natural_ev is not None
+        yours, described = float(natural_ev), "declared " + natural.kind
     best_choice = max(best_play, natural_ev) if natural_ev is not None else best_play
     review = {
         "hand": " ".join(str(c) for c in sorted(dealt, reverse=True)),
-        "yours": "declared " + natural.kind if declare else mine.format(),
+        "yours": described,
         "best": f"declare {natural.kind}" if natural is not None and natural_ev is not None and natural_ev > best_play
         else best.arrangement.format(),
         "best_arrangement": rows_of(best.arrangement.format()),

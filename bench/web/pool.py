@@ -161,7 +161,7 @@ class WorkerPool:
         self._seconds = 1.0  # a running mean of a job's time, for Retry-After
         self.replaced = 0  # workers ended at the time limit or after a fault, and started again
         self._closed = False
-        self._starting: set[asyncio.Task] = set()
+        self._starting: set[asyncio.Task[None]] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._failed: str | None = None  # why workers cannot start, once they failed to three times running
         self._start_failures = 0

@@ -6,14 +6,15 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Iterator
 
-from bench.cli.parsing import seed
+from bench.cli.parsing import Parser, seed
 from solver.text import show
 
 SCHEMA_VERSION = 2  # of each line of bench arrange --json; 2: bot_params (bot_identity is optional within 2)
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: argparse._SubParsersAction[Parser]) -> None:
     parser = sub.add_parser(
         "arrange",
         help="set hands with a bot",
@@ -30,7 +31,7 @@ def add_parser(sub) -> None:
     parser.add_argument("--ascii", action="store_true", help="ASCII only: letters for suits instead of symbols")
 
 
-def _lines(args: argparse.Namespace):
+def _lines(args: argparse.Namespace) -> Iterator[tuple[int, str]]:
     from bench.cli.parsing import UsageError, input_lines
 
     if args.input and args.hand:

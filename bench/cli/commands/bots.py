@@ -6,12 +6,13 @@ import argparse
 import json
 from typing import Any
 
+from bench.cli.parsing import Parser
 from solver.text import show
 
 BOTS_SCHEMA_VERSION = 1  # of the bots document (bench/records/schemas/bots.schema.json)
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: argparse._SubParsersAction[Parser]) -> None:
     parser = sub.add_parser("bots", help="list the bots", description="List the registered and plug-in bots.")
     parser.add_argument("--json", action="store_true", help="print the bots document (JSON) instead of a table")
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import Any
 
-from bench.cli.parsing import limited, seed
+from bench.cli.parsing import Parser, limited, seed
+from solver import Grade, OpponentModel
 from solver.text import show, terminal
 
 SCHEMA_VERSION = 3  # of the grade document; 3: document, hand_count, hands a list, malformed_lines, seed
@@ -14,7 +16,7 @@ SEED_RULE = ("hand k is graded with seed + k, where k = 0, 1, ... counts the lin
              "a comment, malformed ones included")
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: argparse._SubParsersAction[Parser]) -> None:
     parser = sub.add_parser(
         "grade",
         help="grade a file of hands as a player set them",
@@ -46,8 +48,8 @@ def run(args: argparse.Namespace) -> int:
         model = opponent_model(args.opponent, Rules.parse(args.rules))  # made once, for every hand
     except (BotError, RulesError) as error:
         raise UsageError(str(error)) from None
-    graded: list = []
-    malformed: list = []
+    graded: list[tuple[int, Grade]] = []
+    malformed: list[tuple[int, str]] = []
     stopped = None
     try:
         with stoppable():
@@ -63,7 +65,8 @@ def run(args: argparse.Namespace) -> int:
     return stopped.status if stopped else (2 if malformed else 0)
 
 
-def _grade_lines(args: argparse.Namespace, model, graded: list, malformed: list) -> None:
+def _grade_lines(args: argparse.Namespace, model: OpponentModel, graded: list[tuple[int, Grade]],
+                 malformed: list[tuple[int, str]]) -> None:
     """Grade each line into ``graded`` as (line number, Grade) against the opponents ``model``
     sets; each malformed line into ``malformed`` as (line number, what is wrong with it)."""
     from bench.cli.parsing import input_lines
@@ -73,10 +76,12 @@ def _grade_lines(args: argparse.Namespace, model, graded: list, malformed: list)
 
     for index, (number, text) in enumerate(input_lines(args.input)):
         check_stopped()
-        problem = "not UTF-8 text" if text is None else None
-        if text is not None and text.count("|") != 1:
+        problem = None
+        if text is None:
+            problem = "not UTF-8 text"
+        elif text.count("|") != 1:
             problem = "expected 'HAND | FRONT / MIDDLE / BACK'"
-        if problem is None:
+        else:
             hand, arrangement = (part.strip() for part in text.split("|"))
             try:
                 result = grade_hand(hand, arrangement, model, samples=args.samples, seed=args.seed + index,
@@ -90,7 +95,7 @@ def _grade_lines(args: argparse.Namespace, model, graded: list, malformed: list)
         graded.append((number, result))
 
 
-def document(args: argparse.Namespace, graded: list, malformed: list) -> dict:
+def document(args: argparse.Namespace, graded: list[tuple[int, Grade]], malformed: list[tuple[int, str]]) -> dict[str, Any]:
     """The versioned JSON document of ``bench grade --json`` (``bench/records/schemas/grade.schema.json``):
     each graded hand with its line number, worst first, as its hand-grade document holds it."""
     from solver.rules import Rules
@@ -117,7 +122,7 @@ def document(args: argparse.Namespace, graded: list, malformed: list) -> dict:
     }
 
 
-def _print_table(args: argparse.Namespace, graded: list) -> None:
+def _print_table(args: argparse.Namespace, graded: list[tuple[int, Grade]]) -> None:
     order = sorted(graded, key=lambda item: -item[1].lost)
     total = sum(g.lost for _, g in graded)
     show(f"{'line':>4}  {'lost':>6}  {'± se':>6}  {'yours':<40}  best")

@@ -5,11 +5,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from bench.cli.parsing import seed
+from bench.cli.parsing import Parser, seed
 from solver.text import show
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: argparse._SubParsersAction[Parser]) -> None:
     parser = sub.add_parser(
         "perf",
         help="run the benchmarks and write a report",

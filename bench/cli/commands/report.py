@@ -6,10 +6,11 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from bench.cli.parsing import Parser
 from solver.text import show
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: argparse._SubParsersAction[Parser]) -> None:
     parser = sub.add_parser("report", help="rebuild a tournament report from results.json",
                             description="Rebuild report.md and the plots from a tournament's results.json: the "
                             "results are computed again from its per-deal records. The file is checked first "

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import socket
 
+from bench.cli.parsing import Parser
 from solver.text import show
 
 LISTEN_BACKLOG = 2048  # connections that wait to be taken, as uvicorn asks for
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: argparse._SubParsersAction[Parser]) -> None:
     parser = sub.add_parser("serve", help="serve the web page (solve, grade, play, train)",
                             description="Serve the web page: solve a hand, grade your own play, play 8-hand sessions "
                             "against the bots, train on dealt hands. The JSON API is described at /docs. By default "
@@ -104,11 +106,10 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def bind(host: str, port: int):
+def bind(host: str, port: int) -> socket.socket:
     """A socket listening on ``host:port`` for the server (so the address printed next answers
     at once: connections wait until the server takes them), or one line saying why there is none."""
     import errno
-    import socket
 
     from bench.cli.parsing import UsageError
 

@@ -8,17 +8,23 @@ import math
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from bench.cli.parsing import job_count, limited, seed, writable_file
+from bench.cli.parsing import Parser, job_count, limited, seed, writable_file
 from solver.interrupts import Stopped, stoppable
+from solver.rules import Rules
 from solver.text import show
+
+if TYPE_CHECKING:
+    from bots.table import FieldTables
+    from bots.training import RoundReport, TrainingState
 
 HANDS, ROUNDS, SEED = 200_000, 24, 0  # the settings the shipped tables are made with
 OUT = "table.npz"
 BYTES_PER_HAND = 400  # peak memory a hand of a round takes in training, measured ~240
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: argparse._SubParsersAction[Parser]) -> None:
     parser = sub.add_parser(
         "train",
         help="train the table bot by self-play",
@@ -71,12 +77,12 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def resolve(args: argparse.Namespace):
+def resolve(args: argparse.Namespace) -> tuple[TrainingState | None, Path, Rules]:
     """The checkpoint to resume (or None), the file to write and the rules, from the arguments;
     ``args.hands``, ``args.rounds``, ``args.seed`` and ``args.start`` are set to what the training
     uses (the defaults, or the checkpoint's settings). Bad input is a UsageError."""
     from bench.cli.parsing import UsageError
-    from solver.rules import Rules, RulesError
+    from solver.rules import RulesError
 
     if args.resume and getattr(args, "out", None):
         resumed, other = Path(args.resume), Path(args.out)
@@ -101,7 +107,7 @@ def resolve(args: argparse.Namespace):
     return resume, out, rules
 
 
-def _resume(args: argparse.Namespace):
+def _resume(args: argparse.Namespace) -> TrainingState:
     """The checkpoint of the training whose --out was ``args.resume``, its settings copied into ``args``."""
     from bench.cli.parsing import UsageError
     from bots.training import TrainingState
@@ -123,7 +129,7 @@ def _resume(args: argparse.Namespace):
     return resume
 
 
-def _check(args: argparse.Namespace, out: Path, rules, resumed: bool) -> None:
+def _check(args: argparse.Namespace, out: Path, rules: Rules, resumed: bool) -> None:
     """Refuse, before any work, a training that memory cannot hold, rules tables are not trained
     for, or an --out that cannot be written."""
     from bench.cli.parsing import UsageError
@@ -153,7 +159,7 @@ def _kept(done: int, checkpoint: Path, verb: str) -> str:
     return f"round {done} is saved in {checkpoint}" if done else f"no round was {verb}"
 
 
-def _train(args: argparse.Namespace, out: Path, rules, resume, saved: list[int]):
+def _train(args: argparse.Namespace, out: Path, rules: Rules, resume: TrainingState | None, saved: list[int]) -> FieldTables:
     """The trained tables, with a progress bar and a checkpoint saved after every round (its
     round in ``saved[0]``); a signal raises Stopped."""
     from bench.cli.parsing import UsageError
@@ -165,7 +171,7 @@ def _train(args: argparse.Namespace, out: Path, rules, resume, saved: list[int])
 
     checkpoint = checkpoint_of(out)
 
-    def save(state) -> None:
+    def save(state: TrainingState) -> None:
         try:
             state.save(checkpoint)
         except OSError as error:
@@ -176,7 +182,7 @@ def _train(args: argparse.Namespace, out: Path, rules, resume, saved: list[int])
 
     with stoppable(), progress(total=args.rounds, initial=saved[0], desc="rounds", unit="round") as bar:
 
-        def on_round(report) -> None:
+        def on_round(report: RoundReport) -> None:
             change = "" if math.isnan(report.points_change) else f", points moved {report.points_change:.4f}"
             note(f"round {report.round:3d}: {100 * report.changed:5.2f}% of check hands changed{change}")
             bar.update(1)
@@ -203,7 +209,7 @@ def command(hands: int, rounds: int, seed: int, rules: str, start: str, removal:
     return f"bench train --rules {rules} --hands {hands} --rounds {rounds} --seed {seed} --start {start}{tail}"
 
 
-def _write(tables, out: Path) -> None:
+def _write(tables: FieldTables, out: Path) -> None:
     """Write the tables to ``out`` whole or not at all, then drop the checkpoint."""
     from bench.cli.parsing import UsageError
     from solver import files

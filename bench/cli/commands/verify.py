@@ -8,13 +8,14 @@ import os
 import sys
 from pathlib import Path
 
-from bench.cli.parsing import job_count
+from bench.cli.parsing import Parser, job_count
+from bench.run.journal import Contents
 from bench.run.runner import BACKENDS
 from solver.interrupts import Stopped, stoppable
 from solver.text import show, terminal
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: argparse._SubParsersAction[Parser]) -> None:
     parser = sub.add_parser(
         "verify",
         help="replay a run's deals from its journal and compare every play",
@@ -31,7 +32,7 @@ def add_parser(sub) -> None:
     parser.add_argument("--json", action="store_true", help="print the verify document instead of tables")
 
 
-def _journal(folder: Path):
+def _journal(folder: Path) -> tuple[Contents | None, str | None]:
     """The run's journal, read and checked line by line, or the one line that says what is
     wrong with it (a damaged journal); a folder that holds no run is bad input."""
     from bench.cli.parsing import UsageError
@@ -60,7 +61,7 @@ def _journal(folder: Path):
     return contents, None
 
 
-def _results(folder: Path, contents) -> tuple[int | None, str | None]:
+def _results(folder: Path, contents: Contents) -> tuple[int | None, str | None]:
     """The deals of the run's results.json and what keeps it from being the journal's; (None,
     None) when the folder holds none."""
     from bench.cli.commands.report import read_results
