@@ -24,7 +24,9 @@ import numpy as np
 from solver import Arrangement, Card, format_cards
 from solver.cards import CardsLike, parse_hand
 from solver.errors import BotFault, InputError, OpponentError
+from solver.naturals import Natural
 from solver.opponent import check_batch
+from solver.rules import Rules
 
 
 class BotError(InputError, ValueError):
@@ -129,7 +131,7 @@ def describe_bot(bot: object) -> str:
     return doc.splitlines()[0] if doc else ""
 
 
-def declared_natural(bot: Bot, cards: tuple[Card, ...], rng: np.random.Generator, rules):
+def declared_natural(bot: Bot, cards: tuple[Card, ...], rng: np.random.Generator, rules: Rules) -> Natural | None:
     """The natural ``bot`` declares with these cards under ``rules``, or None.
 
     A bot with a ``declare(cards, rng) -> bool`` method decides for itself; any other

@@ -41,7 +41,7 @@ def heuristic_points() -> RowPoints:
     # Within a class the stronger row is better by a hair, so kickers break ties.
     hair = classes / float(1 << 30) * 1e-3
 
-    def points(base: tuple, step: tuple, offset: int) -> np.ndarray:
+    def points(base: tuple[float, ...], step: tuple[float, ...], offset: int) -> np.ndarray:
         b, s = np.array(base)[category], np.array(step)[category]
         return np.clip(b + s * np.maximum(top - offset, 0), 0.0, 1.0) + hair
 

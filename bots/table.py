@@ -234,7 +234,7 @@ def _load(path: str | None, scoring: str) -> FieldTables:
 
 
 @functools.cache
-def _policy(path: str | None, rules: Rules):
+def _policy(path: str | None, rules: Rules) -> RowPoints | JointPolicy:
     return _load(path, rules.scoring).policy(rules)
 
 

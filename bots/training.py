@@ -26,7 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from bots.table import FieldTables, Removal, play_tables
+from bots.points import RowPoints
+from bots.table import FieldTables, JointPolicy, Removal, play_tables
 from solver import files
 from solver.documents import strict_json
 from solver.rules import BASIC, Rules, as_rules
@@ -51,7 +52,7 @@ def training_hands(n: int, seed: np.random.SeedSequence) -> np.ndarray:
     return np.ascontiguousarray(decks.reshape(-1, 13)[:n])
 
 
-def _arrange(hands: np.ndarray, policy, rules: Rules, jobs: int) -> np.ndarray:
+def _arrange(hands: np.ndarray, policy: RowPoints | JointPolicy, rules: Rules, jobs: int) -> np.ndarray:
     chunks = np.array_split(hands, CHUNKS)
     if jobs == 1:
         parts = [play_tables(c, policy, rules) for c in chunks]

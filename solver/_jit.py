@@ -18,11 +18,14 @@ cache entry is keyed by a digest of all the kernel modules (``_*.py`` in ``solve
 ``bots``): any change to any of them recompiles them all.
 """
 
+from __future__ import annotations
+
 import functools
 import hashlib
 import os
 import tempfile
 from pathlib import Path
+from types import FunctionType
 from typing import Any
 
 import numba
@@ -65,20 +68,20 @@ class ProjectCacheLocator(_UserProvided):
     """Caches the kernels of this project's packages in ``cache_dir()``, never beside the modules,
     each checked against all the kernel modules' sources (``kernel_sources_digest``)."""
 
-    def __init__(self, py_func, py_file):
+    def __init__(self, py_func: FunctionType, py_file: str):
         self._py_file = py_file
         self._lineno = py_func.__code__.co_firstlineno
         self._cache_path = os.path.join(cache_dir(), self.get_suitable_cache_subpath(py_file))
 
-    def get_source_stamp(self):
+    def get_source_stamp(self) -> bytes:
         return kernel_sources_digest()
 
-    def ensure_cache_path(self):
+    def ensure_cache_path(self) -> None:
         make_private(self._cache_path)  # numba's own makes it as the umask says: group-writable under 002
         tempfile.TemporaryFile(dir=self._cache_path).close()
 
     @classmethod
-    def from_function(cls, py_func, py_file):
+    def from_function(cls, py_func: FunctionType, py_file: str) -> ProjectCacheLocator | None:
         if not os.path.exists(py_file) or not str(Path(py_file).resolve()).startswith(PACKAGES):
             return None  # another library's function: numba's own locators decide
         return cls(py_func, py_file)

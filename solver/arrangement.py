@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from solver.cards import (
     Card,
     CardCountError,
     CardError,
+    CardLike,
     CardsLike,
     DuplicateCardError,
     format_cards,
@@ -97,7 +99,7 @@ class Arrangement:
         return self.format()
 
 
-def format_rows(rows, symbols: bool = False) -> str:
+def format_rows(rows: Iterable[Iterable[CardLike]], symbols: bool = False) -> str:
     """Three rows of cards (front, middle, back) as ``Arrangement.format`` writes them, without
     making an Arrangement (its checks are for input from outside)."""
     return " / ".join(format_cards(reading_order(r), symbols=symbols) for r in rows)

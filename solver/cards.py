@@ -225,7 +225,7 @@ def deck() -> tuple[Card, ...]:
     return tuple(Card(i) for i in range(52))
 
 
-def symbols_supported(stream) -> bool:
+def symbols_supported(stream: object) -> bool:
     """Whether a text stream (such as ``sys.stdout``) can show the suit symbols."""
     try:
         SUIT_SYMBOLS.encode(getattr(stream, "encoding", None) or "ascii")

@@ -16,7 +16,7 @@ import numpy as np
 
 from solver import _evaluator as _ev
 from solver._evaluator import CATEGORY_SHIFT, MAJOR_SHIFT, RANK_MASK
-from solver.cards import RANKS, CardCountError, CardError, CardsLike, parse_cards
+from solver.cards import RANKS, Card, CardCountError, CardError, CardsLike, parse_cards
 
 __all__ = [
     "CATEGORY_NAMES", "CATEGORY_SHIFT", "MAJOR_SHIFT", "RANK_MASK", "category", "category_name", "describe",
@@ -37,7 +37,7 @@ def _row(cards: CardsLike) -> tuple[int, ...]:
     return tuple(int(c) for c in parsed)
 
 
-def _count_error(parsed: tuple, cards: CardsLike) -> CardError:
+def _count_error(parsed: tuple[Card, ...], cards: CardsLike) -> CardError:
     shown = cards if isinstance(cards, str) else " ".join(str(c) for c in parsed)
     return CardCountError(f"expected 3 or 5 cards for a row, got {len(parsed)}: {shown!r}")
 

@@ -156,7 +156,7 @@ _received: list[int] = []  # the signals received inside stoppable(), first firs
 STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 
 
-def _raise_stopped(signum, frame):
+def _raise_stopped(signum: int, frame: FrameType | None) -> None:
     if signum not in _received:
         _received.append(signum)
     if again_later(signum, frame):
@@ -171,11 +171,11 @@ def check_stopped() -> None:
         raise Stopped(_received[0])
 
 
-def _quiet_lost_stops(hook):
+def _quiet_lost_stops(hook: Callable[[sys.UnraisableHookArgs], object]) -> Callable[[sys.UnraisableHookArgs], None]:
     """An unraisable-exception hook that passes over a :class:`Stopped` lost in a callback (it
     is raised again at the next step, by :func:`check_stopped`) and hands anything else to ``hook``."""
 
-    def quiet(unraisable) -> None:
+    def quiet(unraisable: sys.UnraisableHookArgs) -> None:
         if not isinstance(unraisable.exc_value, Stopped):
             hook(unraisable)
 
@@ -183,7 +183,7 @@ def _quiet_lost_stops(hook):
 
 
 @contextlib.contextmanager
-def stoppable():
+def stoppable() -> Iterator[None]:
     """Inside, SIGINT, SIGTERM and SIGHUP (a closed terminal) raise :class:`Stopped` (never in
     a kernel that compiles or loads: there a moment later, ``solver.interrupts``), even
     where the shell started the command with SIGINT ignored (a background job); SIGHUP stays

@@ -23,10 +23,11 @@ combined with presets (``house.toml+2-4``) as long as no setting is given twice.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import sys
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from solver.arrangement import ROWS
 from solver.errors import InputError
@@ -62,7 +63,10 @@ class RulesError(InputError, ValueError):
     """A rule set that cannot be read: unknown preset, bad table, bad file."""
 
 
-def _freeze(table: Mapping) -> tuple:
+_Key = TypeVar("_Key", str, tuple[str, str])  # a natural, or a royalty's (row, hand)
+
+
+def _freeze(table: Mapping[_Key, int]) -> tuple[tuple[_Key, int], ...]:
     return tuple(sorted(table.items()))
 
 
@@ -247,10 +251,10 @@ def parse_toml(text: str) -> dict[str, Any]:
     >>> parse_toml('command = ["python3", "bot.py"]')
     {'command': ['python3', 'bot.py']}
     """
-    try:
+    if sys.version_info >= (3, 11):
         import tomllib
-    except ModuleNotFoundError:  # Python 3.10
-        import tomli as tomllib  # type: ignore[no-redef]
+    else:  # Python 3.10
+        import tomli as tomllib
     return tomllib.loads(text)
 
 
@@ -315,7 +319,7 @@ def _settings(data: Mapping[str, Any], path: Path | None = None) -> dict[str, An
     return out
 
 
-def _check_units(units: Any, what: str, fail) -> None:
+def _check_units(units: Any, what: str, fail: Callable[[str], RulesError]) -> None:
     """Units a royalty or a natural pays: a whole number from 0 to the limit ``units``
     (``solver.limits``), so that sums over many hands stay exact."""
     from solver.limits import problem
@@ -327,7 +331,7 @@ def _check_units(units: Any, what: str, fail) -> None:
         raise fail(too_large)
 
 
-def _royalty_table(royalties: Any, fail) -> dict[tuple[str, str], int]:
+def _royalty_table(royalties: Any, fail: Callable[[str], RulesError]) -> dict[tuple[str, str], int]:
     """{(row, hand): units} from a table of rows, a list of entries, or "common"."""
     entries: list[tuple[Any, Any, Any]] = []
     if royalties == "common":

@@ -49,7 +49,7 @@ class SplitTables:
     back_front: np.ndarray  # (1287, 56) the front (row of combos3) of each split in by_back
 
 
-def _mask(positions) -> np.ndarray:
+def _mask(positions: np.ndarray) -> np.ndarray:
     return (1 << np.asarray(positions, np.int64)).sum(axis=-1)
 
 
