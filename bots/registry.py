@@ -18,7 +18,7 @@ import functools
 import importlib
 import inspect
 from collections.abc import Callable
-from importlib.metadata import entry_points
+from importlib.metadata import PackageNotFoundError, entry_points, packages_distributions, version
 from typing import Any
 
 import numpy as np
@@ -182,12 +182,18 @@ def make_bot_for(spec: str, rules: Rules, log_dir: str | None = None) -> Bot:
     return make_bot(spec, **extra)
 
 
+@functools.cache
+def _distributions_by_module() -> dict[str, list[str]]:
+    """The installed distributions that provide each top-level module, read once a process:
+    reading it opens the file list of every installed package (a second or more in a full
+    environment), and a module this process has imported stays the one it imported."""
+    return dict(packages_distributions())
+
+
 def _package_of(module: str) -> dict[str, str | None]:
     """The installed distribution that provides a module, and its version (None when the
     module is not from an installed package, such as a file on PYTHONPATH)."""
-    from importlib.metadata import PackageNotFoundError, packages_distributions, version
-
-    names = packages_distributions().get(module.split(".")[0], [])
+    names = _distributions_by_module().get(module.split(".")[0], [])
     if not names:
         return {"package": None, "version": None}
     try:
