@@ -42,6 +42,7 @@ def _noting_bot(tmp_path: Path, name: str = "noting", slow: float = 0.0) -> tupl
     return path, folder
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("on_fault, specs, players", [
     ("foul", ("greedy", SORTED, "tests.plugin_bot:FlakyBot"), 2),
     ("stop", ("random", "exhaustive:samples=20", SORTED), 3),
@@ -66,6 +67,7 @@ def test_protocol_and_python_bots_give_the_same_records_on_every_backend(on_faul
         assert _strip(records) == expected, (backend, jobs)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend, jobs", [("sequential", 1), ("threading", 2), ("loky", 2)])
 def test_a_decision_over_its_limit_is_the_same_fault_on_every_backend(backend, jobs):
     """A bot that takes 2 s against a limit of 1 ms: in a process's main thread a timer stops
@@ -80,6 +82,7 @@ def test_a_decision_over_its_limit_is_the_same_fault_on_every_backend(backend, j
     assert all("no answer within the time limit of 0.001 s for hand" in p["fault"] for p in slow)
 
 
+@pytest.mark.slow
 def test_a_protocol_bot_over_the_match_limit_is_judged_alike_on_every_backend(tmp_path):
     """A protocol bot that answers hands with the ace of spades after 2 s, against a match
     limit of 0.5 s (its own deadline is 60 s): each such hand is a time fault, judged when the
@@ -116,6 +119,7 @@ def test_a_tiny_limit_is_a_fault_of_the_bot_never_an_internal_error(on_fault):
         assert all(p["foul"] and "time limit of 1e-06 s" in p["fault"] for p in plays if p.get("fault"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("value", ["1e-9", "0", "-1", "inf", "-inf", "nan", "1e300", "90000", "soon"])
 @pytest.mark.parametrize("flag", ["--decision-timeout", "--startup-timeout"])
 def test_time_limits_are_checked_at_the_edge(flag, value):
@@ -125,6 +129,7 @@ def test_time_limits_are_checked_at_the_edge(flag, value):
     assert f"argument {flag}: expected seconds from 0.001 to 86400, got '{value}'" in done.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", ["sequential", "loky"])
 def test_start_up_is_not_charged_to_the_first_decision(tmp_path, backend):
     """A bot whose first decision in a process takes 5 s (a JIT warming up), against a decision
@@ -138,6 +143,7 @@ def test_start_up_is_not_charged_to_the_first_decision(tmp_path, backend):
     assert doc["results"]["by_bot"]["tests.backend_bots:SlowStartBot:first=5"]["fault_count"] == 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", ["sequential", "loky", "threading"])
 def test_a_start_up_over_its_limit_ends_the_run_in_one_line(backend):
     """A first decision of 3 s against a start-up limit of 1 ms: the run ends naming the bot
@@ -151,6 +157,7 @@ def test_a_start_up_over_its_limit_ends_the_run_in_one_line(backend):
     assert "Traceback" not in done.stderr
 
 
+@pytest.mark.slow
 def test_a_bot_name_with_a_slash_keeps_its_log_in_the_run_folder(tmp_path):
     path, _ = _noting_bot(tmp_path, name="team/bot ../v1")
     out = tmp_path / "run"
@@ -161,6 +168,7 @@ def test_a_bot_name_with_a_slash_keeps_its_log_in_the_run_folder(tmp_path):
     assert logs and all(log.parent == out for log in logs), logs
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", ["loky", "threading", "dask", "sequential"])
 def test_every_bot_process_is_asked_to_quit_at_the_end(tmp_path, backend):
     """Fails if a bot process of the run is killed without being sent quit (in a worker
@@ -189,6 +197,7 @@ def _run_processes(mark: str) -> list[psutil.Process]:
     return found
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", ["loky", "threading", "sequential"])
 def test_nothing_of_a_run_outlives_a_kill_9(tmp_path, backend):
     """kill -9 of a running tournament with a protocol bot: every process it started (loky
@@ -222,6 +231,7 @@ def test_nothing_of_a_run_outlives_a_kill_9(tmp_path, backend):
             left.kill()
 
 
+@pytest.mark.slow
 def test_ctrl_c_on_loky_sends_quit_to_the_bots_of_the_workers(tmp_path):
     path, folder = _noting_bot(tmp_path)
     process = subprocess.Popen([sys.executable, "-m", "bench.cli", "tournament", "--bots",

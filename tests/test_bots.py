@@ -35,7 +35,7 @@ def _cards(row) -> tuple[Card, ...]:
     return tuple(Card(int(c)) for c in row)
 
 
-@pytest.mark.parametrize("name", sorted(BOTS))
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n == "exhaustive" else n for n in sorted(BOTS)])
 def test_bot_sets_exactly_its_cards_legally(name):
     """The bot's own answer (not passed through ``checked_arrangement``, which would refuse
     other cards itself): rows of 3, 5 and 5 holding exactly the dealt cards, in order by the
@@ -75,6 +75,7 @@ def test_random_bot_varies_with_the_rng():
     assert len({bot.arrange(cards, np.random.default_rng(seed)) for seed in range(20)}) > 10
 
 
+@pytest.mark.slow
 def test_adding_cards_never_lowers_a_row():
     """The lemma behind greedy never fouling: every five beats each three inside it."""
     fives = np.array(list(itertools.combinations(range(52), 5)), np.uint8)

@@ -102,6 +102,7 @@ def _refused(done: subprocess.CompletedProcess, folder: Path, marker: Path, befo
     assert not used.startswith(str(folder)) and not os.path.exists(used), used  # private, and removed at the end
 
 
+@pytest.mark.slow
 def test_a_planted_cache_in_a_folder_of_ones_own_is_loaded(tmp_path):
     """The control: the planting works where the folder is trusted."""
     folder, marker = _private(tmp_path / "cache"), tmp_path / "ran"
@@ -111,6 +112,7 @@ def test_a_planted_cache_in_a_folder_of_ones_own_is_loaded(tmp_path):
     assert marker.exists() and done.stdout.strip() == str(folder)
 
 
+@pytest.mark.slow
 def test_a_numba_cache_dir_every_user_can_write_is_not_loaded(tmp_path):
     folder, marker = _private(tmp_path / "cache"), tmp_path / "ran"
     before = _plant(folder, marker)
@@ -120,6 +122,7 @@ def test_a_numba_cache_dir_every_user_can_write_is_not_loaded(tmp_path):
     assert "can be written by every user (mode 777)" in done.stderr
 
 
+@pytest.mark.slow
 @as_root
 def test_a_numba_cache_dir_of_another_user_is_not_loaded(tmp_path):
     folder, marker = _private(tmp_path / "cache"), tmp_path / "ran"
@@ -130,6 +133,7 @@ def test_a_numba_cache_dir_of_another_user_is_not_loaded(tmp_path):
     assert f"is owned by uid {NOBODY}, not by you (uid 0)" in done.stderr
 
 
+@pytest.mark.slow
 @as_root
 def test_a_planted_fallback_folder_in_the_temporary_folder_is_not_loaded(tmp_path):
     """The user's cache folder cannot be made (its parent is a file), so the fallback in the
@@ -143,6 +147,7 @@ def test_a_planted_fallback_folder_in_the_temporary_folder_is_not_loaded(tmp_pat
     _refused(done, folder, marker, before)
 
 
+@pytest.mark.slow
 def test_a_subfolder_every_user_can_write_spoils_the_folder(tmp_path):
     folder, marker = _private(tmp_path / "cache"), tmp_path / "ran"
     before = _plant(folder, marker)

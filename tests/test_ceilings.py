@@ -23,6 +23,7 @@ PLAY = "9H 9D 2C / 8C 7C 6D 5H 4S / AS KS QS JS TS"
 # --- memory -----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_billion_samples_are_refused_before_any_work():
     """1e9 samples need hundreds of GiB: one line that names the estimate and the limit, exit 2,
     at once (not a MemoryError after trying)."""
@@ -102,6 +103,7 @@ COMMANDS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(COMMANDS))
 def test_a_closed_stdout_is_a_quiet_exit(results, name):
     """Nothing on stderr but what the command says while it works, no traceback, no internal
@@ -113,6 +115,7 @@ def test_a_closed_stdout_is_a_quiet_exit(results, name):
         assert (results / "closed" / "results.json").exists()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", [
     f'{sys.executable} -m bench.cli.solve "{HAND}" --seed 1 --top 40 --distinct values | head -3',
     f"{sys.executable} -m bench.cli bots | head -1",
@@ -128,6 +131,7 @@ def test_head_closing_the_pipe_early_is_quiet_every_time(command):
         assert done.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
 @pytest.mark.parametrize("argv", [
     ["bench.cli.solve", HAND, "--seed", "1", "--samples", "200"],
@@ -157,6 +161,7 @@ def _refused(argv: list[str], status: int = 2) -> str:
     return lines[0]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("argv", [
     ["bench.cli", "tournament", "--bots", "greedy,random", "--sessions", "1", "--seed", "1", "--jobs", "100000"],
     ["bench.cli", "match", "greedy", "random", "--max-deals", "16", "--seed", "1", "--jobs", "100000"],
@@ -171,6 +176,7 @@ def test_jobs_beyond_the_limit_a_core_start_no_worker(tmp_path, argv):
     assert not (tmp_path / "t.npz").exists()
 
 
+@pytest.mark.slow
 def test_a_tournament_bench_report_would_refuse_is_refused_before_it_starts():
     """20 bots at 4 seats (116,280 seatings) ran for minutes and wrote a results.json bench report
     refuses: the tournament refuses it first, by the same check."""
@@ -198,6 +204,7 @@ def test_the_tournament_and_the_report_read_one_limit(monkeypatch, capsys, tmp_p
     assert "4 bots at 4-player tables make 24 seatings, more than the limit of 10" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("samples, message", [
     ("1000000000000", "argument --samples: 1,000,000,000,000 is above the limit of 1,000,000,000"),
     ("900000000", "900,000,000 samples would need about"),
@@ -209,6 +216,7 @@ def test_exploit_refuses_samples_it_cannot_take_in_one_line(samples, message):
     assert message in line and "exhaustive" not in line, line
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sprt, rules, message", [
     ("0,1e308", "basic", "within the results a deal can have under the rules, -3 to +3 units"),
     ("-7,0", "1-6", "-6 to +6 units"),
@@ -222,6 +230,7 @@ def test_sprt_hypotheses_outside_the_scores_of_the_rules_are_refused(sprt, rules
     assert message in line, line
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("units", [10**29, 2**62, 10_001])
 def test_house_royalties_beyond_the_limit_are_refused(tmp_path, units):
     """Royalties of 10^29 were an internal OverflowError and 2^62 silently changed an EV:
@@ -238,6 +247,7 @@ def test_house_royalties_beyond_the_limit_are_refused(tmp_path, units):
     assert f"payout for dragon is {units:,}, above the limit of 10,000" in line, line
 
 
+@pytest.mark.slow
 def test_a_rule_named_twice_is_refused():
     line = _refused(["bench.cli.solve", HAND, "--samples", "50", "--seed", "1", "--rules", "naturals+naturals"])
     assert "'naturals+naturals' names 'naturals' twice" in line, line
@@ -266,6 +276,7 @@ OPTIONS = [  # (argv, what the one line says): every numeric option, beyond its 
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("argv, message", OPTIONS, ids=[" ".join(a[1:3] + a[-2:-1]) for a, _ in OPTIONS])
 def test_every_numeric_option_is_held_to_its_limit(argv, message):
     line = _refused(argv)
@@ -283,6 +294,7 @@ def test_the_schemas_hold_the_limits_of_the_module():
         assert (found["minimum"], found["maximum"]) == (LIMITS["players"].low, LIMITS["players"].high)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("samples, message", [
     ("1000000000000", "samples is 1,000,000,000,000, above the limit of 1,000,000,000"),
     ("900000000", "900,000,000 samples would need about"),

@@ -57,6 +57,7 @@ def test_solve_bad_input_is_one_line_and_status_2(capsys, args, message):
     assert len(lines) == 1 and lines[0].startswith(message)
 
 
+@pytest.mark.slow
 def test_solve_console_script_runs():
     result = subprocess.run(
         [sys.executable, "-m", "bench.cli.solve", HAND, "--samples", "100", "--seed", "1", "--json"],
@@ -145,6 +146,7 @@ def test_bench_arrange_declares_naturals(capsys):
     assert "unknown rules 'nope'" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_bench_train_writes_tables_a_bot_can_use(tmp_path, capsys):
     """The file holds, per row, the share of each row class in the field: with 400 hands a
     round and one round, the field is the mean of two rounds' counts over 400, so every share

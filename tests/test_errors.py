@@ -19,6 +19,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 HAND = "AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C"
 
+pytestmark = pytest.mark.slow  # dozens of subprocesses; tests/test_cli.py checks one-line errors in-process, fast
+
 
 def _files(folder: Path) -> dict[str, Path]:
     """Damaged and odd inputs the cases use."""

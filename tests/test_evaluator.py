@@ -20,6 +20,7 @@ def all_threes() -> np.ndarray:
     return np.array(list(itertools.combinations(range(52), 3)), np.uint8)
 
 
+@pytest.mark.slow
 def test_all_five_card_hands_category_counts(all_fives):
     values = evaluate_many(all_fives)
     counts = np.bincount(values >> 26, minlength=9)
@@ -51,6 +52,7 @@ def _assert_same_order(values: np.ndarray, rows: np.ndarray) -> None:
     assert len(set(by_value)) == len(by_value)
 
 
+@pytest.mark.slow
 def test_every_five_card_hand_orders_like_the_reference(all_fives):
     _assert_same_order(evaluate_many(all_fives), all_fives)
 

@@ -17,6 +17,7 @@ def _bench(*args: str) -> subprocess.CompletedProcess:
     return bench(*args, env=os.environ | {"PYTHONPATH": str(ROOT / "examples" / "bots")})
 
 
+@pytest.mark.slow
 def test_the_example_bot_plays_from_the_command_line():
     """Fails if the README's example commands stop working or the parameter is not read."""
     done = _bench("arrange", "--bot", "pair_first:PairFirstBot:min_pair=8", HAND, "--json")

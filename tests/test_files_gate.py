@@ -63,6 +63,7 @@ def _partial(finished: Path, folder: Path) -> Path:
 # --- the run folder: links, named pipes, hard links --------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_lock_file_that_is_a_link_is_refused_and_its_target_untouched(tmp_path):
     outside = tmp_path / "outside.txt"
     outside.write_text("keep me\n")
@@ -75,6 +76,7 @@ def test_a_lock_file_that_is_a_link_is_refused_and_its_target_untouched(tmp_path
     assert sorted(p.name for p in out.iterdir()) == ["run.lock"] and (out / "run.lock").is_symlink()
 
 
+@pytest.mark.slow
 def test_a_lock_file_with_another_name_is_refused_and_not_written(tmp_path):
     outside = tmp_path / "outside.txt"
     outside.write_text("keep me\n")
@@ -85,6 +87,7 @@ def test_a_lock_file_with_another_name_is_refused_and_not_written(tmp_path):
     assert outside.read_text() == "keep me\n"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("force", [False, True], ids=["out", "out-force"])
 def test_a_named_pipe_for_a_journal_is_refused_at_once(tmp_path, force):
     """It used to hang: reading the journal (to say what --force discards) opened the pipe and
@@ -97,6 +100,7 @@ def test_a_named_pipe_for_a_journal_is_refused_at_once(tmp_path, force):
     assert (out / JOURNAL).is_fifo()
 
 
+@pytest.mark.slow
 def test_a_named_pipe_for_a_journal_is_refused_on_resume(tmp_path):
     out = tmp_path / "run"
     out.mkdir()
@@ -104,6 +108,7 @@ def test_a_named_pipe_for_a_journal_is_refused_on_resume(tmp_path):
     assert "it is a named pipe (FIFO)" in _one_line(_bench("tournament", "--resume", str(out)))
 
 
+@pytest.mark.slow
 def test_a_hard_linked_journal_is_refused_on_resume(finished, tmp_path, capsys):
     """Two resumes in two folders would append to one file, each under its own folder's lock."""
     first = _partial(finished, tmp_path / "first")
@@ -118,6 +123,7 @@ def test_a_hard_linked_journal_is_refused_on_resume(finished, tmp_path, capsys):
     assert (first / JOURNAL).read_bytes() == before and not (second / "results.json").exists()
 
 
+@pytest.mark.slow
 def test_a_journal_opened_for_appending_must_have_one_name(finished, tmp_path):
     folder = _partial(finished, tmp_path / "run")
     contents = Journal.read(folder / JOURNAL)
@@ -128,6 +134,7 @@ def test_a_journal_opened_for_appending_must_have_one_name(finished, tmp_path):
         Journal.reopen(folder / JOURNAL, contents)
 
 
+@pytest.mark.slow
 def test_force_removes_regular_files_only(finished, tmp_path):
     out = _partial(finished, tmp_path / "run")
     outside = tmp_path / "outside.md"
@@ -150,6 +157,7 @@ def test_results_written_over_a_link_replace_the_link_not_its_target(tmp_path):
     assert not (folder / "results.json").is_symlink() and (folder / "results.json").read_text() == "{}\n"
 
 
+@pytest.mark.slow
 def test_perf_reports_written_over_links_leave_their_targets_alone(tmp_path):
     """``bench perf`` wrote perf.md and perf.json through whatever link had their names."""
     out = tmp_path / "perf"
@@ -164,6 +172,7 @@ def test_perf_reports_written_over_links_leave_their_targets_alone(tmp_path):
     assert not any((out / name).is_symlink() for name in targets)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("make, message", [(lambda path, other: path.symlink_to(other), "it is a link"),
                                            (lambda path, other: os.mkfifo(path), "it is a named pipe (FIFO)")],
                          ids=["link", "fifo"])
@@ -185,6 +194,7 @@ def _fifo(tmp_path: Path, name: str) -> Path:
     return path
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("argv, name", [
     (["arrange", "--bot", "greedy", "--input", "{}"], "hands.txt"),
     (["grade", "--input", "{}"], "hands.txt"),
@@ -201,11 +211,13 @@ def test_a_named_pipe_given_as_a_file_is_refused_without_blocking(tmp_path, argv
     assert "it is a named pipe (FIFO), not a regular file" in line, line
 
 
+@pytest.mark.slow
 def test_a_pipe_named_as_input_points_to_the_standard_input(tmp_path):
     line = _one_line(_bench("arrange", "--bot", "greedy", "--input", str(_fifo(tmp_path, "hands"))))
     assert line.endswith("to read from a pipe, give it on the standard input (--input -)"), line
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("argv", [["arrange", "--bot", "greedy", "--input", "-"], ["grade", "--input", "-"]],
                          ids=["arrange", "grade"])
 def test_a_closed_standard_input_is_one_line(argv):
@@ -216,6 +228,7 @@ def test_a_closed_standard_input_is_one_line(argv):
                          "(command < FILE) or name a file"), line
 
 
+@pytest.mark.slow
 def test_the_standard_input_is_still_read():
     done = _bench("arrange", "--bot", "greedy", "--ascii", "--input", "-", stdin=None, input=f"{HAND}\n")
     assert done.returncode == 0 and "AS KS QS JS TS" in done.stdout, done.stderr
@@ -238,6 +251,7 @@ def test_a_byte_order_mark_after_the_first_line_is_not_dropped(tmp_path, capsys)
     assert "line 2" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_an_overlong_line_of_hands_is_one_line(tmp_path):
     path = tmp_path / "hands.txt"
     path.write_bytes(b"A" * (files.LINE_BYTES + 1))

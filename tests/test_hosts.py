@@ -84,6 +84,7 @@ def test_a_websocket_for_another_host_is_closed_before_it_opens():
         "type": "websocket.close", "code": 1008}
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not _ipv6_loopback(), reason="this machine has no IPv6 loopback (::1) to listen on")
 def test_bench_serve_on_ipv6_loopback_answers_a_browser():
     """A real server on ::1: the printed address is fetched as a browser does (Host: [::1]:PORT)."""

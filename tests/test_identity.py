@@ -70,6 +70,7 @@ def _resume(out: Path, capsys) -> tuple[int, list[str]]:
 RUN = ["tournament", "--sessions", "2", "--seed", "4", "--jobs", "1"]
 
 
+@pytest.mark.slow
 def test_a_cmd_bot_is_the_program_on_path_not_a_file_of_that_name_here(tmp_path, monkeypatch):
     """``cmd:botx`` runs the ``botx`` found on PATH; the record names that program and its
     digest, not a ``./botx`` in the folder the run started from."""
@@ -93,6 +94,7 @@ def test_the_program_is_found_from_the_bots_folder_and_environment(tmp_path):
     assert program_path("tools/botx", str(tmp_path / "work"), {}) == str(program)
 
 
+@pytest.mark.slow
 def test_a_tables_file_replaced_before_resume_is_refused_naming_it(tmp_path, monkeypatch, capsys):
     """``table:tables=FILE`` reads FILE: its digest is in the header, and a resume after FILE
     was replaced is refused in one line that names it."""
@@ -125,6 +127,7 @@ def _random_bot(folder: Path, declared: bool) -> Path:
     return toml
 
 
+@pytest.mark.slow
 def test_a_bot_that_says_it_draws_its_own_randomness_resumes_and_is_named(tmp_path, capsys):
     """Its plays cannot be played again: a resume does not compare them, says so in one line
     naming the bot, and does not call the journal damaged."""
@@ -144,6 +147,7 @@ def test_a_bot_that_says_it_draws_its_own_randomness_resumes_and_is_named(tmp_pa
     assert [bot["bot"] for bot in verified["unreplayable_bots"]] == [str(toml)], verified["unreplayable_bots"]
 
 
+@pytest.mark.slow
 def test_a_bot_that_draws_randomness_without_saying_so_is_told_how_to(tmp_path, capsys):
     toml = _random_bot(tmp_path / "bot", declared=False)
     out = tmp_path / "run"
@@ -170,6 +174,7 @@ def test_train_refuses_an_out_beside_resume(tmp_path, capsys):
     assert not (tmp_path / "b.npz").exists()
 
 
+@pytest.mark.slow
 def test_names_are_unique_whatever_names_bots_claim(tmp_path, capsys):
     """Two ``greedy`` and a bot file that names itself ``greedy#2``: three rows, three names,
     and ``bench report`` reads the run's own file."""
@@ -199,6 +204,7 @@ def test_seat_names_never_repeat_and_keep_first_claims(claimed):
 HAND = "AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C"
 
 
+@pytest.mark.slow
 def test_every_command_records_the_files_its_bots_read(tmp_path, monkeypatch, capsys):
     """arrange, match, exploit, grade and solve --opponent record the bot's identity as a
     tournament does: a tables file given by parameter is named with its digest."""
@@ -234,6 +240,7 @@ def test_every_command_records_the_files_its_bots_read(tmp_path, monkeypatch, ca
         assert identity["spec"] == spec and identity["sha256_by_file"][str(tmp_path / "t.npz")] == digest, name
 
 
+@pytest.mark.slow
 def test_a_runs_rules_file_removed_before_resume_changes_nothing(tmp_path, monkeypatch, capsys):
     """The rules a run gives its bots are held in full by the journal: a rules file named from
     the folder the run started in, then removed, is not a file the bots read."""

@@ -41,6 +41,7 @@ def test_every_kernel_caches_outside_the_package():
         assert not path.startswith(PACKAGES), (name, path)
 
 
+@pytest.mark.slow
 def test_numba_cache_dir_is_respected(tmp_path):
     """With NUMBA_CACHE_DIR set, the kernels compile into it (a real subprocess)."""
     env = os.environ | {"NUMBA_CACHE_DIR": str(tmp_path)}
@@ -49,6 +50,7 @@ def test_numba_cache_dir_is_respected(tmp_path):
     assert list(tmp_path.rglob("*.nbi")), "no cache index written to NUMBA_CACHE_DIR"
 
 
+@pytest.mark.slow
 def test_a_first_run_says_it_is_compiling(tmp_path):
     """With an empty cache, solve says in one line on stderr that it compiles, once."""
     env = os.environ | {"NUMBA_CACHE_DIR": str(tmp_path)}
@@ -59,6 +61,7 @@ def test_a_first_run_says_it_is_compiling(tmp_path):
     assert second.returncode == 0 and second.stderr == ""
 
 
+@pytest.mark.slow
 def test_a_change_to_any_kernel_module_recompiles_the_kernels_that_inline_it(tmp_path):
     """Kernels inline helpers from other files; numba alone checks a cached kernel against
     its own file. Here the packages are copied, a bot kernel is compiled, then a comment is
@@ -86,6 +89,7 @@ def test_a_change_to_any_kernel_module_recompiles_the_kernels_that_inline_it(tmp
     assert fresh() == "True"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rules", ["basic", "2-4"])
 def test_the_warm_up_compiles_what_solve_scores_with(tmp_path, rules):
     """``bench.cli.warmup`` (started by a first ``solve`` beside its own work) leaves the hero's and
@@ -105,6 +109,7 @@ def test_the_warm_up_compiles_what_solve_scores_with(tmp_path, rules):
     assert misses == 0 and hits >= 5
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the warm-up dies with solve through PR_SET_PDEATHSIG")
 @pytest.mark.parametrize("how", [signal.SIGINT, signal.SIGKILL], ids=["interrupted", "killed"])
 def test_a_stopped_first_solve_leaves_no_warm_up_behind(tmp_path, how):

@@ -82,6 +82,7 @@ def test_a_stop_waits_for_a_kernel_that_compiles():
     assert len(kernel.signatures) == 1 and not lost, lost
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_decisions_that_compile_kernels_are_fouls_never_crashes(tmp_path, jobs):
     """A bot that compiles at every decision, against a limit of 1 ms: every run ends with
@@ -97,6 +98,7 @@ def test_decisions_that_compile_kernels_are_fouls_never_crashes(tmp_path, jobs):
         assert all("no answer within the time limit of 0.001 s" in f["error"] for f in bot["first_faults"])
 
 
+@pytest.mark.slow
 def test_a_tight_limit_on_the_kernel_bots_runs_clean_every_time():
     """``--decision-timeout 0.001`` on greedy and heuristic, run after run, half of them with
     an empty kernel cache (the kernels compile in the worker while the run starts)."""
@@ -123,6 +125,7 @@ def _gone(processes: list[psutil.Process]) -> bool:
     return not [p for p in alive if p.status() != psutil.STATUS_ZOMBIE]
 
 
+@pytest.mark.slow
 def test_sigterm_while_the_run_ends_its_stubborn_bots_ends_everything(tmp_path):
     """Protocol bots that ignore quit and SIGTERM, on two worker processes; SIGTERM comes
     while the workers are ending them (the run's deals all recorded). The bench exits 143
@@ -146,6 +149,7 @@ def test_sigterm_while_the_run_ends_its_stubborn_bots_ends_everything(tmp_path):
     assert _gone(children) and not _left_behind(tmp_path)
 
 
+@pytest.mark.slow
 def test_sighup_stops_like_sigterm_with_the_partial_report(tmp_path):
     """A closed terminal (SIGHUP to the bench): the deals done are kept, the PARTIAL report
     is written and printed, the command that continues is given, and the status is 129."""
@@ -193,6 +197,7 @@ def test_closing_a_bot_ends_what_it_left_in_a_session_of_its_own(tmp_path, mode)
     assert not [pid for pid in left if _running(pid)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["setsid", "double-fork"])
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_a_run_leaves_nothing_a_bot_started(tmp_path, mode, jobs):

@@ -99,6 +99,7 @@ def _refused(folder: Path, capsys, *flags: str) -> str:
 # --- lines that do not belong ------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_resumed_run_equals_the_uninterrupted_one(finished, tmp_path, capsys):
     out = _copy(finished, tmp_path, keep_lines=3)
     status, err = _resume(out, capsys=capsys)
@@ -124,6 +125,7 @@ def test_a_duplicated_line_renumbered_and_rechecked_is_refused_for_its_deals(fin
     assert "line 4 holds deal 1 again (line 3 has it)" in _refused(out, capsys)
 
 
+@pytest.mark.slow
 def test_a_line_spliced_in_from_another_run_is_refused(finished, tmp_path, capsys):
     other = tmp_path / "other"
     assert bench_main(["tournament", "--bots", "table,greedy", "--sessions", "3", "--seed", "3", "--jobs", "1",
@@ -135,6 +137,7 @@ def test_a_line_spliced_in_from_another_run_is_refused(finished, tmp_path, capsy
     assert "line 3 belongs to another run" in _refused(out, capsys)
 
 
+@pytest.mark.slow
 def test_a_spliced_line_given_this_runs_id_is_refused(finished, tmp_path, capsys):
     """The other run's line made to look like this run's (its id, its place, its check): its
     plays are those of other bots, which the seed's deals give away."""
@@ -171,6 +174,7 @@ def test_a_doctored_record_fails_its_check(finished, tmp_path, capsys):
     assert "line 3 fails its check" in _refused(out, capsys)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("doctor, message", [
     (lambda r: r["plays"][0][0]["values"].__setitem__(2, r["plays"][0][0]["values"][2] + 1), "row values"),
     (lambda r: r["plays"][0][0].update(foul=not r["plays"][0][0]["foul"],
@@ -230,6 +234,7 @@ def test_a_doctored_header_fails_its_check(finished, tmp_path, capsys):
     assert "line 1 (the header) fails its check" in _refused(out, capsys)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cut", [0.3, 0.6, 0.95, 1.0])
 def test_a_journal_cut_anywhere_resumes_to_the_same_result(finished, tmp_path, capsys, cut):
     """A journal cut at any byte after its header (a crash, a copy cut short) loses only the deals
@@ -249,6 +254,7 @@ def test_a_journal_cut_anywhere_resumes_to_the_same_result(finished, tmp_path, c
     assert sorted(r["deal"] for r in contents.records) == list(range(DEALS))
 
 
+@pytest.mark.slow
 def test_a_last_line_without_its_newline_is_continued_on_a_line_of_its_own(finished, tmp_path, capsys):
     """A journal cut just before its last newline keeps that line whole; what is appended after
     it starts a line of its own, so the journal can be read and resumed again."""
@@ -341,6 +347,7 @@ def test_flags_that_conflict_with_the_run_are_refused(finished, tmp_path, capsys
     assert f"the run was started with {stored}, not {value}" in line
 
 
+@pytest.mark.slow
 def test_flags_that_agree_with_the_run_are_accepted(finished, tmp_path, capsys):
     out = _copy(finished, tmp_path, keep_lines=3)
     status, err = _resume(out, "--seed", "3", "--sessions", "3", "--rules", "basic", "--bots", "greedy,table",
@@ -349,6 +356,7 @@ def test_flags_that_agree_with_the_run_are_accepted(finished, tmp_path, capsys):
     assert _records(out) == _records(finished)
 
 
+@pytest.mark.slow
 def test_the_rules_are_kept_in_full_not_as_a_path(tmp_path, capsys):
     """A rules file changed or removed before the resume changes nothing: the journal holds the rules."""
     rules = tmp_path / "house.toml"
@@ -378,6 +386,7 @@ def _protocol_bot(folder: Path, name: str = "sorted-py") -> Path:
     return toml
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("edit, message", [
     (lambda toml: toml.write_text(toml.read_text() + "decision_timeout = 7\n"), "bot.toml changed (sha256"),
     (lambda toml: (toml.parent / "sorted_bot.py").write_text((toml.parent / "sorted_bot.py").read_text() + "\n#\n"),
@@ -443,6 +452,7 @@ def test_a_folder_that_holds_a_run_is_refused(finished, tmp_path, capsys):
     assert (out / JOURNAL).read_bytes() == before
 
 
+@pytest.mark.slow
 def test_force_says_what_it_discards(finished, tmp_path, capsys):
     out = _copy(finished, tmp_path, keep_lines=3)
     (out / "results.json").write_text("{}")
@@ -466,6 +476,7 @@ def test_a_journal_that_is_a_link_to_another_folder_is_refused(finished, tmp_pat
     assert (other / JOURNAL).read_bytes() == before
 
 
+@pytest.mark.slow
 def test_temporary_files_of_a_run_killed_while_writing_are_removed_on_resume(finished, tmp_path, capsys):
     out = _copy(finished, tmp_path, keep_lines=3)
     stale = [out / ".results.json.k2x9.tmp", out / ".means.png.q2eahcnx.tmp", out / ".journal.jsonl.a1b2.tmp"]
@@ -487,6 +498,7 @@ def _holder(folder: Path) -> subprocess.Popen:
     return process
 
 
+@pytest.mark.slow
 def test_a_second_run_on_a_locked_folder_is_refused_at_once(tmp_path, capsys):
     """Two runs started at once on one --out: the second is refused with one line, and the first's
     files are untouched; so is a resume while the run goes on."""
@@ -513,6 +525,7 @@ def test_a_second_run_on_a_locked_folder_is_refused_at_once(tmp_path, capsys):
         first.communicate()
 
 
+@pytest.mark.slow
 def test_a_lock_held_elsewhere_refuses_and_a_dead_holders_lock_does_not(finished, tmp_path, capsys):
     out = _copy(finished, tmp_path, keep_lines=3)
     holder = _holder(out)
@@ -527,6 +540,7 @@ def test_a_lock_held_elsewhere_refuses_and_a_dead_holders_lock_does_not(finished
     assert _records(out) == _records(finished)
 
 
+@pytest.mark.slow
 def test_a_run_killed_hard_leaves_a_folder_that_resumes(tmp_path, capsys):
     """kill -9 of the bench mid-run: its lock dies with it; the resume gives what an
     uninterrupted run gives."""
@@ -570,6 +584,7 @@ def _no_temporary_files(folder: Path) -> None:
     assert not [p.name for p in folder.iterdir() if p.name.endswith(".tmp") or p.name.startswith(".")]
 
 
+@pytest.mark.slow
 def test_disk_full_while_journaling_is_one_line_with_the_resume_command(finished, tmp_path, capsys, monkeypatch):
     out = tmp_path / "run"
     _disk_full_after(monkeypatch, calls=3)  # the header and two lines
@@ -587,6 +602,7 @@ def test_disk_full_while_journaling_is_one_line_with_the_resume_command(finished
     assert _records(out) == _records(finished)
 
 
+@pytest.mark.slow
 def test_disk_full_while_writing_results_leaves_no_cut_off_file(finished, tmp_path, capsys, monkeypatch):
     out = _copy(finished, tmp_path, keep_lines=3)
     _disk_full_after(monkeypatch, containing=b'"document": "results"')
@@ -614,6 +630,7 @@ def test_a_results_file_is_replaced_whole_or_not_at_all(tmp_path, monkeypatch):
 # --- one worker, and the time after a resume ---------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_one_worker_sizes_chunks_after_the_pilots_have_run(tmp_path):
     """With one worker the chunks after the two pilots are sized from their measured time, not
     from 0: a run of slow decisions is journaled a few deals at a time."""
@@ -630,6 +647,7 @@ def test_one_worker_sizes_chunks_after_the_pilots_have_run(tmp_path):
         assert max(len(c) for c in chunks[2:]) <= 5, chunks  # a deal here takes at least 0.04 s
 
 
+@pytest.mark.slow
 def test_a_sequential_run_journals_as_it_goes(tmp_path, capsys):
     out = tmp_path / "run"
     assert bench_main(["tournament", "--bots", "greedy,tests.test_journal:SlowBot", "--sessions", "2", "--seed", "1",
@@ -637,6 +655,7 @@ def test_a_sequential_run_journals_as_it_goes(tmp_path, capsys):
     assert len(_lines(out)) >= 1 + 2 + 3
 
 
+@pytest.mark.slow
 def test_deals_per_second_after_a_resume_counts_this_part_only(finished, tmp_path, capsys):
     out = _copy(finished, tmp_path, keep_lines=3)
     done = sum(len(line["records"]) for line in _lines(out)[1:])
@@ -649,6 +668,7 @@ def test_deals_per_second_after_a_resume_counts_this_part_only(finished, tmp_pat
         out / "report.md").read_text()
 
 
+@pytest.mark.slow
 def test_tables_name_protocol_bots_by_their_own_name(tmp_path, capsys):
     one = _protocol_bot(tmp_path / "one", "sorter")
     two = _protocol_bot(tmp_path / "two", "sorter")
@@ -722,6 +742,7 @@ def test_a_doctored_checkpoint_is_one_line(trained, tmp_path, capsys, changes, m
     assert not (tmp_path / "t.npz").exists()
 
 
+@pytest.mark.slow
 def test_disk_full_during_training_leaves_the_last_checkpoint_and_no_temporary_file(trained, tmp_path, capsys,
                                                                                     monkeypatch):
     real, calls = files.write_all, [0]
@@ -748,6 +769,7 @@ def test_disk_full_during_training_leaves_the_last_checkpoint_and_no_temporary_f
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.npz"]
 
 
+@pytest.mark.slow
 def test_disk_full_writing_the_tables_keeps_the_checkpoint(trained, tmp_path, capsys, monkeypatch):
     _disk_full_after(monkeypatch, containing=b"info.npy")  # the tables' archive; a checkpoint holds meta.npy
     out = tmp_path / "t.npz"

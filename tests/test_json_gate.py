@@ -58,6 +58,7 @@ def finished(tmp_path_factory) -> Path:
 # --- each site that reads JSON from outside ----------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("poison", POISONS)
 def test_a_results_json_for_bench_report(finished, tmp_path, poison):
     path = tmp_path / "results.json"
@@ -67,6 +68,7 @@ def test_a_results_json_for_bench_report(finished, tmp_path, poison):
     assert not (tmp_path / "report" / "report.md").exists()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("poison", POISONS)
 def test_a_journal_line_on_resume(finished, tmp_path, poison):
     out = tmp_path / "run"
@@ -79,6 +81,7 @@ def test_a_journal_line_on_resume(finished, tmp_path, poison):
     assert POISONS[poison][1] in line and "it is not a journal this program can continue" in line
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("poison", POISONS)
 def test_a_house_rules_file(tmp_path, poison):
     path = tmp_path / "house.json"
@@ -87,6 +90,7 @@ def test_a_house_rules_file(tmp_path, poison):
     assert POISONS[poison][1] in line
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("poison", POISONS)
 def test_a_benchmarks_json_for_bench_perf(tmp_path, poison):
     path = tmp_path / "benchmarks.json"

@@ -51,6 +51,7 @@ def _gone(processes: list[psutil.Process]) -> bool:
     return not [p for p in alive if p.status() != psutil.STATUS_ZOMBIE]
 
 
+@pytest.mark.slow
 def test_sigint_stops_promptly_keeps_the_work_and_resumes_to_the_same_result(tmp_path, uninterrupted):
     """Fails if Ctrl-C loses finished deals, leaves a worker behind, plays on (prompt: no
     chunk is journaled after the signal beyond those already running), or if the resumed
@@ -80,6 +81,7 @@ def test_sigint_stops_promptly_keeps_the_work_and_resumes_to_the_same_result(tmp
     assert deals == sorted(deals)  # a resumed run writes its records in deal order, as a whole run does
 
 
+@pytest.mark.slow
 def test_sigterm_exits_143(tmp_path):
     process = _started(tmp_path / "run", 3)
     process.send_signal(signal.SIGTERM)
@@ -87,6 +89,7 @@ def test_sigterm_exits_143(tmp_path):
     assert process.returncode == 143 and "stopped by SIGTERM" in stderr and "Traceback" not in stderr
 
 
+@pytest.mark.slow
 def test_a_journal_cut_short_is_replayed(tmp_path, uninterrupted):
     """A last line damaged mid-write is dropped with a notice and its deals played again."""
     out = tmp_path / "run"
@@ -100,6 +103,7 @@ def test_a_journal_cut_short_is_replayed(tmp_path, uninterrupted):
     assert _records(out) == _records(uninterrupted)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("content, message", [
     ("", "is not a journal"),
     ('{"kind": "chinese-poker-journal", "version": 1, "settings": {"bots": ["greedy"]}}\n',
@@ -126,6 +130,7 @@ FAULTY = [("tests.plugin_bot:FlakyBot", "ValueError: the ace of spades confuses 
 FAULT_IDS = ["raises", "sleeps", "exits", "raises-in-batch", "sleeps-in-batch", "exits-in-batch"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("spec, error", FAULTY, ids=FAULT_IDS)
 def test_stop_policy_ends_cleanly_naming_the_bot_deal_and_seat(tmp_path, spec, error):
     done = _bench("tournament", "--bots", f"greedy,{spec}", "--sessions", "2", "--seed", "1", "--jobs", "2",
@@ -137,6 +142,7 @@ def test_stop_policy_ends_cleanly_naming_the_bot_deal_and_seat(tmp_path, spec, e
     assert (tmp_path / "journal.jsonl").exists()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("spec, error", FAULTY, ids=FAULT_IDS)
 def test_foul_policy_scores_the_hand_as_a_foul_and_goes_on(tmp_path, spec, error):
     """The faulty hands are scored as fouls and recorded; the rest of the run is the same as
@@ -154,6 +160,7 @@ def test_foul_policy_scores_the_hand_as_a_foul_and_goes_on(tmp_path, spec, error
     assert "fault" in (tmp_path / "report.md").read_text()
 
 
+@pytest.mark.slow
 def test_a_lost_dask_worker_does_not_change_the_results():
     """A LocalCluster of worker processes; one is killed mid-run; the scheduler gives its
     task to another worker and the records equal a sequential run's."""
@@ -179,6 +186,7 @@ def test_a_lost_dask_worker_does_not_change_the_results():
     assert summarise(records, specs, 2)["zero_sum"]
 
 
+@pytest.mark.slow
 def test_training_interrupted_and_resumed_equals_uninterrupted(tmp_path):
     """bench train checkpoints every round; SIGINT stops it with the checkpoint kept;
     --resume finishes with tables equal, number for number, to an uninterrupted run's."""
@@ -227,6 +235,7 @@ def _interrupt_when(argv: list[str], ready) -> tuple[subprocess.Popen, str, str,
     return process, stdout, stderr, children
 
 
+@pytest.mark.slow
 def test_sigint_stops_bench_match_with_what_it_saw(tmp_path):
     """Fails if Ctrl-C on a match leaves a traceback or a worker behind, or loses the result so far."""
     process, stdout, stderr, children = _interrupt_when(
@@ -245,6 +254,7 @@ def _reading(process: subprocess.Popen, path: Path) -> bool:
         return False
 
 
+@pytest.mark.slow
 def test_sigint_stops_bench_grade_and_prints_the_hands_graded(tmp_path):
     hand = "AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C | 9H 9D 2C / 8C 7C 6D 5H 4S / AS KS QS JS TS\n"
     path = tmp_path / "plays.txt"

@@ -30,6 +30,7 @@ def test_the_schema_in_the_docs_is_the_packaged_one():
     assert (ROOT / "docs" / "schemas" / "perf.schema.json").read_bytes() == SCHEMA.read_bytes()
 
 
+@pytest.mark.slow
 def test_perf_json_is_a_perf_document(report):
     document = json.loads((report / "perf.json").read_text(encoding="utf-8"))
     jsonschema.validate(document, json.loads(SCHEMA.read_text(encoding="utf-8")))
@@ -44,6 +45,7 @@ def test_perf_json_is_a_perf_document(report):
     assert document["yardstick"]["median_ms"] > 0
 
 
+@pytest.mark.slow
 def test_the_schema_refuses_what_breaks_the_convention(report):
     document = json.loads((report / "perf.json").read_text(encoding="utf-8"))
     schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
@@ -53,6 +55,7 @@ def test_the_schema_refuses_what_breaks_the_convention(report):
             jsonschema.validate(broken, schema)
 
 
+@pytest.mark.slow
 def test_the_report_replays_from_its_benchmarks_json(report, tmp_path):
     env = os.environ | {"PYTHONPATH": str(ROOT)}
     subprocess.run([sys.executable, "-m", "bench.cli", "perf", "--from-json", str(report / "benchmarks.json"),
@@ -63,6 +66,7 @@ def test_the_report_replays_from_its_benchmarks_json(report, tmp_path):
     assert "EV SE × √ms" in text and "seed 3" in text
 
 
+@pytest.mark.slow
 def test_versions_are_those_the_run_recorded_not_those_installed_now(report, tmp_path):
     """A report made again from a benchmarks.json names the numpy and numba of the run, and none
     at all for a run that did not record them (whatever is installed when the report is made)."""
@@ -87,6 +91,7 @@ def _from_json(tmp_path: Path, text: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=300)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("number", ["NaN", "Infinity", "-Infinity", "1e999"])
 def test_a_benchmarks_json_with_a_number_json_does_not_allow_is_refused(tmp_path, number):
     done = _from_json(tmp_path, '{"seed": 1, "benchmarks": [{"name": "test_eval5_one_core", "stats": {"median": 0.001}, '
@@ -96,12 +101,14 @@ def test_a_benchmarks_json_with_a_number_json_does_not_allow_is_refused(tmp_path
     assert not (tmp_path / "out" / "perf.md").exists()
 
 
+@pytest.mark.slow
 def test_a_benchmarks_json_nested_too_deep_is_bad_input(tmp_path):
     done = _from_json(tmp_path, '{"benchmarks": ' + "[" * 100_000 + "]" * 100_000 + "}")
     assert done.returncode == 2, done.stderr
     assert done.stderr.count("\n") == 1 and "nested deeper than" in done.stderr
 
 
+@pytest.mark.slow
 def test_perf_md_shows_what_a_benchmarks_json_names_as_text(tmp_path):
     """The machine, the run's date and commit, the -k expression and the bots' names come from
     the benchmarks.json, which may come from anywhere: perf.md shows them, never their markup."""

@@ -6,6 +6,7 @@ a failure prints the smallest input that breaks it."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -94,6 +95,7 @@ rich_hands = st.one_of(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(rich_hands)
 def test_naturals_are_found_as_the_rules_define_them(hand):

@@ -44,6 +44,7 @@ def _misbehaving(tmp_path: Path, mode: str, **extra) -> Path:
     return path
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", BOT_FILES, ids=["python", "javascript"])
 def test_example_bots_play_everywhere(path, tmp_path):
     """Fails if a protocol bot cannot be used by each command, or leaves a process behind."""
@@ -132,7 +133,7 @@ def test_a_command_path_and_batches():
 
 @pytest.mark.parametrize("mode, message", [
     ("crash", r"exited \(status 7\) instead of answering hand"),
-    ("hang", "gave no answer to hand"),
+    pytest.param("hang", "gave no answer to hand", marks=pytest.mark.slow),  # waits out a time limit
     ("garbage", "with a line that is not JSON: 'I think front is best'"),
     ("wrong-id", "with an id that is not its request.s"),
     ("cheat", "set other cards than it was dealt"),
@@ -166,6 +167,7 @@ def test_a_crash_is_survived_by_a_restart(tmp_path):
         bot.close()
 
 
+@pytest.mark.slow
 def test_a_bot_that_never_says_hello_is_one_line(tmp_path):
     path = _misbehaving(tmp_path, "silent", startup_timeout=1)
     with pytest.raises(BotError, match="did not start: .*gave no answer to the hello within 1 s"):
@@ -187,6 +189,7 @@ def test_bad_bot_files_are_one_line(tmp_path, content, message):
         make_bot(str(path))
 
 
+@pytest.mark.slow
 def test_tournament_fault_policy_covers_protocol_bots(tmp_path):
     path = _misbehaving(tmp_path, "garbage", decision_timeout=2)
     done = _bench("tournament", "--bots", f"greedy,{path}", "--sessions", "1", "--seed", "1", "--jobs", "2",
@@ -198,6 +201,7 @@ def test_tournament_fault_policy_covers_protocol_bots(tmp_path):
     assert stopped.returncode == 1 and "not JSON" in stopped.stderr.strip().splitlines()[-1]
 
 
+@pytest.mark.slow
 def test_a_bot_given_up_stops_a_run_under_the_foul_policy(tmp_path):
     """A bot that crashes on every hand uses up its crash budget: the run stops on it with
     its line under ``--on-fault foul`` too, instead of scoring its later hands as fouls."""
@@ -215,6 +219,7 @@ def test_a_bot_given_up_stops_a_run_under_the_foul_policy(tmp_path):
     assert "given up after 5 crashes in a row" in done.stderr.strip().splitlines()[-1]
 
 
+@pytest.mark.slow
 def test_a_protocol_bots_identity_is_in_the_results_and_the_report(tmp_path):
     """The hello's name and version and the bot file's digest, beside the results."""
     path = EXAMPLES / "sorted_bot.toml"
@@ -260,6 +265,7 @@ def _binomial_bound(n: int, p: Fraction, false_failure: float) -> int:
     return 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("true_mean, accepted", [(0.0, "H1"), (0.1, "H0")])
 def test_sprt_errs_at_most_at_its_stated_rates(true_mean, accepted):
     """2,000 simulated matches (deal results with sd 1, looked at every 16 deals, as bench
@@ -302,6 +308,7 @@ def test_sprt_matches_the_llr_of_its_paths():
     assert test.llr(x[0]) == pytest.approx(test.llr_paths(x)[0, -1])
 
 
+@pytest.mark.slow
 def test_bench_match_decides_on_real_bots():
     """table is far stronger than random: H1 for table, H0 for random, each within a few chunks."""
     done = _bench("match", "table", "random", "--sprt", "0,0.5", "--seed", "5", "--json")

@@ -82,6 +82,7 @@ def make(tmp_path):
 # --- budgets: a fault costs one decision ------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_timeout_does_not_spend_a_crash_restart(make):
     """A bot that takes 60 s on some hands, against a limit of 0.5 s: each such hand is a
     timeout fault, and every other hand is still answered, however many timeouts came before."""
@@ -93,6 +94,7 @@ def test_a_timeout_does_not_spend_a_crash_restart(make):
     assert bot.faults == {"timeout": 5} and not bot.given_up
 
 
+@pytest.mark.slow
 def test_a_late_answer_within_one_more_decision_timeout_keeps_the_process(make):
     """docs/protocol.md: after a timeout the process is kept when its late answer comes within
     one more ``decision_timeout`` (read and discarded); the next hand is answered by it."""
@@ -104,6 +106,7 @@ def test_a_late_answer_within_one_more_decision_timeout_keeps_the_process(make):
     assert bot._process.popen.pid == process and bot.restarts == 0 and bot.stale == 1
 
 
+@pytest.mark.slow
 def test_crashes_have_a_budget_of_their_own(make):
     """Crashes on some hands are faults on those hands; a bot is given up only after
     ``BUDGETS['crash']`` crashes in a row, and says so on every later decision."""
@@ -155,6 +158,7 @@ def test_an_error_reply_is_the_bots_fault_with_its_text(make):
 # --- deadlines on every write and read --------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_bot_that_stops_reading_cannot_hang_solve(tmp_path):
     """A batch bot that reads its hello and nothing more for an hour: solve's 20,000
     opponents (a request far over what a pipe holds) end in one line within the time of a
@@ -167,6 +171,7 @@ def test_a_bot_that_stops_reading_cannot_hang_solve(tmp_path):
     assert not _left_behind(tmp_path)
 
 
+@pytest.mark.slow
 def test_a_write_to_a_bot_that_stops_reading_has_a_deadline(make):
     """8 MiB to a bot that no longer reads: the write gives up at its deadline."""
     bot = make("deaf")
@@ -178,6 +183,7 @@ def test_a_write_to_a_bot_that_stops_reading_has_a_deadline(make):
 # --- batches and the line limit ---------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_solve_against_a_batch_bot_with_16000_opponents():
     """The answer to 16,000 hands in one message would be over the 1 MiB line limit: the
     bench sends batches a correct bot's answer always fits."""
@@ -213,6 +219,7 @@ def test_a_crash_quotes_the_last_lines_of_standard_error(make):
         bot.arrange(ACE, RNG)
 
 
+@pytest.mark.slow
 def test_a_panic_at_start_is_quoted_in_one_line(tmp_path):
     path = bot_file(tmp_path, "panic-start")
     with pytest.raises(BotError, match=r"did not start: it exited \(status 2\) instead of answering the hello; "
@@ -235,6 +242,7 @@ def test_each_bot_process_has_its_own_log(make, tmp_path):
     assert sum("panic: runtime error" in log.read_text() for log in logs) == 1
 
 
+@pytest.mark.slow
 def test_a_bot_restarted_again_and_again_keeps_a_bounded_number_of_logs(make, tmp_path, monkeypatch):
     """Crashes spaced by good answers never use up the budget, so the restarts go on for as
     long as the run: the first process's log and the last ones are kept, no more."""
@@ -273,6 +281,7 @@ def test_a_flood_of_standard_error_is_capped(make, tmp_path):
 # --- ending -----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_close_asks_the_bot_to_quit_and_gives_it_a_grace_period(make, tmp_path, monkeypatch):
     """A bot that needs 1 s after quit, with a grace period of 60 s: it finishes (and close
     returns as soon as it has)."""
@@ -282,6 +291,7 @@ def test_close_asks_the_bot_to_quit_and_gives_it_a_grace_period(make, tmp_path, 
     assert (tmp_path / "flag").read_text() == "quit in time"
 
 
+@pytest.mark.slow
 def test_a_bot_that_ignores_quit_and_sigterm_is_ended(make, tmp_path, monkeypatch):
     monkeypatch.setattr(protocol, "QUIT_GRACE", 0.2, raising=False)
     bot = make("stubborn")
@@ -293,6 +303,7 @@ def test_a_bot_that_ignores_quit_and_sigterm_is_ended(make, tmp_path, monkeypatc
 # --- protocol version 2: rules and identity ---------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_bot_that_lists_its_rules_is_refused_under_other_rules(tmp_path):
     path = bot_file(tmp_path, "plain", env={"HELLO": json.dumps({"protocol": 2, "rules": ["1-6", "2-4"]})})
     with pytest.raises(BotError, match=r"protocol bot 'misbehaving-plain' plays the rules 1-6, 2-4, not basic$"):
@@ -344,6 +355,7 @@ def test_a_hello_at_the_limits_the_docs_give_is_accepted(make):
 # --- bot files --------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("line", ["decision_timeout = nan", "decision_timeout = inf", "startup_timeout = 1e-9",
                                   "decision_timeout = 1e9", "startup_timeout = true", 'decision_timeout = "5"'])
 def test_time_limits_in_a_bot_file_are_finite_and_sane(tmp_path, line):
@@ -393,13 +405,14 @@ def test_a_missing_cwd_is_named_as_such(tmp_path):
     ("deep", r"not JSON: '\[\[\[", False),
     ("huge", r"with a line longer than 1048576 bytes", True),
     ("flood-stdout", r"with a line longer than 1048576 bytes", True),
-    ("no-newline", r"gave no answer .* within 1 s \(it wrote '\{\"id\": 1, .*' with no end of line\)", True),
+    pytest.param("no-newline", r"gave no answer .* within 1 s \(it wrote '\{\"id\": 1, .*' with no end of line\)", True,
+                 marks=pytest.mark.slow),  # waits out a time limit
     ("bool-id", r"with id True, not a whole number", False),
     ("wrong-id", r"with an id that is not its request's: '\{\"front\"", False),
     ("cheat", r"other cards than it was dealt", False),
     ("declare-text", r"with declare '\"yes\"'; it must be true or false", False),
-    ("close-stdout", r"closed its output instead of answering hand AS KS", True),
-    ("close-stdin", r"closed its input instead of answering hand AS KS", True),
+    pytest.param("close-stdout", r"closed its output instead of answering hand AS KS", True, marks=pytest.mark.slow),
+    pytest.param("close-stdin", r"closed its input instead of answering hand AS KS", True, marks=pytest.mark.slow),
     ("fork", r"exited \(status 0\) instead of answering hand AS KS", True),
 ])
 def test_adversaries_cost_one_decision(make, mode, message, restarted):
@@ -448,6 +461,7 @@ def test_what_a_bot_declared_is_kept_for_its_last_hand_only(make):
     assert len(bot._declared) <= 1
 
 
+@pytest.mark.slow
 def test_an_endless_stream_of_stale_answers_is_a_timeout(make):
     """A bot that answers the previous request over and over: each line is read and
     discarded, the deadline holds, and the message says what came."""

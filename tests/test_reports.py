@@ -195,7 +195,13 @@ def _report(tmp_path: Path, text: str, capsys) -> tuple[int, str]:
     return status, capsys.readouterr().err
 
 
-@pytest.mark.parametrize("change, message", [c[1:] for c in DOCTORED], ids=[c[0] for c in DOCTORED])
+# The fast tier's share of DOCTORED: three refused by their version, one after the whole document is
+# checked (as each of the others is: a second or so each).
+QUICK = ("an older version", "a newer version", "another document", "an arrangement with a card twice")
+
+
+@pytest.mark.parametrize("change, message", [
+    pytest.param(*c[1:], id=c[0], marks=() if c[0] in QUICK else pytest.mark.slow) for c in DOCTORED])
 def test_a_doctored_results_json_is_refused_in_one_line(tmp_path, capsys, example, change, message):
     status, err = _report(tmp_path, json.dumps(change(copy.deepcopy(example))), capsys)
     assert status == 2, err
@@ -216,6 +222,7 @@ def test_json_that_is_no_results_is_refused_in_one_line(tmp_path, capsys, text, 
     assert "internal error" not in err
 
 
+@pytest.mark.slow
 def test_faults_of_a_file_that_does_not_say_its_fault_policy_are_read_as_unproven(tmp_path, capsys, example):
     """A results.json written before the fault policy was stored is read as before, and the
     report says its faults are unproven: they could be a stop run's, forged."""
@@ -230,6 +237,7 @@ def test_faults_of_a_file_that_does_not_say_its_fault_policy_are_read_as_unprove
     assert status == 0 and "unproven" not in (tmp_path / "report" / "report.md").read_text().split("Timings")[0]
 
 
+@pytest.mark.slow
 def test_a_run_whose_bot_faults_under_the_foul_policy_is_read(tmp_path, capsys):
     """An honest run where a bot raises on some hands, under --on-fault foul: results.json says
     its policy and time limit, holds the faults, and bench report reads it."""
@@ -255,6 +263,7 @@ def test_nan_in_the_records_is_refused(tmp_path, capsys, example):
     assert status == 2 and "'NaN' is not a finite number" in err, err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("run", [
     ["--bots", "greedy,random,heuristic", "--players", "3", "--sessions", "1", "--rules", "2-4+royalties+naturals"],
     ["--bots", "greedy,random", "--players", "4", "--sessions", "1"],
@@ -288,6 +297,7 @@ def _first_foul(doc) -> tuple[int, int, int]:
                 for s, p in enumerate(row) if p["foul"])
 
 
+@pytest.mark.slow
 def test_a_run_with_a_fouling_bot_says_why_each_play_fouls_and_is_read(fouling, tmp_path, capsys):
     from bench.records.plays import arrangement_text
     from solver import foul_reason
@@ -324,6 +334,7 @@ def test_a_fouled_play_with_a_wrong_foul_or_reason_is_refused_in_one_line(tmp_pa
     assert status == 2 and len(err.strip().splitlines()) == 1 and message in err, err
 
 
+@pytest.mark.slow
 def test_a_natural_the_hand_does_not_hold_is_refused(tmp_path, capsys):
     """A seat without six pairs that declares six pairs moved a bot's mean (from -0.250 to
     +0.000 in the case found) and was read: a declared natural must be the one the seat's
@@ -354,6 +365,7 @@ def _many_bots(example: dict, count: int) -> dict:
                                for i in range(count)]}
 
 
+@pytest.mark.slow
 def test_fifty_thousand_bots_are_refused_before_any_check_of_each(tmp_path, capsys, monkeypatch, example):
     """A 12 MiB results.json naming 50,000 bots kept bench report busy for minutes (a duplicate
     check quadratic in the bots, run before any ceiling): the counts are checked first, and
@@ -372,6 +384,7 @@ def test_fifty_thousand_bots_are_refused_before_any_check_of_each(tmp_path, caps
     assert "its run is too large: the bot count is 50,000, above the limit of 64" in err, err
 
 
+@pytest.mark.slow
 def test_fifty_thousand_bots_are_one_line_as_a_command(tmp_path, example):
     """The same file given to the command: one line, exit 2 (a generous time-out guards against a hang)."""
     import os

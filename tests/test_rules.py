@@ -309,6 +309,7 @@ def test_bad_rule_tables():
         Rules.from_dict({"scoop": 6})
 
 
+@pytest.mark.slow
 def test_a_natural_shows_a_legal_arrangement(rng):
     """Three straights or three flushes are shown as rows in order. Fails if the rows of the
     best key are taken from a fouled split: here a middle straight flush (5-9 of hearts)

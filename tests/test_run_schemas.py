@@ -85,6 +85,7 @@ def test_each_schema_is_a_draft_2020_12_schema_and_its_docs_copy_is_identical(do
     assert (ROOT / "docs" / "schemas" / path.name).read_bytes() == path.read_bytes()
 
 
+@pytest.mark.slow
 def test_a_tournaments_results_json_validates(results):
     assert _errors("results", results) == []
     assert results["schema_version"] == 3 and results["document"] == "results"
@@ -109,6 +110,7 @@ def test_bench_match_json_validates(match):
     assert 0 < match["deal_count"] <= 32 and match["decision"] in ("H0", "H1", "none")
 
 
+@pytest.mark.slow
 def test_a_fouling_runs_plays_say_why_they_foul_and_validate(fouling_run):
     results = json.loads((fouling_run / "results.json").read_text())
     header, *entries = [json.loads(line) for line in (fouling_run / JOURNAL).read_text().splitlines()]

@@ -70,24 +70,28 @@ def web_server() -> Iterator[int]:
         server.server_close()
 
 
+@pytest.mark.slow
 def test_a_listener_that_never_speaks_is_one_line(silent_listener):
     line = _one_line(_tournament(silent_listener))
     assert line.endswith(f"{silent_listener} accepted the connection but did not answer as a dask scheduler "
                          f"within 10 s; {FIX}"), line
 
 
+@pytest.mark.slow
 def test_a_web_server_at_the_address_is_one_line(web_server):
     address = f"tcp://127.0.0.1:{web_server}"
     line = _one_line(_tournament(address))
     assert f"{address} accepted the connection but did not answer as a dask scheduler" in line, line
 
 
+@pytest.mark.slow
 def test_a_web_address_is_one_line_at_once(web_server):
     address = f"http://127.0.0.1:{web_server}/status"
     line = _one_line(_tournament(address))
     assert line.endswith(f"--scheduler {address} is a web address (a dashboard's?); {FIX}"), line
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("address, why", [("foo://127.0.0.1:8786", "unknown address scheme 'foo'"),
                                           ("tcp://", "names no host")])
 def test_an_address_dask_cannot_read_is_one_line(address, why):

@@ -131,6 +131,7 @@ def _answer(client, path: str, body: dict | None = None) -> dict:
     return done.json()
 
 
+@pytest.mark.slow
 def test_web_answers_validate(client):
     valid("web-bots", _answer(client, "/api/bots"))
     valid("web-deal", _answer(client, "/api/deal", {"seed": 3}))

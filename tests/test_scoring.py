@@ -95,6 +95,7 @@ def test_a_table_of_four_worked_by_hand():
     assert row_results(TABLE[1], TABLE[3]) == (-1, 0, -1)
 
 
+@pytest.mark.slow
 def test_rule_vectors_under_every_rule_set():
     """3,000 pairs scored independently under seven rule sets (royalties by the Eastern
     preset); fails on any settlement that differs, in the kernel or in the slow reference."""

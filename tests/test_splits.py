@@ -50,6 +50,7 @@ def test_all_splits_agree_with_the_reference(rng):
             assert (splits.front[s], splits.middle[s], splits.back[s]) == arr.values()
 
 
+@pytest.mark.slow
 def test_rule_vectors_splits():
     vectors = load_vectors("splits.json")
     hands = np.array([[int(c) for c in all_splits(v["hand"]).hand] for v in vectors], np.uint8)

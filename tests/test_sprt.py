@@ -148,6 +148,7 @@ def test_verdicts_name_what_was_accepted():
 # --- bench match ------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_two_bots_that_play_alike_decide_nothing_and_say_why():
     """table and table:rules=basic play every hand the same: each deal scores 0, and the match
     must run to --max-deals undecided, saying that there was no variance."""
@@ -160,6 +161,7 @@ def test_two_bots_that_play_alike_decide_nothing_and_say_why():
     assert as_json["decision"] == "none" and as_json["llr"] == 0 and "no variance" in as_json["no_evidence"]
 
 
+@pytest.mark.slow
 def test_bench_match_refuses_bounds_that_make_no_test():
     for value, message in [("-inf,0", "must be finite"), ("0,inf", "must be finite"), ("nan,1", "must be finite"),
                            ("0,0", "H0 must be below H1"), ("1,2,3", "--sprt takes two numbers")]:
@@ -168,6 +170,7 @@ def test_bench_match_refuses_bounds_that_make_no_test():
         assert len(done.stderr.strip().splitlines()) == 1 and message in done.stderr, (value, done.stderr)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("flag", [["--alpha", "0"], ["--beta", "1"], ["--alpha", "nan"], ["--beta", "inf"]])
 def test_bench_match_refuses_error_rates_that_make_no_test(flag):
     done = _bench("match", "greedy", "table", *flag, "--seed", "1", "--jobs", "1", "--max-deals", "16")
@@ -175,6 +178,7 @@ def test_bench_match_refuses_error_rates_that_make_no_test(flag):
     assert "must be above 0 and below 0.5" in done.stderr
 
 
+@pytest.mark.slow
 def test_a_negative_first_bound_is_a_value():
     """``--sprt -0.01,0.01``, written the natural way, reaches the test; its verdict names what
     was accepted, with A's mean and 95% interval beside it."""
@@ -186,6 +190,7 @@ def test_a_negative_first_bound_is_a_value():
     assert NUMBER_LIST.match("-0.01,0.01") and NUMBER_LIST.match("-inf,0") and not NUMBER_LIST.match("--sprt")
 
 
+@pytest.mark.slow
 def test_fewer_deals_than_one_look():
     """--max-deals below the 16 deals of a look: the test is looked at once, on what was played."""
     done = _bench("match", "greedy", "table", "--max-deals", "5", "--seed", "1", "--jobs", "1", "--json")
@@ -195,6 +200,7 @@ def test_fewer_deals_than_one_look():
     assert one.returncode == 0 and "after 1 deal " in one.stdout and "cannot show a variance" in one.stdout, one
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", [["--backend", "sequential", "--jobs", "1"], ["--jobs", "2"]])
 def test_ctrl_c_before_the_first_look_prints_what_it_has(tmp_path, backend):
     """A bot that sleeps a minute on the first look's deals: Ctrl-C then must end the match

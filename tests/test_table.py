@@ -39,6 +39,7 @@ def test_shipped_tables_are_valid_shares():
     assert tables.info["rounds"] >= 1 and tables.info["rules"] == "basic"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rules", ["basic", "2-4"])
 def test_training_is_reproducible_and_independent_of_workers(rules, monkeypatch):
     """The same seed gives the same tables, card-removal sample included, bit for bit: run twice, on
@@ -267,6 +268,7 @@ def test_subsets_are_classed_by_their_ranks_as_by_their_values():
         assert (got == points[c5, 1]).all() and most == got.max()
 
 
+@pytest.mark.slow
 def test_the_best_five_and_three_a_back_leaves():
     """``bots._bounds``: the best five and the best three of the eight cards outside a back, by
     bit operations, are the best of the 56 fives and 56 threes those cards make, valued by

@@ -49,6 +49,7 @@ def _bot_file(tmp_path: Path, mode: str) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_a_bots_escape_sequences_reach_the_terminal_visible(tmp_path):
     """A bot that writes escape sequences (clear the screen, set the title, write the
     clipboard; C1 controls, a bidi override) to its standard error and crashes: its fault
@@ -77,6 +78,7 @@ def test_a_bots_log_is_utf8_whatever_it_writes(tmp_path):
     assert any("\x1b]52;c;Y2xpcGJvYXJk\x07" in log and log.endswith("\\xff\\xc3") for log in logs)
 
 
+@pytest.mark.slow
 def test_a_usage_error_quotes_the_argument_as_text():
     """argparse names an argument it does not know as it came; the line shows it visible."""
     done = _run("-m", "bench.cli", "bots", "\x1b]0;title\x07\x1b[2J")
@@ -91,6 +93,7 @@ def test_a_usage_error_quotes_the_argument_as_text():
 GRADED = " | 9H 9D 2C / 8C 7C 6D 5H 4S / AS KS QS JS TS"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", [2 << 20, 60_000], ids=["2MB", "60kB"])  # over and under a line's limit
 @pytest.mark.parametrize("command, line", [
     ("arrange", "X{}"),  # one card that is not one
@@ -109,6 +112,7 @@ def test_a_long_input_line_gives_one_short_error(tmp_path, command, line, size):
     assert len(err.splitlines()) == 1 and len(err) < 400, err[:500]
 
 
+@pytest.mark.slow
 def test_a_long_hand_on_the_command_line_is_quoted_short():
     done = _run("-m", "bench.cli.solve", "Q" * 100_000)
     errors = [line for line in done.stderr.decode("utf-8").splitlines() if not line.startswith("solve: compiling")]
@@ -119,6 +123,7 @@ def test_a_long_hand_on_the_command_line_is_quoted_short():
 # --- encodings --------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("options", [["--ascii"], ["--ascii", "--json"], ["--ascii", "--grade",
                                                                           "9H 9D 2C / 8C 7C 6D 5H 4S / AS KS QS JS TS"]])
 def test_solve_ascii_on_an_ascii_terminal_is_ascii(options):
@@ -133,6 +138,7 @@ def test_solve_ascii_on_an_ascii_terminal_is_ascii(options):
         assert "AS KS QS JS TS" in out and "+/-" in out
 
 
+@pytest.mark.slow
 def test_bench_arrange_ascii_is_ascii_errors_too(tmp_path):
     """A bad line's error quotes the line (suit symbols here) in ASCII too."""
     path = tmp_path / "hands.txt"
@@ -142,12 +148,14 @@ def test_bench_arrange_ascii_is_ascii_errors_too(tmp_path):
     assert b"'AS KS'" in done.stderr and b"AS KS QS JS TS" in done.stdout
 
 
+@pytest.mark.slow
 def test_solve_without_ascii_on_an_ascii_terminal_spells_its_symbols():
     done = _run("-m", "bench.cli.solve", ACE_HAND, "--samples", "50", "--seed", "1", env={"PYTHONIOENCODING": "ascii"})
     assert done.returncode == 0, done.stderr.decode("utf-8", "replace")
     assert done.stdout.isascii() and "+/-" in done.stdout.decode("ascii")
 
 
+@pytest.mark.slow
 def test_a_tournament_on_a_latin1_terminal_prints_its_table():
     done = _run("-m", "bench.cli", "tournament", "--bots", "random,greedy", "--sessions", "1", "--seed", "1",
                 "--jobs", "1", env={"PYTHONIOENCODING": "latin-1"})
@@ -169,6 +177,7 @@ def _evil_bot(tmp_path: Path) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_report_md_shows_outside_names_and_versions_as_text(tmp_path):
     out = tmp_path / "out"
     done = _run("-m", "bench.cli", "tournament", "--bots", f"cmd:{_evil_bot(tmp_path)},random", "--sessions", "1",
@@ -199,6 +208,7 @@ def test_report_md_from_a_results_file_shows_every_field_as_text():
     assert "<" not in report.replace(code, "")
 
 
+@pytest.mark.slow
 def test_plots_show_a_name_with_mathtext_as_text(tmp_path):
     pytest.importorskip("matplotlib")
     from bench.report.plots import write_plots

@@ -140,6 +140,7 @@ def test_crosstable_agrees_with_the_records():
         assert summary["crosstable"][names[a]][names[b]]["mean"] == pytest.approx(np.mean(per_deal))
 
 
+@pytest.mark.slow
 def test_tournament_command_writes_results_and_report(tmp_path, capsys):
     out = tmp_path / "run"
     assert bench_main(["tournament", "--bots", "greedy,heuristic", "--sessions", "2", "--seed", "9",
@@ -160,6 +161,7 @@ def test_tournament_command_writes_results_and_report(tmp_path, capsys):
     assert (again / "report.md").read_text() == report
 
 
+@pytest.mark.slow
 def test_tournament_json_replays_from_its_seed(capsys):
     assert bench_main(["tournament", "--bots", "random,greedy", "--sessions", "1", "--json", "--jobs", "1"]) == 0
     first = json.loads(capsys.readouterr().out)
@@ -177,8 +179,8 @@ def test_tournament_json_replays_from_its_seed(capsys):
         (["--bots", "greedy,table", "--sessions", "0"], "argument --sessions: expected a whole number >= 1, got 0"),
         (["--bots", ","], "--bots needs at least one bot"),
         (["--bots", "greedy,table", "--scheduler", "tcp://127.0.0.1:1"], "--scheduler goes with --backend dask"),
-        (["--bots", "greedy,table", "--backend", "dask", "--scheduler", "tcp://127.0.0.1:1", "--sessions", "1"],
-         "cannot reach the dask scheduler at tcp://127.0.0.1:1"),
+        pytest.param(["--bots", "greedy,table", "--backend", "dask", "--scheduler", "tcp://127.0.0.1:1", "--sessions", "1"],
+                     "cannot reach the dask scheduler at tcp://127.0.0.1:1", marks=pytest.mark.slow),  # a connect time-out
     ],
 )
 def test_tournament_bad_input(capsys, args, message):
@@ -242,6 +244,7 @@ def test_naturals_are_settled_in_tournaments():
     assert (scores + scores.T == 0).all()
 
 
+@pytest.mark.slow
 def test_tournament_command_states_its_rules(tmp_path, capsys):
     assert bench_main(["tournament", "--bots", "greedy,table", "--sessions", "1", "--seed", "3", "--jobs", "1",
                        "--rules", "1-6", "--out", str(tmp_path)]) == 0
@@ -278,6 +281,7 @@ def test_row_statistics_count_only_pairings_settled_by_rows():
     assert [greedy["row_win_rate"][r] for r in ("front", "middle", "back")] == pytest.approx(wins / counted)
 
 
+@pytest.mark.slow
 def test_results_name_every_parameter_and_where_each_bot_comes_from(tmp_path):
     """A run can be replayed from results.json alone: every parameter, defaults included, the
     class and the package with its version. Fails if a default or the origin is missing."""
@@ -328,6 +332,7 @@ def test_tournament_units_equal_an_independent_settlement():
         assert summary["bots"][name]["units_per_hand"]["mean"] == pytest.approx(np.mean(per_bot[name]), abs=1e-12)
 
 
+@pytest.mark.slow
 def test_ev_against_three_opponents_is_three_times_one_by_simulation():
     """The solver scales its EV by the number of opponents, even under a bonus rule. Checked
     by simulation that shares nothing with that argument: the solver's best play is scored

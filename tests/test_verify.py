@@ -108,6 +108,27 @@ def _swapped(lines: list[dict], line: int) -> tuple[int, int]:
     raise AssertionError("no deal where the bots play apart")
 
 
+def test_a_small_run_verifies_and_an_edited_play_is_found(tmp_path, capsys):
+    """The fast tier's share, in this process: one session of greedy and random verifies, and
+    greedy's play of one hand, given the random bot's with the checks computed again, is found."""
+    from bench.cli import main as bench_main
+
+    out = tmp_path / "run"
+    assert bench_main(["tournament", "--bots", "greedy,random", "--sessions", "1", "--seed", "2", "--jobs", "1",
+                       "--out", str(out)]) == 0
+    capsys.readouterr()
+    assert bench_main(["verify", str(out), "--json", "--jobs", "1"]) == 0
+    doc = _valid(json.loads(capsys.readouterr().out))
+    assert doc["verified"] is True and doc["deal_count"] == doc["matched_deal_count"] == 8
+    lines = _lines(out)
+    deal, _ = _swapped(lines, 1)
+    _write(out, _chained(lines))
+    assert bench_main(["verify", str(out), "--json", "--jobs", "1"]) == 1
+    doc = _valid(json.loads(capsys.readouterr().out))
+    assert doc["verified"] is False and [d["deal"] for d in doc["differences"]] == [deal]
+
+
+@pytest.mark.slow
 def test_an_honest_run_verifies_with_its_counts(honest):
     status, doc, err = _verify(honest, "--jobs", "1")
     assert status == 0, err
@@ -121,6 +142,7 @@ def test_an_honest_run_verifies_with_its_counts(honest):
     assert doc["cut_line_dropped"] is False
 
 
+@pytest.mark.slow
 def test_a_hard_linked_journal_is_read_and_left_as_it_was(honest, tmp_path):
     """Verifying only reads: a journal with a second name (which --resume refuses, since it
     appends) verifies, and neither name's contents change."""
@@ -133,6 +155,7 @@ def test_a_hard_linked_journal_is_read_and_left_as_it_was(honest, tmp_path):
     assert os.stat(out / JOURNAL).st_nlink == 2
 
 
+@pytest.mark.slow
 def test_a_last_line_cut_short_is_left_out_and_said(honest, tmp_path):
     out = _copy(honest, tmp_path)
     text = (out / JOURNAL).read_text()
@@ -146,12 +169,14 @@ def test_a_last_line_cut_short_is_left_out_and_said(honest, tmp_path):
     assert "the journal's last line was cut short" in table.stdout
 
 
+@pytest.mark.slow
 def test_the_table_says_what_was_replayed_and_found(honest):
     done = bench("verify", str(honest), "--jobs", "1")
     assert done.returncode == 0, done.stderr
     assert "24 deals replayed, 24 match, 0 differ" in done.stdout and done.stdout.startswith("run ")
 
 
+@pytest.mark.slow
 def test_a_doctored_deal_with_its_checks_computed_again_passes_the_chain_but_not_verify(honest, tmp_path):
     out = _copy(honest, tmp_path)
     lines = _lines(out)
@@ -174,6 +199,7 @@ def test_a_doctored_deal_with_its_checks_computed_again_passes_the_chain_but_not
     assert f"NOT verified: 24 deals replayed, 23 match, 1 differ (first: deal {deal})" in table.stdout
 
 
+@pytest.mark.slow
 def test_the_differences_do_not_depend_on_the_workers(honest, tmp_path):
     """Deals doctored on every line: the same document from one worker and from two threads."""
     out = _copy(honest, tmp_path)
@@ -193,6 +219,7 @@ def _swap_in_results(results: dict) -> None:
     _swapped([{}, {"records": results["records"]}], 1)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("doctor, message", [
     (lambda doc: doc["results"]["by_bot"]["greedy"]["units_per_hand"].update(mean=2.5),
      "its results are not those its records give"),
@@ -215,6 +242,7 @@ def test_a_results_json_that_is_not_the_journals_is_found(honest, tmp_path, doct
     assert message in doc["results_problem"]
 
 
+@pytest.mark.slow
 def test_a_journal_edited_without_its_checks_is_damaged(honest, tmp_path):
     out = _copy(honest, tmp_path)
     lines = _lines(out)
@@ -230,6 +258,7 @@ def test_a_journal_edited_without_its_checks_is_damaged(honest, tmp_path):
     assert doc["verified"] is False and "deal_count" not in doc
 
 
+@pytest.mark.slow
 def test_records_that_are_not_the_runs_deals_are_damage(honest, tmp_path):
     out = _copy(honest, tmp_path)
     lines = _lines(out)
@@ -267,6 +296,7 @@ def _protocol_bot(folder: Path, dice: bool = False) -> Path:
     return toml
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dice, change, reason", [
     (False, lambda toml: (toml.parent / "sorted_bot.py").write_text((toml.parent / "sorted_bot.py").read_text()
                                                                      + "\n#\n"), "sorted_bot.py changed (sha256"),
@@ -291,6 +321,7 @@ def test_a_bot_that_cannot_be_replayed_is_reported_as_such_not_as_a_difference(t
     assert table.returncode == 0 and f"not replayable  8 deals  bot {str(toml)!r}: " in table.stdout
 
 
+@pytest.mark.slow
 def test_outside_text_reaches_the_terminal_as_one_printable_line(honest, tmp_path):
     """A header whose package version holds a new line and a line of its own: the note that
     names it stays one line, so a journal cannot print a verdict of its choosing."""
@@ -306,6 +337,7 @@ def test_outside_text_reaches_the_terminal_as_one_printable_line(honest, tmp_pat
     assert "9\\u000averified: ok\\u001b[2J" in note
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("where, message", [
     (lambda tmp: tmp / "nothing", "is not a folder"),
     (lambda tmp: tmp, "holds no run: there is no journal.jsonl in it"),
@@ -320,6 +352,7 @@ def test_usage_errors_are_one_line_with_status_2(tmp_path, where, message):
     assert line.startswith("bench verify: error: ") and message in line
 
 
+@pytest.mark.slow
 def test_a_journal_of_another_version_is_a_usage_error(honest, tmp_path):
     out = _copy(honest, tmp_path)
     lines = _lines(out)
@@ -329,6 +362,7 @@ def test_a_journal_of_another_version_is_a_usage_error(honest, tmp_path):
     assert done.returncode == 2 and "schema_version 99" in done.stderr and len(done.stderr.splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_at_once_with_one_line_of_what_was_checked(tmp_path):
     """The replay is held in a decision until the test says go; SIGINT there ends the command
     with status 130 and one line, never a traceback, and the bot is never let go."""
@@ -355,6 +389,7 @@ def test_ctrl_c_stops_at_once_with_one_line_of_what_was_checked(tmp_path):
                                            "0 differ"]
 
 
+@pytest.mark.slow
 def test_the_schema_refuses_a_count_given_as_text(honest):
     _, doc, _ = _verify(honest, "--jobs", "1")
     schema = json.loads((ROOT / "bench" / "records" / "schemas" / "verify.schema.json").read_text())
@@ -362,6 +397,7 @@ def test_the_schema_refuses_a_count_given_as_text(honest):
         assert list(jsonschema.Draft202012Validator(schema).iter_errors(doc | wrong))
 
 
+@pytest.mark.slow
 def test_decisions_that_failed_are_counted_not_compared(tmp_path):
     """A bot that raises on every hand with the ace of spades, under --on-fault foul: its faults
     in the journal are neither differences nor matches; every other play is compared."""
@@ -377,6 +413,7 @@ def test_decisions_that_failed_are_counted_not_compared(tmp_path):
     assert doc["compared_play_count"] + faults == 8 * 2 * 2 and doc["matched_deal_count"] == 8
 
 
+@pytest.mark.slow
 def test_a_results_json_that_is_a_link_is_not_read_through_it(honest, tmp_path):
     """A run folder's files are its own: a results.json linked from elsewhere (here, the honest
     run's very own) is refused, not read through the link (``solver.files``)."""

@@ -196,6 +196,7 @@ def test_a_hands_grade_seed_replays_the_grade_and_tells_nothing_of_the_next_deal
         assert format_cards(sorted(deal_table(guess, 1, 2)[0].tolist(), reverse=True)) != following
 
 
+@pytest.mark.slow
 def test_two_plays_of_one_hand_sent_at_once_count_once():
     """A double-click sends the same hand twice before the first answer: one is scored, one refused."""
     with TestClient(create_app(Settings(allowed_hosts=("testserver",), workers=2))) as client:
@@ -275,6 +276,7 @@ def test_a_large_body_is_refused_before_it_is_read(client):
     assert done.status_code == 413
 
 
+@pytest.mark.slow
 def test_a_solve_over_its_time_limit_is_stopped_with_its_worker():
     """The worker computing a request past its limit is killed and a fresh one takes its place.
 
@@ -302,6 +304,7 @@ def test_a_solve_over_its_time_limit_is_stopped_with_its_worker():
         assert _wait_for(lambda: pool.worker_pids() and pool.worker_pids() != first)
 
 
+@pytest.mark.slow
 def test_a_full_queue_answers_429_with_retry_after_at_once():
     """One worker, no queue: while a request is being computed (or waits for the worker to start),
     another is refused at once."""
@@ -316,6 +319,7 @@ def test_a_full_queue_answers_429_with_retry_after_at_once():
     assert app.state.pool.worker_pids() == []
 
 
+@pytest.mark.slow
 def test_closing_the_app_ends_its_workers():
     app = create_app(Settings(allowed_hosts=("testserver",), workers=2, warm_up=False))
     with TestClient(app) as client:
@@ -358,6 +362,7 @@ def test_bench_serve_refuses_bad_options_with_one_line(options, message, capsys)
     assert message in error and len(error.splitlines()) == 1
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="finds the workers through /proc (Linux)")
 def test_the_workers_die_with_a_killed_server():
     import signal

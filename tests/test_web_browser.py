@@ -26,6 +26,8 @@ sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not 
 from bench.web.app import Settings, create_app  # noqa: E402
 from tests.web_server import serving  # noqa: E402
 
+pytestmark = pytest.mark.slow  # a real Chromium; tests/test_web.py is the fast tier's
+
 HAND = "AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C"
 BEST = "9H 9D 2C / 8C 7C 6D 5H 4S / AS KS QS JS TS"
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "web"

@@ -13,6 +13,8 @@ from hypothesis import HealthCheck, settings  # noqa: E402
 from bench.web.app import Settings, create_app  # noqa: E402
 from tests.web_server import serving  # noqa: E402
 
+pytestmark = pytest.mark.slow  # a real server fuzzed with hundreds of requests; tests/test_web.py is the fast tier's
+
 APP = create_app(Settings(workers=1, queue=64, solve_timeout=30, warm_up=False))
 schema = schemathesis.openapi.from_dict(APP.openapi())
 

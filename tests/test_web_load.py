@@ -20,6 +20,8 @@ httpx = pytest.importorskip("httpx", reason="httpx is not installed")
 
 from tests.web_server import bench_serve  # noqa: E402
 
+pytestmark = pytest.mark.slow  # bench serve under 200 solves at once; tests/test_web.py is the fast tier's
+
 HAND = "AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C"
 SOLVES = 200
 TIMER = r"""

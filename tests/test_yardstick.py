@@ -10,6 +10,7 @@ import ast
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from bench.analysis import _yardstick
 
@@ -37,6 +38,7 @@ def test_the_packaged_kernel_and_dealing_are_the_shared_ones():
         assert packaged.get(name) == shared[name], f"bench/analysis/_yardstick.py's {name} differs from {SHARED}'s"
 
 
+@pytest.mark.slow
 def test_the_kernel_classifies_hands_into_the_nine_categories():
     # 2c=0, 2d=1, ..., As=51: a royal flush, four aces, a full house, a wheel, a flush, nothing.
     hands = np.array([[51, 47, 43, 39, 35], [48, 49, 50, 51, 0], [0, 1, 2, 4, 5], [48, 1, 6, 11, 12],
@@ -44,6 +46,7 @@ def test_the_kernel_classifies_hands_into_the_nine_categories():
     assert _yardstick._classify(hands) == 8 + 7 + 6 + 4 + 5 + 0
 
 
+@pytest.mark.slow
 def test_the_hands_are_fixed_distinct_cards():
     hands = _yardstick.hands()
     assert hands.shape == (1_000_000, 5)

@@ -22,6 +22,7 @@ def pytest_collection_modifyitems(items):
     for item in items:
         if "benchmarks" in item.path.parts:
             item.add_marker(pytest.mark.perf)
+            item.add_marker(pytest.mark.slow)  # -m "not slow" replaces addopts' -m "not perf": keep them out still
 
 
 def pytest_benchmark_update_json(config, benchmarks, output_json):
