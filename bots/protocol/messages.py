@@ -1,0 +1,238 @@
+"""The protocol a bot speaks (docs/protocol.md): what the bench sends, and every answer read
+and checked before anyone uses it.
+
+One JSON object a line. The bench says hello (:func:`hello`); :func:`hello_answer` and
+:func:`accept_hello` read the bot's answer: the version it speaks, its name and version,
+the rule sets it plays, whether it takes hands in batches and whether it draws randomness
+of its own. Every request carries an id; :func:`answer_to` reads a line as the answer to
+one (an answer to an earlier request is late and passed over; an ``error`` reply is a bad
+answer), and :func:`declared_arrangement` and :func:`arrangements_of` check what it holds.
+A request that fails ends in a :class:`ProtocolFault` of one kind, and each kind has its
+budget of faults in a row (``BUDGETS``). Nothing here touches a process: that is
+``bots.protocol.transport``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from bots.base import BotError, BotFault
+from solver import ROWS, Arrangement, CardError
+from solver.documents import JSONRefused, strict_json
+from solver.limits import ceiling
+
+PROTOCOL = 2  # the newest version the bench speaks
+PROTOCOLS = (1, 2)  # every version it speaks
+BATCH_HANDS = int(ceiling("bot_batch"))  # the most hands in one arrange_many message
+BUDGETS = {"failed start": 3, "timeout": 5, "bad answer": 10, "crash": 5}  # faults of one kind in a row
+PLURALS = {"failed start": "failed starts", "timeout": "timeouts", "bad answer": "bad answers", "crash": "crashes"}
+PLAIN = "one line of at most 100 printable characters without '|'"  # a name fit for tables and reports
+
+
+# --- faults, by kind ------------------------------------------------------------------------
+
+
+class ProtocolFault(BotFault):
+    """A protocol bot failed one request; ``kind`` names its budget (``BUDGETS``)."""
+
+    kind = ""
+
+
+class Timeout(ProtocolFault):
+    kind = "timeout"
+
+    def __init__(self, message: str, keep: bool):
+        super().__init__(message)
+        self.keep = keep  # the process may still be in step (it read the whole request)
+
+
+class BadAnswer(ProtocolFault):
+    kind = "bad answer"
+
+    def __init__(self, message: str, keep: bool = True):
+        super().__init__(message)
+        self.keep = keep  # the process may go on (it is not in the middle of a line)
+
+
+class Crash(ProtocolFault):
+    kind = "crash"
+
+
+class StartFailed(ProtocolFault):
+    kind = "failed start"
+
+
+# --- words ----------------------------------------------------------------------------------
+
+
+def plain(text: str) -> bool:
+    """Whether ``text`` can name a bot in a table: see ``PLAIN``."""
+    return len(text) <= 100 and text.isprintable() and "|" not in text
+
+
+def quote(data: bytes | str, limit: int = 200) -> str:
+    text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
+    return repr(text[:limit] + ("..." if len(text) > limit else ""))
+
+
+def answer_quote(answer: dict[str, Any]) -> str:
+    """An answer quoted without its id: ids count the requests of one process, so a fault's
+    words, which the records keep, must not depend on how many came before it."""
+    return quote(json.dumps({key: value for key, value in answer.items() if key != "id"}))
+
+
+def encode(message: dict[str, Any]) -> bytes:
+    """A message as the line that carries it."""
+    return (json.dumps(message) + "\n").encode()
+
+
+# --- the hello ------------------------------------------------------------------------------
+
+
+def hello(rules_name: str) -> bytes:
+    """The bench's hello: the newest version it speaks and the rule set of the game."""
+    return encode({"type": "hello", "protocol": PROTOCOL, "rules": rules_name})
+
+
+@dataclass(frozen=True)
+class Hello:
+    """What a bot said of itself in its answer to the hello."""
+
+    name: str
+    version: str | None
+    protocol: int
+    batch: int  # the most hands it takes in one message (0: one at a time)
+    random: bool  # it draws randomness of its own
+
+
+def parse_object(line: bytes, name: str, what: str, fault: type[ProtocolFault] = BadAnswer) -> dict[str, Any]:
+    """The JSON object a line holds (read by ``solver.documents.strict_json``), or ``fault``."""
+    try:
+        answer = strict_json(line, "an answer")
+    except JSONRefused as error:
+        raise fault(f"bot '{name}' answered {what} with a line that is not JSON: {quote(line)} "
+                    f"({error.reason})") from None
+    if not isinstance(answer, dict):
+        raise fault(f"bot '{name}' answered {what} with {quote(line)}, not a JSON object")
+    return answer
+
+
+def hello_answer(line: bytes, name: str) -> dict[str, Any]:
+    """The answer to the hello as an object; :class:`StartFailed` when it is not one, and
+    ``BotError`` when the bot refuses to play (an error reply)."""
+    answer = parse_object(line, name, "the hello", StartFailed)
+    if "error" in answer:
+        raise BotError(f"protocol bot {name!r} refused to play: {quote(str(answer['error']), 300)}")
+    return answer
+
+
+def accept_hello(answer: dict[str, Any], name: str, rules_name: str) -> Hello:
+    """What the bot said of itself, checked; ``BotError`` naming what is wrong for an answer
+    of the wrong type, a version this bench does not speak, a name or version that is not
+    ``PLAIN`` text, rule sets that leave out ``rules_name``, or a bad ``batch`` or ``random``."""
+
+    def refuse(message: str) -> BotError:
+        return BotError(f"protocol bot {name!r} {message}")
+
+    if answer.get("type") != "hello":
+        raise refuse(f"answered the hello with {quote(json.dumps(answer))}; a hello answer has \"type\": \"hello\"")
+    protocol = answer.get("protocol", 1)
+    if type(protocol) is not int or protocol not in PROTOCOLS:
+        raise refuse(f"speaks protocol {protocol!r}; this bench speaks {' and '.join(map(str, PROTOCOLS))}")
+    said, version = answer.get("name", name), answer.get("version")
+    if not isinstance(said, str) or (version is not None and not isinstance(version, str)) \
+            or not all(plain(text) for text in (said, version or "")):
+        raise refuse(f"answered the hello with {quote(json.dumps(answer))}; name and version must be text, {PLAIN}")
+    plays = answer.get("rules")
+    if plays is not None:
+        if not isinstance(plays, list) or not all(isinstance(r, str) for r in plays):
+            raise refuse(f"answered the hello with rules {quote(json.dumps(plays))}; it must be a list of rule set names")
+        if rules_name not in plays:
+            raise refuse(f"plays the rules {quote(', '.join(plays), 300)[1:-1] or '(none)'}, not {rules_name}")
+    return Hello(said or name, version, protocol, _batch_size(answer, refuse), _random(answer, refuse))
+
+
+def _batch_size(answer: dict[str, Any], refuse: Any) -> int:
+    batch = answer.get("batch", False)
+    if type(batch) is bool:
+        return BATCH_HANDS if batch else 0
+    if type(batch) is int and batch >= 0:
+        return min(batch, BATCH_HANDS)
+    raise refuse(f"answered the hello with batch {quote(json.dumps(batch))}; it must be true, false or a number of hands")
+
+
+def _random(answer: dict[str, Any], refuse: Any) -> bool:
+    random = answer.get("random", False)
+    if type(random) is not bool:
+        raise refuse(f"answered the hello with random {quote(json.dumps(random))}; it must be true or false")
+    return random
+
+
+# --- requests and their answers ---------------------------------------------------------------
+
+
+def answer_to(line: bytes, request: int, name: str, what: str) -> dict[str, Any] | None:
+    """The answer ``line`` gives to request number ``request``: None when it answers an
+    earlier request (late or repeated, passed over); :class:`BadAnswer` when it is not a JSON
+    object, carries another id, or reports an error."""
+    answer = parse_object(line, name, what)
+    number = answer.get("id")
+    if type(number) is int and 0 < number < request:
+        return None
+    if type(number) is not int or number != request:
+        how = "an id that is not its request's" if type(number) is int else f"id {number!r}, not a whole number"
+        raise BadAnswer(f"bot '{name}' answered {what} with {how}: {answer_quote(answer)}")
+    if "error" in answer:
+        raise BadAnswer(f"bot '{name}' reported an error for {what}: {quote(str(answer['error']), 300)}")
+    return answer
+
+
+def late_id(line: bytes) -> int | None:
+    """The id of a late answer, read while waiting for it; None for a line without one."""
+    try:
+        number = strict_json(line, "a late answer").get("id")
+    except (JSONRefused, AttributeError):
+        return None
+    return number if type(number) is int else None
+
+
+def arrangement_of(answer: dict[str, Any], name: str, what: str) -> Arrangement:
+    """The arrangement an answer gives in its front, middle and back; :class:`BadAnswer`
+    when they are missing or are not an arrangement of 13 cards."""
+    rows: list[str] = [answer.get(row) for row in ROWS]  # type: ignore[misc]
+    if not all(isinstance(r, str) for r in rows):
+        raise BadAnswer(f"bot '{name}' answered {what} without front, middle and back: {answer_quote(answer)}")
+    try:
+        return Arrangement(*rows)
+    except CardError as error:
+        raise BadAnswer(f"bot '{name}' answered {what} with rows that are not an arrangement ({error}): "
+                        f"{answer_quote(answer)}") from None
+
+
+def declared_arrangement(answer: dict[str, Any], name: str, what: str) -> tuple[bool, Arrangement]:
+    """An ``arrange`` answer: whether it declares a natural (true or false, false when left
+    out) and its arrangement."""
+    declare = answer.get("declare", False)
+    if type(declare) is not bool:
+        raise BadAnswer(f"bot '{name}' answered {what} with declare {quote(json.dumps(declare))}; "
+                        f"it must be true or false")
+    return declare, arrangement_of(answer, name, what)
+
+
+def arrangements_of(answer: dict[str, Any], hands: np.ndarray, texts: list[str], name: str, what: str) -> np.ndarray:
+    """An ``arrange_many`` answer: one arrangement per hand, in order, as rows of cards set
+    front | middle | back."""
+    arrangements = answer.get("arrangements")
+    if not isinstance(arrangements, list) or len(arrangements) != len(texts):
+        raise BadAnswer(f"bot '{name}' answered {what} with {answer_quote(answer)}; "
+                        f"it needs \"arrangements\", a list of {len(texts)}")
+    out = np.empty_like(hands)
+    for i, (text, entry) in enumerate(zip(texts, arrangements)):
+        if not isinstance(entry, dict):
+            raise BadAnswer(f"bot '{name}' answered hand {i} of {what} with {quote(json.dumps(entry))}")
+        out[i] = arrangement_of(entry, name, f"hand {text}").cards
+    return out

@@ -1,0 +1,355 @@
+"""The transport of a protocol bot: one child process, its pipes and its standard error.
+
+:class:`Process` starts a bot's command in a session (and process group) of its own that
+dies with the process that started it (:func:`set_death_signal`), writes to its standard
+input and reads lines from its standard output under a deadline (non-blocking pipes and a
+selector, never a bare blocking call), keeps its standard error in a log of bounded size
+(:class:`StderrLog`), and ends it, its group and whatever it left in sessions of its own.
+It knows nothing of what the lines say (``bots.protocol.messages``); the bot class
+(``bots.protocol.bot``) joins the two, as fastchess's engine class joins its process to
+the protocol its engine speaks.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import re
+import selectors
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from bots.base import BotError, BotFault
+from bots.protocol.spec import ProtocolSpec, not_a_folder
+from solver import files
+from solver.interrupts import become_subreaper, descendants, disown, end_orphans, end_tree, start_own
+from solver.limits import ceiling
+from solver.text import LogText, cut_utf8, tail_utf8, terminal
+
+LINE_LIMIT = int(ceiling("bot_line"))  # a line from a bot longer than this is a bad answer (solver.limits)
+LOG_HEAD = LOG_TAIL = 1 << 20  # bytes of a bot process's standard error kept from its start and its end
+POLL = 0.05  # seconds between looks at whether a bot process is still running while waiting on it
+
+
+def set_death_signal() -> None:
+    """In the child, before exec: start a new session, and on Linux die with the parent."""
+    os.setsid()
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        except OSError:
+            pass
+
+
+_ADOPTING: list[int] = []  # the process that is a child subreaper, once it has tried to be one
+
+
+def _adopt_orphans() -> None:
+    """Make the process that starts bots a child subreaper (Linux), once: what a bot leaves
+    in a session of its own is re-parented here when its parent exits, and ended with the
+    bot (``solver.interrupts.end_orphans``)."""
+    if _ADOPTING != [os.getpid()]:
+        _ADOPTING[:] = [os.getpid()]
+        become_subreaper()
+
+
+# --- a bot process's standard error ---------------------------------------------------------
+
+
+_LOG_NUMBERS = itertools.count(1)
+
+
+def log_name(name: str) -> str:
+    """A bot name as part of a file name: letters, digits, ``.``, ``-`` and ``_`` only.
+
+    >>> log_name("my bot/v2")
+    'my_bot_v2'
+    """
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._")[:60] or "bot"
+
+
+class StderrLog:
+    """A bot process's standard error in a file of bounded size: the first ``LOG_HEAD`` bytes
+    as they come, then, when the process ends, a line saying how much was left out and the
+    last ``LOG_TAIL`` bytes; in UTF-8, any other byte as ``\\xNN`` (:class:`solver.text.LogText`).
+    The last few KiB are also kept to quote in fault messages."""
+
+    def __init__(self, folder: Path, name: str):
+        files.make_folder(folder)
+        while True:  # a file of its own, never another process's
+            self.path = folder / f"{log_name(name)}.{os.getpid()}.{next(_LOG_NUMBERS)}.stderr.log"
+            try:
+                self.fd = files.open_write(self.path, exclusive=True)
+                break
+            except FileExistsError:
+                continue
+        self.written = 0
+        self.tail = bytearray()
+        self.left_out = 0
+        self.recent = bytearray()
+        self.text = LogText()
+
+    def feed(self, data: bytes) -> None:
+        self.recent += data
+        del self.recent[:-4096]
+        data = self.text.feed(data)
+        room = LOG_HEAD - self.written
+        if room > 0 and self.fd >= 0:
+            head = cut_utf8(data, room)
+            try:
+                os.write(self.fd, head)
+            except OSError:  # a full disk costs the log, never the run
+                pass
+            self.written = self.written + len(head) if len(head) == len(data) else LOG_HEAD
+            data = data[len(head):]
+        if data:
+            self.tail += data
+            if len(self.tail) > LOG_TAIL:
+                self.left_out += len(self.tail) - LOG_TAIL
+                del self.tail[:-LOG_TAIL]
+
+    def last_words(self, lines: int = 6) -> str:
+        """The last lines the process wrote to its standard error, quoted for a message: each
+        cut at 300 characters, with what does not print made visible (:func:`solver.text.terminal`)."""
+        text = self.recent.decode("utf-8", "replace").split("\n")
+        kept = [terminal(line.strip()[:300]) for line in text if line.strip()][-lines:]
+        return " | ".join(kept)
+
+    def close(self) -> None:
+        if self.fd < 0:
+            return
+        self.tail += self.text.end()
+        tail = tail_utf8(bytes(self.tail), len(self.tail))
+        self.left_out += len(self.tail) - len(tail)
+        try:
+            if self.left_out:
+                os.write(self.fd, f"\n[... {self.left_out:,} bytes of standard error left out ...]\n".encode())
+            if tail:
+                os.write(self.fd, tail)
+        except OSError:
+            pass
+        os.close(self.fd)
+        self.fd = -1
+
+
+# --- one running process --------------------------------------------------------------------
+
+
+class Closed(BotFault):
+    """The process closed its input or output (the pipe named) or exited."""
+
+    def __init__(self, pipe: str = "output"):
+        super().__init__(pipe)
+        self.pipe = pipe
+
+
+class Overlong(BotFault):
+    """The process wrote a line longer than ``LINE_LIMIT``."""
+
+
+class Process:
+    """One running bot process: non-blocking pipes, its partial output, its standard error."""
+
+    def __init__(self, spec: ProtocolSpec, log: StderrLog):
+        self.log = log
+        problem = not_a_folder(Path(spec.cwd)) if spec.cwd is not None else None
+        if problem:
+            raise BotError(f"cannot start bot {spec.name!r}: its folder {spec.cwd!r} {problem}")
+        _adopt_orphans()
+        try:
+            self.popen = start_own(lambda: subprocess.Popen(
+                list(spec.command), executable=spec.program, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, cwd=spec.cwd, env=os.environ | dict(spec.env), preexec_fn=set_death_signal))
+        except OSError as error:
+            raise BotError(f"cannot start bot {spec.name!r} ({' '.join(spec.command)}): "
+                           f"{error.strerror or error}") from None
+        self.stdin = self.popen.stdin.fileno()  # type: ignore[union-attr]
+        self.stdout = self.popen.stdout.fileno()  # type: ignore[union-attr]
+        self.stderr = self.popen.stderr.fileno()  # type: ignore[union-attr]
+        for fd in (self.stdin, self.stdout, self.stderr):
+            os.set_blocking(fd, False)
+        self.selector = selectors.DefaultSelector()
+        self.selector.register(self.stderr, selectors.EVENT_READ)
+        self.listening = False  # stdout registered with the selector
+        self.buffer = bytearray()
+        self.unfinished = 0  # bytes at the end of the buffer after its last end of line
+        self.skipping = False  # inside a line longer than LINE_LIMIT, dropped up to its end
+        self.overlong = False  # such a line came and is not reported yet
+        self.eof = False
+        self.ended = False
+        self.asked: float | None = None  # when quit was sent
+
+    def _pump(self, deadline: float, writing: bool = False) -> bool:
+        """Wait until something happens or the deadline passes (at most ``POLL`` seconds),
+        reading what came on both output pipes; True when stdin can take more (``writing``)
+        or output arrived. Output is not read while over ``4 × LINE_LIMIT`` of it waits
+        unread (a bot that floods its output waits too)."""
+        listen = not self.eof and len(self.buffer) <= 4 * LINE_LIMIT
+        if listen != self.listening:
+            if listen:
+                self.selector.register(self.stdout, selectors.EVENT_READ)
+            else:
+                self.selector.unregister(self.stdout)
+            self.listening = listen
+        if writing:
+            self.selector.register(self.stdin, selectors.EVENT_WRITE)
+        try:
+            events = self.selector.select(max(0.0, min(deadline - time.monotonic(), POLL)))
+        finally:
+            if writing:
+                self.selector.unregister(self.stdin)
+        progress = False
+        for key, _ in events:
+            if key.fd == self.stdin:
+                progress = True
+            elif key.fd == self.stderr:
+                self._drain_stderr()
+            elif key.fd == self.stdout:
+                progress |= self._read_stdout()
+        return progress
+
+    def _read_stdout(self) -> bool:
+        try:
+            chunk = os.read(self.stdout, 1 << 16)
+        except BlockingIOError:
+            return False
+        if not chunk:
+            self.eof = True
+            self.selector.unregister(self.stdout)
+            self.listening = False
+            return True
+        if self.ended:
+            return True  # what a bot writes while it is ended is not read
+        if self.skipping:
+            end = chunk.find(b"\n")
+            if end < 0:
+                return True
+            chunk, self.skipping, self.unfinished = chunk[end + 1:], False, 0
+        self.buffer += chunk
+        last = chunk.rfind(b"\n")
+        self.unfinished = len(chunk) - last - 1 if last >= 0 else self.unfinished + len(chunk)
+        if self.unfinished > LINE_LIMIT:  # a line over the limit and not yet ended: dropped
+            del self.buffer[len(self.buffer) - self.unfinished:]
+            self.skipping = self.overlong = True
+            self.unfinished = 0
+        return True
+
+    def _drain_stderr(self) -> None:
+        for _ in range(16):  # at most 1 MiB at a time: a flood must not hold up a deadline
+            try:
+                chunk = os.read(self.stderr, 1 << 16)
+            except (BlockingIOError, OSError):
+                return
+            if not chunk:
+                self.selector.unregister(self.stderr)
+                return
+            self.log.feed(chunk)
+
+    def send(self, data: bytes, deadline: float) -> bool:
+        """Write all of ``data`` by the deadline; False when the bot stopped reading.
+        ``Closed`` when it closed its input or exited."""
+        view = memoryview(data)
+        while view:
+            try:
+                view = view[os.write(self.stdin, view):]
+                continue
+            except BlockingIOError:
+                pass
+            except (BrokenPipeError, ConnectionResetError):
+                raise Closed("input") from None
+            if time.monotonic() >= deadline:
+                return False
+            self._pump(deadline, writing=True)
+            if self.popen.poll() is not None:
+                raise Closed("input")
+        return True
+
+    def read_line(self, deadline: float) -> bytes | None:
+        """The next line, or None at the deadline; ``Closed`` when the process closed its
+        output or exited, ``Overlong`` for a line over ``LINE_LIMIT`` (the rest of which
+        is dropped as it comes)."""
+        while True:
+            end = self.buffer.find(b"\n")
+            if end >= 0:
+                line = bytes(self.buffer[:end])
+                del self.buffer[:end + 1]
+                return line
+            if self.overlong:
+                self.overlong = False
+                raise Overlong
+            if self.eof:
+                raise Closed
+            if time.monotonic() >= deadline:
+                return None
+            if not self._pump(deadline) and self.popen.poll() is not None:
+                self._pump(time.monotonic())  # what it wrote just before it exited
+                if b"\n" not in self.buffer:
+                    raise Closed  # it exited, though a process it left may hold the pipe open
+
+    def partial(self) -> bytes:
+        """What the process wrote after its last complete line."""
+        return bytes(self.buffer[:200])
+
+    def exit_status(self, wait: float) -> int | None:
+        """The exit status, waited for up to ``wait`` seconds (reading its standard error
+        meanwhile); None while it runs."""
+        deadline = time.monotonic() + wait
+        while self.popen.poll() is None and time.monotonic() < deadline:
+            self._pump(deadline)
+        self._pump(time.monotonic())
+        return self.popen.returncode
+
+    def ask_to_quit(self, grace: float) -> None:
+        """Send ``quit`` (once), taking at most a second of the ``grace`` period; the grace
+        period counts from here."""
+        if self.asked is not None:
+            return
+        self.asked = time.monotonic()
+        try:
+            self.send(b'{"type": "quit"}\n', self.asked + min(grace, 1.0))
+        except Closed:
+            pass
+
+    def end(self, grace: float) -> None:
+        """Ask the process to quit and wait up to ``grace`` seconds (0: no asking), then end
+        its process group: SIGTERM, a moment, SIGKILL; then what it started in sessions of
+        their own (``setsid``, a double fork), still its descendants or re-parented here."""
+        if self.ended:
+            return
+        self.ended = True
+        below = descendants(self.popen.pid)
+        if grace > 0:
+            self.ask_to_quit(grace)
+        try:
+            self.popen.stdin.close()  # type: ignore[union-attr]  # end of input means quit too
+        except OSError:
+            pass
+        if grace > 0:
+            self.exit_status(max(0.0, (self.asked or 0.0) + grace - time.monotonic()))
+        for sig, wait in ((signal.SIGTERM, 0.5), (signal.SIGKILL, 5.0)):
+            if sig == signal.SIGTERM and (grace <= 0 or self.popen.poll() is not None):
+                continue  # SIGTERM only for a process that was asked to quit and is still running
+            try:
+                os.killpg(self.popen.pid, sig)
+            except (ProcessLookupError, PermissionError):
+                pass
+            self.exit_status(wait if sig == signal.SIGTERM else 0.0)
+        try:
+            self.popen.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
+        end_tree(below)
+        if self.popen.returncode is not None:
+            disown(self.popen.pid)
+        end_orphans()
+        self._pump(time.monotonic())
+        self.selector.close()
+        for stream in (self.popen.stdout, self.popen.stderr):
+            if stream is not None:
+                stream.close()
+        self.log.close()
