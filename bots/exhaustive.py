@@ -44,7 +44,7 @@ class ExhaustiveBot:
         if isinstance(self.samples, bool) or not isinstance(self.samples, int) or self.samples < 1:
             raise ValueError(f"samples must be a positive whole number, got {self.samples!r}")
         from solver.limits import check
-        from solver.solution import check_memory
+        from solver.sampling import check_memory
 
         check("samples", self.samples)  # when the bot is made, not as its fault at the first hand
         check_memory(self.samples)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import concurrent.futures
 import functools
 import itertools
-import os
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -19,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bots import _kernels
+from solver import system
 from solver.classes import five_card_class_mask, rank_classes
 from solver.splits import checked_hands, split_tables
 
@@ -68,12 +68,7 @@ MOST_A_CHUNK = 2048  # and no chunk longer than this: Ctrl-C waits for the chunk
 
 @functools.cache
 def _pool() -> ThreadPoolExecutor:
-    return ThreadPoolExecutor(max_workers=available_cores(), thread_name_prefix="bots-kernel")
-
-
-def available_cores() -> int:
-    """Cores this process may run on."""
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return ThreadPoolExecutor(max_workers=system.available_cores(), thread_name_prefix="bots-kernel")
 
 
 def over_cores(function: Callable[[np.ndarray], np.ndarray], hands: np.ndarray) -> np.ndarray:
@@ -85,7 +80,7 @@ def over_cores(function: Callable[[np.ndarray], np.ndarray], hands: np.ndarray) 
     the caller works rather than waits, which saves a thread's wake-up on every batch. An
     error in any chunk is raised here, once no thread is still working on this batch."""
     hands = np.ascontiguousarray(hands, np.uint8)
-    cores = min(available_cores(), len(hands) // PARALLEL_BATCH)
+    cores = min(system.available_cores(), len(hands) // PARALLEL_BATCH)
     if cores < 2:
         return function(hands)
     parts = np.array_split(hands, max(cores, min(CHUNKS_PER_CORE * cores, len(hands) // 64),

@@ -22,11 +22,20 @@ from solver.cards import (
 )
 from solver.classes import row_classes
 from solver.errors import OpponentError, SolveError
-from solver.evaluator import CATEGORY_NAMES, category, category_name, describe, describe_value, evaluate, evaluate_many
+from solver.evaluator import (
+    CATEGORY_NAMES,
+    category,
+    category_name,
+    describe,
+    describe_value,
+    evaluate,
+    evaluate_many,
+    row_values,
+)
 from solver.opponent import OpponentModel
 from solver.rules import Rules, RulesError
 from solver.scoring import row_results, score_pair, score_table, settle_values
-from solver.solution import Alternative, Grade, RowResult, Solution, grade, row_values, solve
+from solver.solution import Alternative, Grade, RowResult, Solution, grade, solve
 from solver.splits import N_SPLITS, Splits, all_splits, count_legal, split_arrangement, split_tables
 from solver.statistics import Estimate
 

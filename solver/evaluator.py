@@ -65,6 +65,15 @@ def evaluate_many(cards: np.ndarray) -> np.ndarray:
     return _ev.eval5_columns(columns) if array.shape[1] == 5 else _ev.eval3_columns(columns)
 
 
+def row_values(arranged: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Front, middle and back values of an ``(n, 13)`` array set front | middle | back."""
+    return (
+        evaluate_many(arranged[:, :3]),
+        evaluate_many(arranged[:, 3:8]),
+        evaluate_many(arranged[:, 8:]),
+    )
+
+
 def category(value: int) -> int:
     """Category number of a value: 0 high card .. 8 straight flush."""
     return value >> _ev.CATEGORY_SHIFT

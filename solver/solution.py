@@ -11,6 +11,10 @@ The opponents are set by an opponent model (``solver.opponent``): any object wit
 ``arrange_many``; ``bots.opponent_model`` makes one from a bot name, and
 ``bots.solve_hand`` solves against a bot named by its spec.
 
+The opponents are dealt and set in ``solver.sampling``, the splits searched in
+``solver.search`` (over the kernels of ``solver._search``); this module holds the results
+(:class:`Solution`, :class:`Grade`) and the functions that make them.
+
 By linearity of expectation the expected score against N - 1 opponents is N - 1
 times the score against one, so the best arrangement does not depend on the number
 of players (docs/rules.md); ``players`` only scales the reported figures. Every rule set
@@ -31,23 +35,23 @@ from __future__ import annotations
 
 import secrets
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from solver import _evaluator, _search, _settle
-from solver.arrangement import ROWS, Arrangement
+from solver.arrangement import ROWS, Arrangement, as_arrangement, foul_reason
 from solver.cards import Card, CardsLike, format_cards, parse_hand, reading_order
 from solver.documents import json_ready
 from solver.errors import SolveError
-from solver.evaluator import describe_value, evaluate_many, hand_keys
-from solver.naturals import Natural, best_natural, held_natural, natural_mask, settle_naturals
-from solver.opponent import OpponentModel, arrange_checked, model_name
+from solver.evaluator import describe_value
+from solver.naturals import best_natural, held_natural
+from solver.opponent import OpponentModel, model_name
 from solver.rules import Rules, RulesError, as_rules
-from solver.scoring import expected_rows, fouls, row_results_of, royalty_array, royalty_lines, settle_values
-from solver.splits import split_arrangement, split_tables, subset_values
+from solver.sampling import Sample, check_memory, per_sample_rows, per_sample_scores, simulate
+from solver.scoring import fouls, royalty_array, royalty_lines
+from solver.search import rank_plays
+from solver.splits import split_arrangement
 from solver.statistics import Z95
 
 SCHEMA_VERSION = 3  # of the solve and hand-grade documents; 3: document, *_count, foul_reason, ev_parts.per_opponent.rows
@@ -162,148 +166,6 @@ def _row_results_dict(rows: tuple[RowResult, ...]) -> dict[str, dict[str, Any]]:
                     "ev": r.ev} for r in rows}
 
 
-def deal_opponents(hand: tuple[Card, ...], samples: int, rng: np.random.Generator) -> np.ndarray:
-    """``samples`` opponent hands of 13 cards from the 39 the player does not hold."""
-    rest = np.setdiff1d(np.arange(52, dtype=np.uint8), np.array(hand, np.uint8))
-    order = np.argsort(rng.random((samples, rest.size)), axis=1)[:, :13]
-    return rest[order]
-
-
-def row_values(arranged: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Front, middle and back values of an ``(n, 13)`` array set front | middle | back."""
-    return (
-        evaluate_many(arranged[:, :3]),
-        evaluate_many(arranged[:, 3:8]),
-        evaluate_many(arranged[:, 8:]),
-    )
-
-
-class _Sample:
-    """The opponents as the scoring sees them: row values, fouls, naturals."""
-
-    def __init__(self, arranged: np.ndarray, deals: np.ndarray, rules: Rules):
-        self.n = len(arranged)
-        self.values = _evaluator.arranged_values(np.ascontiguousarray(arranged, np.uint8))  # (n, 3)
-        self.foul = fouls(self.values)
-        self.naturals: list[Natural | None] = [None] * self.n
-        self.declared = np.zeros(self.n, bool)
-        if rules.naturals:
-            for i in np.flatnonzero(natural_mask(deals)).tolist():
-                self.naturals[i] = best_natural(deals[i].tolist(), rules)  # opponents declare what they hold
-                self.declared[i] = self.naturals[i] is not None
-        self.plain = ~self.declared
-
-    def natural_scores(self, mine: Natural | None, rules: Rules) -> np.ndarray:
-        """Per-sample settlement where a natural decides it (0 elsewhere)."""
-        out = np.zeros(self.n)
-        for i in range(self.n) if mine is not None else np.flatnonzero(self.declared).tolist():
-            out[i] = settle_naturals(mine, self.naturals[i], rules)
-        return out
-
-
-def per_sample_rows(values: tuple[int, int, int], sample: _Sample) -> np.ndarray:
-    """(n, 3) row results (+1/0/-1) of one legal arrangement against each opponent."""
-    return row_results_of(np.broadcast_to(np.array(values, np.int64), (sample.n, 3)), sample.values)
-
-
-def per_sample_scores(values: tuple[int, int, int], sample: _Sample, rules: Rules) -> np.ndarray:
-    """(n,) units one arrangement wins from each sampled opponent under ``rules``."""
-    scores = settle_values(np.broadcast_to(np.array(values, np.int64), (sample.n, 3)), sample.values, rules)
-    scores = scores.astype(np.float64)
-    if sample.declared.any():
-        scores[sample.declared] = sample.natural_scores(None, rules)[sample.declared]
-    return scores
-
-
-def _separable_scores(v3, v5, sample: _Sample, rules: Rules) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]]:
-    """Per subset and row: expected separable score, P(win) and P(lose), over the whole sample.
-
-    Declared naturals settle outside the rows (no row score); the rows, the opponent's
-    fouls and the royalties are sums over rows, so exact per subset."""
-    valid = sample.plain & ~sample.foul
-    n_foul = int((sample.plain & sample.foul).sum())
-    scores, wins, losses = [], [], []
-    for i, ours in enumerate((v3, v5, v5)):
-        theirs = np.sort(sample.values[valid, i])
-        if rules.royalties:
-            win, lose, units = expected_rows(ours, theirs, np.ones(theirs.size), i, rules, foul_weight=n_foul,
-                                             counted_weight=int(sample.plain.sum()), total=sample.n)
-        else:  # what expected_rows gives with unit weights, counted directly
-            win = (np.searchsorted(theirs, ours, "left") + n_foul) / sample.n
-            lose = (theirs.size - np.searchsorted(theirs, ours, "right")) / sample.n
-            units = win - lose
-        scores.append(units)
-        wins.append(win)
-        losses.append(lose)
-    return scores, wins, losses
-
-
-def _constant(sample: _Sample, rules: Rules) -> float:
-    """The part of the expectation no arrangement changes: opponents' naturals, and the
-    royalties of valid opponents when they are paid whatever the row does."""
-    total = float(sample.natural_scores(None, rules)[sample.declared].sum())
-    if rules.royalties and not rules.royalty_needs_win:
-        valid = sample.plain & ~sample.foul
-        total -= float(royalty_array(rules)[np.arange(3), royalty_lines(sample.values[valid])].sum())
-    return total / sample.n
-
-
-BYTES_PER_SAMPLE = 700  # peak memory a simulated opponent takes while dealt (39 floats and their order), measured ~620
-SMALL_NEED = 64 * 2**20  # a sample needing less than this is not weighed against the memory left
-
-
-def available_memory() -> int | None:
-    """Bytes this process may still take: the memory available now, within a cgroup's limit
-    where there is one; None where neither can be read."""
-    import os
-
-    from solver import files
-
-    def read(path: str) -> str | None:
-        try:
-            return files.read_text(path, files.SETTINGS_BYTES)
-        except (OSError, UnicodeDecodeError):
-            return None
-
-    found = []
-    meminfo = read("/proc/meminfo") or ""
-    for line in meminfo.splitlines():
-        if line.startswith("MemAvailable:"):
-            found.append(int(line.split()[1]) * 1024)
-    limit, current = read("/sys/fs/cgroup/memory.max"), read("/sys/fs/cgroup/memory.current")
-    if limit and current and limit.strip().isdigit() and current.strip().isdigit():
-        found.append(max(0, int(limit) - int(current)))
-    if not found:
-        try:
-            found.append(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
-        except (ValueError, OSError, AttributeError):
-            return None
-    return min(found)
-
-
-def _gib(n: float) -> str:
-    return f"{n / 2**30:,.1f} GiB" if n >= 2**30 else f"{n / 2**20:,.0f} MiB"
-
-
-def check_memory(samples: int) -> None:
-    """Refuse, before any work, a sample that would not fit in the memory left. A sample that
-    needs less than ``SMALL_NEED`` (less than the interpreter itself takes) is let through
-    without reading the system's figures, which would take longer than the check is worth.
-
-    >>> check_memory(10**15)  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    solver.errors.SolveError: 1,000,000,000,000,000 samples would need about 651,925,802.2 GiB of memory, more than the ...
-    """
-    need = int(samples) * BYTES_PER_SAMPLE
-    if need < SMALL_NEED:
-        return
-    have = available_memory()
-    if have is not None and need > have:
-        raise SolveError(f"{int(samples):,} samples would need about {_gib(need)} of memory, more than the "
-                         f"{_gib(have)} available; ask for at most {have // BYTES_PER_SAMPLE:,}")
-
-
 def _check_options(samples: Any, players: Any, top: Any, rules: Rules | str | None) -> Rules:
     if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) or samples < 1:
         raise SolveError(f"samples must be a positive whole number, got {samples!r}")
@@ -318,162 +180,6 @@ def _check_options(samples: Any, players: Any, top: Any, rules: Rules | str | No
         raise SolveError(str(error)) from None
 
 
-def _rank_plays(cards: tuple[Card, ...], sample: _Sample, rules: Rules, top: int,
-                distinct: str = "hands") -> tuple[list, int]:
-    """The best play and the next ``top`` distinct plays (split, row values), best first, and
-    the number of legal splits.
-
-    Plays with the same three row values score the same against any sample, so only the
-    first split of each counts. With ``distinct="hands"`` a runner-up must also differ from
-    the best and from the other runners-up in what its rows are called, not only in kickers
-    or suits (``solver.evaluator.hand_keys``). Equal scores keep the canonical order."""
-    t = split_tables()
-    v3, v5 = subset_values(cards)
-    seps, wins, losses = _separable_scores(v3, v5, sample, rules)
-    if not rules.is_separable:
-        return _joint_plays(v3, v5, seps, wins, losses, sample, rules, top, distinct)
-    evs, splits, legal_splits = _search.score_canonical(
-        v3, v5, seps[0], seps[1], seps[2], t.canon_front, t.canon_a, t.canon_b, t.canon_split, t.canon_twin
-    )
-    entries = np.flatnonzero(np.isfinite(evs))
-    exact = evs[entries] + _constant(sample, rules)
-    shortlist = _shortlist(exact, 64 * (top + 1))  # the best plays, ties at the edge included
-    if shortlist is not None:
-        found = _distinct_best(entries[shortlist], exact[shortlist], splits, v3, v5, t, top, distinct)
-        if found is not None:
-            return found, legal_splits
-    s = splits[entries]
-    rows = (t.front[s], t.middle[s], t.back[s])  # each entry's three subsets
-    values = _by_row(v3, v5, rows)
-    k3, k5 = _subset_keys(v3, v5, distinct)
-    keys = _by_row(k3, k5, rows)
-    return _pick(exact, entries, values, keys, splits, top), legal_splits
-
-
-def _by_row(x3: np.ndarray, x5: np.ndarray, rows: Any) -> np.ndarray:
-    """(n, 3) int64: the numbers ``x3``/``x5`` give each entry's front, middle and back subset
-    (``rows``: three arrays of subset numbers)."""
-    return np.stack([x3[rows[0]], x5[rows[1]], x5[rows[2]]], axis=1).astype(np.int64)
-
-
-def _subset_keys(v3: np.ndarray, v5: np.ndarray, distinct: str) -> tuple[np.ndarray, np.ndarray]:
-    """What makes two plays distinct, per 3- and 5-card subset (fewer than per entry): the
-    name of the row's hand (``distinct="hands"``) or its value."""
-    return (hand_keys(v3), hand_keys(v5)) if distinct == "hands" else (v3, v5)
-
-
-def _pick(exact, entries, values, keys, splits, top: int) -> list[tuple[int, tuple[int, int, int]]]:
-    """The best play and up to ``top`` runners-up with keys of their own, best first; equal
-    scores in the order of ``entries``."""
-    chosen: list[tuple[int, tuple[int, int, int]]] = []
-    seen: set[tuple[int, int, int]] = set()
-    for k in np.argsort(-exact, kind="stable").tolist():
-        key = (int(keys[k, 0]), int(keys[k, 1]), int(keys[k, 2]))
-        if key in seen:
-            continue
-        seen.add(key)
-        chosen.append((int(splits[entries[k]]), (int(values[k, 0]), int(values[k, 1]), int(values[k, 2]))))
-        if len(chosen) > top:
-            break
-    return chosen
-
-
-def _shortlist(exact: np.ndarray, size: int) -> np.ndarray | None:
-    """Positions (ascending) of the ``size`` best scores and of every score equal to the
-    last of them, or None when that is all of them anyway."""
-    if len(exact) <= size:
-        return None
-    edge = np.partition(exact, len(exact) - size)[len(exact) - size]
-    return np.flatnonzero(exact >= edge)
-
-
-def _distinct_best(entries, exact, splits, v3, v5, t, top: int, distinct: str):
-    """``_pick`` on a shortlist of the best plays, or None when the shortlist holds fewer than
-    ``top + 1`` distinct keys (then a play below it might be needed, and the caller ranks all)."""
-    s = splits[entries]
-    values = _by_row(v3, v5, (t.front[s], t.middle[s], t.back[s]))
-    keys = hand_keys(values) if distinct == "hands" else values
-    chosen = _pick(exact, entries, values, keys, splits, top)
-    return chosen if len(chosen) > top else None
-
-
-def _row_order(x3: np.ndarray, x5: np.ndarray) -> Callable[[Any], np.ndarray]:
-    """A function of entries' subsets (``rows``: front, middle and back subset numbers) giving one
-    int64 per entry that orders the entries as their (front, middle, back) numbers do,
-    lexicographically: ``x3``/``x5`` give each 3- and 5-card subset a number. Each number is
-    replaced by its rank among the hand's (at most 286 and 1,287 of them), once, so the three
-    fit in one integer."""
-    rank3 = np.searchsorted(np.unique(x3), x3).astype(np.int64)
-    rank5 = np.searchsorted(np.unique(x5), x5).astype(np.int64)
-    return lambda rows: (rank3[rows[0]] << 22) | (rank5[rows[1]] << 11) | rank5[rows[2]]
-
-
-def _firsts(order_key: np.ndarray) -> np.ndarray:
-    """The index of the first entry of each distinct key (``_row_order``), ascending."""
-    return np.sort(np.unique(order_key, return_index=True)[1])
-
-
-def _joint_plays(v3, v5, seps, wins, losses, sample: _Sample, rules: Rules, top: int,
-                 distinct: str) -> tuple[list, int]:
-    """``_rank_plays`` under a bonus rule: the distinct plays that may be among the best are
-    scored exactly against every sampled opponent, the others never.
-
-    The bonus of a split lies between bounds from its per-row chances of winning and
-    losing, each one a bound on every pairing's bonus averaged: for a pairing whose row
-    results sum to x, under 1-6 the scoop's 3 more is at most 3 (x + 2) / 5 (and at least
-    3 (x - 2) / 5), and a scoop needs every row won, so it is no likelier than the least
-    likely win; under 2-4 the unit for more rows won is at most (x + 1) / 2 (and at least
-    (x - 1) / 2), and it needs a row won. The mean of x is the rows' mean, over the share
-    of pairings settled by rows. Take, in each group of plays that count as one (rows called
-    alike, or of equal values: ``distinct``), the best lower bound; a play whose upper bound
-    is below the ``4 (top + 1)``-th best of those cannot be the best of a group among the
-    best, and is never scored jointly. Copies of one play (the same row values) score alike
-    and are scored once, as the first in canonical order, so they cannot crowd a runner-up
-    out."""
-    t = split_tables()
-    share = float(sample.plain.mean())
-    splits, rows, lower, upper, legal_splits = _search.bonus_bounds(
-        v3, v5, seps[0], seps[1], seps[2], t.canon_front, t.canon_a, t.canon_b, t.canon_split, t.canon_twin,
-        wins[0], wins[1], wins[2], losses[0], losses[1], losses[2], _constant(sample, rules), share, rules.scoring_code)
-    k3, k5 = _subset_keys(v3, v5, distinct)
-    threshold = _kth_best_group(lower, rows, _row_order(k3, k5), 4 * (top + 1))
-    candidates = np.flatnonzero(upper >= threshold - 1e-9)
-    rows = tuple(r[candidates] for r in rows)
-    first = _firsts(_row_order(v3, v5)(rows))  # one entry per distinct play, the first in canonical order
-    candidates = candidates[first]
-    rows = tuple(r[first] for r in rows)
-    values = _by_row(v3, v5, rows)
-    keys = _by_row(k3, k5, rows)
-    if rules.royalties:
-        exact = _settle.mean_against(values, sample.values, sample.plain, royalty_array(rules),
-                                     rules.royalty_needs_win, rules.scoring_code)
-    else:  # the candidates are legal: a kernel of bit sets settles them
-        rows = np.where(sample.foul[:, None], -1, sample.values)
-        exact = _settle.mean_against_rows(values, np.ascontiguousarray(rows[:, 0]),
-                                          np.ascontiguousarray(rows[:, 1]), np.ascontiguousarray(rows[:, 2]),
-                                          sample.plain, rules.scoring_code)
-    if sample.declared.any():
-        exact = exact + sample.natural_scores(None, rules)[sample.declared].sum() / sample.n
-    return _pick(exact, candidates, values, keys, splits, top), legal_splits
-
-
-def _kth_best_group(lower: np.ndarray, rows: np.ndarray, group_of: Callable[[Any], np.ndarray], count: int) -> float:
-    """The ``count``-th best of the groups' best ``lower`` (the least of them when there are fewer
-    groups), for entries whose ``rows`` (3, n) name their subsets and whose group is what
-    ``group_of`` (a ``_row_order`` of keys) gives those subsets. Found among the best entries,
-    more of them when needed: among the entries sorted by ``lower``, best first, each group's
-    first entry holds its best, and the ``count``-th group to appear is the answer."""
-    n = len(lower)
-    size = min(n, 256)
-    while True:
-        best = np.argpartition(lower, n - size)[n - size:] if size < n else np.arange(n)
-        best = best[np.argsort(-lower[best], kind="stable")]
-        firsts = _firsts(group_of((rows[0, best], rows[1, best], rows[2, best])))
-        if len(firsts) >= count or size == n:
-            return float(lower[best[firsts[min(count, len(firsts)) - 1]]])
-        size = min(n, 8 * size)
-
-
 def _row_result(name: str, cards: tuple[Card, ...], value: int, results: np.ndarray, plain: np.ndarray) -> RowResult:
     """One row's chances against the opponents who play rows, and its units over all of them."""
     settled = results[plain]
@@ -483,7 +189,7 @@ def _row_result(name: str, cards: tuple[Card, ...], value: int, results: np.ndar
                      tie=chances[1], lose=chances[2], ev=float((results * plain).mean()))
 
 
-def _parts(values: tuple[int, int, int], rows: np.ndarray, sample: _Sample, rules: Rules) -> dict[str, float]:
+def _parts(values: tuple[int, int, int], rows: np.ndarray, sample: Sample, rules: Rules) -> dict[str, float]:
     """The best play's units per opponent, taken apart: each row, the scoring bonus, the
     royalties and the opponents' naturals, each counted on its own from the row results and
     the rows' hands; the EV per opponent is their sum."""
@@ -528,7 +234,7 @@ def royalty_units(mine: np.ndarray, theirs: np.ndarray, rows: np.ndarray, rules:
     return earned.sum(axis=1) * ~fouls(mine) - paid.sum(axis=1) * ~fouls(theirs)
 
 
-def _alternative(cards, split: int, values, best_total: np.ndarray, sample: _Sample, rules: Rules,
+def _alternative(cards, split: int, values, best_total: np.ndarray, sample: Sample, rules: Rules,
                  scale: int) -> Alternative:
     """A runner-up and its paired difference to the best, on the same opponents."""
     total = per_sample_scores(values, sample, rules)
@@ -580,10 +286,10 @@ def solve(
     rules = _check_options(samples, players, top, rules)
     _check_search(opponent, seed, distinct)
     entropy = int(seed) if seed is not None else secrets.randbits(32)  # short enough to read and type
-    deals, arranged, timings = _simulate(cards, opponent, samples, entropy)
+    deals, arranged, timings = simulate(cards, opponent, samples, entropy)
     scoring = time.perf_counter()
-    sample = _Sample(arranged, deals, rules)
-    chosen, legal_splits = _rank_plays(cards, sample, rules, top, distinct)
+    sample = Sample(arranged, deals, rules)
+    chosen, legal_splits = rank_plays(cards, sample, rules, top, distinct)
     best = _best_play(cards, chosen, sample, rules, players - 1)
     natural = _natural_play(cards, sample, rules, players - 1, best["ev"])
     finished = time.perf_counter()
@@ -616,20 +322,7 @@ def _check_search(opponent: Any, seed: Any, distinct: Any) -> None:
         raise SolveError(f"seed must be a whole number >= 0, got {seed!r}")
 
 
-def _simulate(cards: tuple[Card, ...], opponent: OpponentModel, samples: int,
-              entropy: int) -> tuple[np.ndarray, np.ndarray, dict[str, float]]:
-    """The opponents dealt from the unseen cards and set by ``opponent``, each from its own
-    child of the seed: the deals, the same hands arranged, and the seconds each step took."""
-    deal_seed, bot_seed = np.random.SeedSequence(entropy).spawn(2)
-    t0 = time.perf_counter()
-    deals = deal_opponents(cards, samples, np.random.default_rng(deal_seed))
-    t1 = time.perf_counter()
-    arranged = arrange_checked(opponent, deals, np.random.default_rng(bot_seed))
-    t2 = time.perf_counter()
-    return deals, arranged, {"deal": t1 - t0, "arrange": t2 - t1}
-
-
-def _best_play(cards: tuple[Card, ...], chosen: list, sample: _Sample, rules: Rules, scale: int) -> dict[str, Any]:
+def _best_play(cards: tuple[Card, ...], chosen: list, sample: Sample, rules: Rules, scale: int) -> dict[str, Any]:
     """The Solution's fields about the best play and its runners-up (``chosen``, best first):
     its arrangement, EV and standard error over ``scale`` opponents, rows, parts."""
     best_split, best_values = chosen[0]
@@ -651,7 +344,7 @@ def _best_play(cards: tuple[Card, ...], chosen: list, sample: _Sample, rules: Ru
     }
 
 
-def _natural_play(cards: tuple[Card, ...], sample: _Sample, rules: Rules, scale: int, play_ev: float) -> dict[str, Any]:
+def _natural_play(cards: tuple[Card, ...], sample: Sample, rules: Rules, scale: int, play_ev: float) -> dict[str, Any]:
     """The Solution's fields about a natural: the one held, the one these rules let it
     declare, what declaring it is worth, and whether that beats playing (``play_ev``)."""
     held = held_natural(cards)
@@ -718,8 +411,6 @@ class Grade:
 
 def _play_of(cards: tuple[Card, ...], play: Arrangement | str) -> Arrangement:
     """``play`` as an Arrangement of exactly ``cards``; SolveError otherwise."""
-    from solver.arrangement import as_arrangement
-
     arrangement = as_arrangement(play)
     if sorted(arrangement.cards) != sorted(cards):
         raise SolveError(f"the arrangement {arrangement} holds other cards than the hand {format_cards(cards)}")
@@ -748,8 +439,8 @@ def play_scores(hand: CardsLike, plays: list[Arrangement | str], opponent: Oppon
     if seed is None:
         raise SolveError("play_scores needs a seed: the opponents must be the ones the caller names")
     arrangements = [_play_of(cards, play) for play in plays]
-    deals, arranged, _ = _simulate(cards, opponent, samples, int(seed))
-    sample = _Sample(arranged, deals, rules)
+    deals, arranged, _ = simulate(cards, opponent, samples, int(seed))
+    sample = Sample(arranged, deals, rules)
     return np.stack([per_sample_scores(play.values(), sample, rules) for play in arrangements]) if arrangements \
         else np.zeros((0, samples))
 
@@ -758,14 +449,12 @@ def grade(hand: CardsLike, arrangement: Arrangement | str, opponent: OpponentMod
     """How a player's arrangement of ``hand`` compares with the best play, scored against the
     same simulated opponents (``options`` as for :func:`solve`); a fouled arrangement is
     graded too, as the foul it is."""
-    from solver.arrangement import foul_reason
-
     cards = parse_hand(hand)
     mine = _play_of(cards, arrangement)
     solution = solve(cards, opponent, keep_sample=True, **({"top": 0} | options))
     rules = solution.rules
     assert solution.sample is not None
-    sample = _Sample(solution.sample, solution.sample, rules)  # an arranged hand holds the same cards
+    sample = Sample(solution.sample, solution.sample, rules)  # an arranged hand holds the same cards
     values = mine.values()
     best_values = solution.arrangement.values()
     ours = per_sample_scores(values, sample, rules)

@@ -20,7 +20,7 @@ from bots.heuristic import heuristic_points
 from bots.points import RowPoints, best_splits_by_points
 from solver import Card, all_splits, evaluate_many, is_foul
 from solver.classes import row_classes
-from solver.solution import row_values
+from solver.evaluator import row_values
 from tests import naive
 from tests.conftest import load_vectors, random_hands
 

@@ -12,7 +12,7 @@ import pytest
 
 from bench.cli import main as bench_main
 from bench.cli.solve import main as solve_main
-from solver import solution
+from solver import sampling, system
 
 ROOT = Path(__file__).resolve().parents[1]
 ENV = os.environ | {"PYTHONPATH": str(ROOT)}
@@ -44,7 +44,7 @@ def test_a_billion_samples_are_refused_before_any_work():
 def test_the_ceiling_is_the_memory_left(monkeypatch, capsys, argv):
     """With 1 GiB left, 3 million samples (about 2 GiB) are refused by solve, by solve --grade
     and inside a bot, each in one line; a small request still runs."""
-    monkeypatch.setattr(solution, "available_memory", lambda: 2**30)
+    monkeypatch.setattr(system, "available_memory", lambda: 2**30)
     main = solve_main if argv[0] == "solve" else bench_main
     status = main(argv[1:])
     err = capsys.readouterr().err
@@ -59,11 +59,11 @@ def test_a_small_sample_does_not_read_the_memory_left(monkeypatch):
     def unreadable():
         raise AssertionError("the memory left was read")
 
-    monkeypatch.setattr(solution, "available_memory", unreadable)
-    small = (solution.SMALL_NEED - 1) // solution.BYTES_PER_SAMPLE
-    solution.check_memory(small)
+    monkeypatch.setattr(system, "available_memory", unreadable)
+    small = (sampling.SMALL_NEED - 1) // sampling.BYTES_PER_SAMPLE
+    sampling.check_memory(small)
     with pytest.raises(AssertionError, match="was read"):
-        solution.check_memory(small + 1)
+        sampling.check_memory(small + 1)
 
 
 # --- a closed standard output -----------------------------------------------------------------

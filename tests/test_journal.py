@@ -798,9 +798,9 @@ def test_training_flags_that_conflict_with_the_checkpoint_are_refused(trained, t
 
 def test_training_more_hands_than_memory_holds_is_refused_before_any_work(tmp_path, capsys, monkeypatch):
     """Hands within their limit (solver.limits) that the memory left cannot hold."""
-    from solver import solution
+    from solver import system
 
-    monkeypatch.setattr(solution, "available_memory", lambda: 2**30)
+    monkeypatch.setattr(system, "available_memory", lambda: 2**30)
     capsys.readouterr()
     assert bench_main(["train", "--hands", str(10**7), "--rounds", "1", "--out", str(tmp_path / "t.npz")]) == 2
     err = capsys.readouterr().err.strip().splitlines()

@@ -16,9 +16,9 @@ from bench.records.plays import FAULT_VALUES
 from bench.run.play import play_deals
 from solver import parse_hand
 from solver.arrangement import foul_reason
+from solver.evaluator import row_values
 from solver.limits import ceiling
 from solver.rules import Rules
-from solver.solution import row_values
 
 SEED = 1
 NATURAL_DEAL = 10  # seed 1 deals seat 1 of a 2-player table three flushes here (a test below checks it)

@@ -7,9 +7,9 @@ import pytest
 
 from bots import solve_hand as solve
 from solver import Arrangement, score_pair, score_table, settle_values
+from solver.evaluator import row_values
 from solver.naturals import Natural, best_natural, compare_naturals, natural_mask, naturals_of, settle_naturals
 from solver.rules import COMMON_ROYALTIES, Rules, RulesError
-from solver.solution import row_values
 from tests import naive
 from tests.conftest import random_hands
 
@@ -243,8 +243,9 @@ def test_bonus_bounds_hold_for_every_play(rules):
     most of the time, which puts some plays right at the bounds."""
     from bench.cli.warmup import AsDealt
     from solver import _search
-    from solver import solution as s
+    from solver import search as s
     from solver import solve as solve_against
+    from solver.sampling import Sample
     from solver.splits import split_tables, subset_values
 
     parsed = Rules.parse(rules)
@@ -252,7 +253,7 @@ def test_bonus_bounds_hold_for_every_play(rules):
     for seed, hand in enumerate(random_hands(np.random.default_rng(310), 4)):
         options = {"samples": 200, "seed": seed, "rules": rules, "keep_sample": True, "top": 0}
         solution = solve(hand.tolist(), **options) if seed % 2 else solve_against(hand.tolist(), AsDealt(), **options)
-        sample = s._Sample(solution.sample, solution.sample, parsed)
+        sample = Sample(solution.sample, solution.sample, parsed)
         v3, v5 = subset_values(hand.tolist())
         seps, wins, losses = s._separable_scores(v3, v5, sample, parsed)
         evs, _, legal_splits = _search.score_canonical(v3, v5, *seps, t.canon_front, t.canon_a, t.canon_b,

@@ -4,7 +4,7 @@ import pytest
 from bots import solve_hand as solve
 from solver import Arrangement, CardCountError, DuplicateCardError, UnknownCardError, all_splits, is_foul
 from solver.errors import SolveError
-from solver.solution import row_values
+from solver.evaluator import row_values
 from tests import naive
 from tests.conftest import random_hands
 
@@ -203,20 +203,21 @@ def test_ranking_a_shortlist_gives_what_ranking_every_play_gives(monkeypatch, di
     """Under separable rules the best plays are ranked from a shortlist of the best scores;
     the plays and their order are those of ranking every legal play."""
     from bots import make_bot
-    from solver import Card, solution
+    from solver import Card, search
     from solver.rules import Rules
+    from solver.sampling import Sample, deal_opponents
 
     rng = np.random.default_rng(8)
     for hand in random_hands(rng, 6):
         cards = tuple(Card(int(c)) for c in hand)
-        deals = solution.deal_opponents(cards, 300, rng)
+        deals = deal_opponents(cards, 300, rng)
         arranged = make_bot("greedy").arrange_many(deals, rng)
-        sample = solution._Sample(arranged, deals, Rules())
+        sample = Sample(arranged, deals, Rules())
         for top in (0, 3, 12):
-            short = solution._rank_plays(cards, sample, Rules(), top, distinct)
+            short = search.rank_plays(cards, sample, Rules(), top, distinct)
             with monkeypatch.context() as patch:
-                patch.setattr(solution, "_shortlist", lambda exact, size: None)
-                full = solution._rank_plays(cards, sample, Rules(), top, distinct)
+                patch.setattr(search, "_shortlist", lambda exact, size: None)
+                full = search.rank_plays(cards, sample, Rules(), top, distinct)
             assert short == full
 
 
@@ -246,7 +247,7 @@ def test_plays_are_grouped_as_their_row_numbers_sort(seed):
     """The bonus search groups plays by their three row numbers (values or hand keys) through one
     integer per play: its order is that of sorting the triples themselves, and the first play of
     each group is the first of that triple."""
-    from solver.solution import _firsts, _row_order
+    from solver.search import _firsts, _row_order
 
     rng = np.random.default_rng(seed)
     x3 = rng.integers(0, 40, 286) * 1_000_003  # few distinct numbers, far apart: ranks must not be the numbers

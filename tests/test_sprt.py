@@ -17,7 +17,7 @@ import pytest
 from bench.analysis.sprt import Moments, Sprt, SprtError
 from bench.cli import main as bench_main
 from bench.cli.parsing import NUMBER_LIST
-from solver import solution
+from solver import system
 from tests.helpers import ENV, ROOT
 from tests.helpers import bench as _bench
 
@@ -133,7 +133,7 @@ def test_moments_merged_look_by_look_give_the_ratio_of_all_the_deals():
 def test_a_match_too_long_to_plan_is_refused_before_any_work(monkeypatch, capsys):
     """--max-deals whose plan of deals would not fit in the memory left: one line naming the
     estimate and the limit, exit 2, no deal played."""
-    monkeypatch.setattr(solution, "available_memory", lambda: 2**30)
+    monkeypatch.setattr(system, "available_memory", lambda: 2**30)
     status = bench_main(["match", "greedy", "table", "--max-deals", "6000000", "--seed", "1", "--jobs", "1"])
     out = capsys.readouterr()
     assert status == 2 and out.out == "", out

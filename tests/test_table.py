@@ -46,13 +46,14 @@ def test_training_is_reproducible_and_independent_of_workers(rules, monkeypatch)
     one worker and one core, or on two workers with each batch split in three over a pool of
     threads; another seed does not."""
     from bots import points
+    from solver import system
 
-    monkeypatch.setattr(points, "available_cores", lambda: 1)
+    monkeypatch.setattr(system, "available_cores", lambda: 1)
     kw = {"hands": 2_000, "rounds": 2, "check_hands": 500, "rules": rules, "removal_hands": 1_000}
     a, reports = train(seed=5, jobs=1, **kw)
     again, _ = train(seed=5, jobs=1, **kw)
     other, _ = train(seed=6, jobs=1, **kw)
-    monkeypatch.setattr(points, "available_cores", lambda: 3)
+    monkeypatch.setattr(system, "available_cores", lambda: 3)
     monkeypatch.setattr(points, "PARALLEL_BATCH", 16)  # each chunk of 125 hands is split in three
     b, _ = train(seed=5, jobs=2, **kw)
     for x, y, z, w in zip((*a.shares(), a.removal.shares, a.removal.factors),

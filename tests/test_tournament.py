@@ -352,7 +352,7 @@ def test_ev_against_three_opponents_is_three_times_one_by_simulation():
     decks = np.array([rng.permutation(rest) for _ in range(n)])  # 39 cards: three opponents of 13
     bot = make_bot("table", rules=rules)
     arranged = arrange_many(bot, decks.reshape(-1, 13), rng).reshape(n, 3, 13)
-    from solver.solution import row_values
+    from solver.evaluator import row_values
 
     theirs = np.stack(row_values(arranged.reshape(-1, 13)), axis=1).reshape(n, 3, 3)
     units = settle_values(np.broadcast_to(mine, (n * 3, 3)), theirs.reshape(-1, 3), rules).reshape(n, 3)

@@ -139,8 +139,8 @@ def _plays(plays: list[tuple[str, int, int, dict[str, Any]]], run: Run,
     """Each play against the seat's hand: its cards, row values, foul, foul reason and natural."""
     import numpy as np
 
+    from solver.evaluator import row_values
     from solver.scoring import fouls
-    from solver.solution import row_values
 
     card = {name: index for index, name in enumerate(_card_names())}
     rows: list[list[int]] = []

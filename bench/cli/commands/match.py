@@ -48,9 +48,9 @@ BYTES_PER_DEAL = 200  # the plan of deals held while a match runs (the chunks, a
 def _check_plan(max_deals: int) -> None:
     """Refuse, before any work, a --max-deals whose plan would not fit in the memory left."""
     from bench.cli.parsing import UsageError
-    from solver.solution import available_memory
+    from solver import system
 
-    need, have = max_deals * BYTES_PER_DEAL, available_memory()
+    need, have = max_deals * BYTES_PER_DEAL, system.available_memory()
     if have is not None and need > have:
         raise UsageError(f"--max-deals {max_deals:,} would need about {need / 2**30:,.1f} GiB of memory for its plan "
                          f"of deals, more than the {have / 2**30:,.1f} GiB available; ask for at most "
@@ -142,11 +142,11 @@ def _play(args: argparse.Namespace, looks: _Looks, entropy: int):
     from bench.cli.progress import note, progress
     from bench.run.play import RunSettings, TournamentError
     from bench.run.runner import run_chunks
-    from bots.points import available_cores
+    from solver import system
     from solver.interrupts import Stopped, stoppable
 
     settings = RunSettings((args.a, args.b), 2, entropy, looks.rules)
-    jobs = available_cores() if args.jobs < 1 else args.jobs
+    jobs = system.available_cores() if args.jobs < 1 else args.jobs
     with progress(total=args.max_deals, desc="deals", unit="deal") as bar:
         try:
             with stoppable():

@@ -249,7 +249,7 @@ def _run(args: argparse.Namespace, settings: dict, out: Path | None, contents) -
     from bench.records.deals import HANDS_PER_SESSION
     from bench.run.journal import JOURNAL, run_identity
     from bots.identity import run_names
-    from bots.points import available_cores
+    from solver import system
 
     rules = _settled_rules(args, settings)
     specs, entropy = settings["bots"], settings["seed"]
@@ -261,7 +261,7 @@ def _run(args: argparse.Namespace, settings: dict, out: Path | None, contents) -
     command = settings.get("command") or _command(args, settings, rules, run_settings)
     settings = settings | {"command": command}
     journal = _open_journal(contents, journal_path, settings, identity)
-    jobs = available_cores() if args.jobs < 1 else args.jobs
+    jobs = system.available_cores() if args.jobs < 1 else args.jobs
     n_deals = settings["sessions"] * HANDS_PER_SESSION
     resume = f"bench tournament --resume {shlex.quote(str(out))}" if out is not None else None
     done = {r["deal"] for r in records}

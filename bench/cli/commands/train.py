@@ -133,9 +133,9 @@ def _check(args: argparse.Namespace, out: Path, rules: Rules, resumed: bool) -> 
     """Refuse, before any work, a training that memory cannot hold, rules tables are not trained
     for, or an --out that cannot be written."""
     from bench.cli.parsing import UsageError
-    from solver.solution import available_memory
+    from solver import system
 
-    have = available_memory()
+    have = system.available_memory()
     removal = getattr(args, "removal_hands", None)
     if removal is not None and removal < 0:
         raise UsageError(f"--removal-hands must be 0 or more, got {removal}")
@@ -164,8 +164,8 @@ def _train(args: argparse.Namespace, out: Path, rules: Rules, resume: TrainingSt
     round in ``saved[0]``); a signal raises Stopped."""
     from bench.cli.parsing import UsageError
     from bench.cli.progress import note, progress
-    from bots.points import available_cores
     from bots.training import train
+    from solver import system
     from solver.files import describe
     from solver.interrupts import check_stopped
 
@@ -189,7 +189,7 @@ def _train(args: argparse.Namespace, out: Path, rules: Rules, resume: TrainingSt
             check_stopped()  # a stop lost while the kernels compiled
 
         tables, _ = train(hands=args.hands, rounds=args.rounds, seed=args.seed,
-                          jobs=args.jobs if args.jobs > 0 else available_cores(), on_round=on_round, rules=rules,
+                          jobs=args.jobs if args.jobs > 0 else system.available_cores(), on_round=on_round, rules=rules,
                           checkpoint=save, resume=resume, start=args.start, removal_hands=removal_hands(args))
     tables.info["command"] = command(args.hands, args.rounds, args.seed, rules.name, args.start, removal_hands(args))
     return tables

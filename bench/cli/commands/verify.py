@@ -83,10 +83,10 @@ def run(args: argparse.Namespace) -> int:
     from bench.cli.progress import note, progress
     from bench.run.play import close_bots
     from bench.run.verify import RunProblem, Tally, document, plan, render, replay, summary
-    from bots.points import available_cores
+    from solver import system
 
     folder = Path(args.folder)
-    jobs = available_cores() if args.jobs < 1 else args.jobs
+    jobs = system.available_cores() if args.jobs < 1 else args.jobs
     contents, problem = _journal(folder)
     planned = None
     tally = Tally()
