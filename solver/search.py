@@ -23,10 +23,13 @@ from solver.evaluator import hand_keys
 from solver.rules import Rules
 from solver.sampling import Sample
 from solver.scoring import expected_rows, royalty_array, royalty_lines
-from solver.splits import split_tables, subset_values
+from solver.splits import SplitTables, split_tables, subset_values
+
+Play = tuple[int, tuple[int, int, int]]  # a split number and its three row values
 
 
-def _separable_scores(v3, v5, sample: Sample, rules: Rules) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]]:
+def _separable_scores(v3: np.ndarray, v5: np.ndarray, sample: Sample,
+                      rules: Rules) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]]:
     """Per subset and row: expected separable score, P(win) and P(lose), over the whole sample.
 
     Declared naturals settle outside the rows (no row score); the rows, the opponent's
@@ -60,7 +63,7 @@ def _constant(sample: Sample, rules: Rules) -> float:
 
 
 def rank_plays(cards: tuple[Card, ...], sample: Sample, rules: Rules, top: int,
-                distinct: str = "hands") -> tuple[list, int]:
+                distinct: str = "hands") -> tuple[list[Play], int]:
     """The best play and the next ``top`` distinct plays (split, row values), best first, and
     the number of legal splits.
 
@@ -103,10 +106,11 @@ def _subset_keys(v3: np.ndarray, v5: np.ndarray, distinct: str) -> tuple[np.ndar
     return (hand_keys(v3), hand_keys(v5)) if distinct == "hands" else (v3, v5)
 
 
-def _pick(exact, entries, values, keys, splits, top: int) -> list[tuple[int, tuple[int, int, int]]]:
+def _pick(exact: np.ndarray, entries: np.ndarray, values: np.ndarray, keys: np.ndarray, splits: np.ndarray,
+          top: int) -> list[Play]:
     """The best play and up to ``top`` runners-up with keys of their own, best first; equal
     scores in the order of ``entries``."""
-    chosen: list[tuple[int, tuple[int, int, int]]] = []
+    chosen: list[Play] = []
     seen: set[tuple[int, int, int]] = set()
     for k in np.argsort(-exact, kind="stable").tolist():
         key = (int(keys[k, 0]), int(keys[k, 1]), int(keys[k, 2]))
@@ -128,7 +132,8 @@ def _shortlist(exact: np.ndarray, size: int) -> np.ndarray | None:
     return np.flatnonzero(exact >= edge)
 
 
-def _distinct_best(entries, exact, splits, v3, v5, t, top: int, distinct: str):
+def _distinct_best(entries: np.ndarray, exact: np.ndarray, splits: np.ndarray, v3: np.ndarray, v5: np.ndarray,
+                   t: SplitTables, top: int, distinct: str) -> list[Play] | None:
     """``_pick`` on a shortlist of the best plays, or None when the shortlist holds fewer than
     ``top + 1`` distinct keys (then a play below it might be needed, and the caller ranks all)."""
     s = splits[entries]
@@ -154,8 +159,8 @@ def _firsts(order_key: np.ndarray) -> np.ndarray:
     return np.sort(np.unique(order_key, return_index=True)[1])
 
 
-def _joint_plays(v3, v5, seps, wins, losses, sample: Sample, rules: Rules, top: int,
-                 distinct: str) -> tuple[list, int]:
+def _joint_plays(v3: np.ndarray, v5: np.ndarray, seps: list[np.ndarray], wins: list[np.ndarray], losses: list[np.ndarray],
+                 sample: Sample, rules: Rules, top: int, distinct: str) -> tuple[list[Play], int]:
     """``rank_plays`` under a bonus rule: the distinct plays that may be among the best are
     scored exactly against every sampled opponent, the others never.
 

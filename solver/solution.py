@@ -50,7 +50,7 @@ from solver.opponent import OpponentModel, model_name
 from solver.rules import Rules, RulesError, as_rules
 from solver.sampling import Sample, check_memory, per_sample_rows, per_sample_scores, simulate
 from solver.scoring import fouls, royalty_array, royalty_lines
-from solver.search import rank_plays
+from solver.search import Play, rank_plays
 from solver.splits import split_arrangement
 from solver.statistics import Z95
 
@@ -234,8 +234,8 @@ def royalty_units(mine: np.ndarray, theirs: np.ndarray, rows: np.ndarray, rules:
     return earned.sum(axis=1) * ~fouls(mine) - paid.sum(axis=1) * ~fouls(theirs)
 
 
-def _alternative(cards, split: int, values, best_total: np.ndarray, sample: Sample, rules: Rules,
-                 scale: int) -> Alternative:
+def _alternative(cards: tuple[Card, ...], split: int, values: tuple[int, int, int], best_total: np.ndarray, sample: Sample,
+                 rules: Rules, scale: int) -> Alternative:
     """A runner-up and its paired difference to the best, on the same opponents."""
     total = per_sample_scores(values, sample, rules)
     diff = total - best_total
@@ -322,7 +322,7 @@ def _check_search(opponent: Any, seed: Any, distinct: Any) -> None:
         raise SolveError(f"seed must be a whole number >= 0, got {seed!r}")
 
 
-def _best_play(cards: tuple[Card, ...], chosen: list, sample: Sample, rules: Rules, scale: int) -> dict[str, Any]:
+def _best_play(cards: tuple[Card, ...], chosen: list[Play], sample: Sample, rules: Rules, scale: int) -> dict[str, Any]:
     """The Solution's fields about the best play and its runners-up (``chosen``, best first):
     its arrangement, EV and standard error over ``scale`` opponents, rows, parts."""
     best_split, best_values = chosen[0]

@@ -20,9 +20,10 @@ import threading
 import time
 import weakref
 from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -38,7 +39,8 @@ QUIT_GRACE = 2.0  # seconds a bot has to exit after quit before its group is end
 LOG_FILES = 10  # logs kept of one bot's processes: the first, and the last ones started
 
 
-_LIVE: weakref.WeakSet = weakref.WeakSet()
+_LIVE: weakref.WeakSet[ProtocolBot] = weakref.WeakSet()
+_Checked = TypeVar("_Checked")  # what a request's check makes of its answer
 
 
 @atexit.register
@@ -46,7 +48,7 @@ def _end_all() -> None:
     close_together(list(_LIVE))
 
 
-def close_together(bots: list) -> None:
+def close_together(bots: Sequence[object]) -> None:
     """Close bots that end at the same time with one grace period for them all: each protocol
     bot is asked to quit first, then each is waited for what is left of its grace period."""
     for bot in bots:
@@ -80,11 +82,11 @@ class ProtocolBot:
         self.protocol = 1
         self.replayable = True  # its plays can be played again: its hello does not say "random": true
         self.identity: dict[str, Any] = {}
-        self.faults: Counter = Counter()  # every fault, by kind
+        self.faults: Counter[str] = Counter()  # every fault, by kind
         self.stale = 0  # answers discarded because their request was already settled
         self.restarts = 0
         self.given_up: str | None = None
-        self._streak: Counter = Counter()  # faults of each kind since the last good answer
+        self._streak: Counter[str] = Counter()  # faults of each kind since the last good answer
         self._next_id = 0
         self._declared: dict[tuple[int, ...], bool] = {}
         self._process: Process | None = None
@@ -193,7 +195,7 @@ class ProtocolBot:
     def __enter__(self) -> ProtocolBot:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     def __del__(self) -> None:
@@ -251,7 +253,8 @@ class ProtocolBot:
         except (Closed, Overlong):
             return False
 
-    def _request(self, message: dict[str, Any], what: str, check, hands: int = 1):
+    def _request(self, message: dict[str, Any], what: str, check: Callable[[dict[str, Any]], _Checked],
+                 hands: int = 1) -> _Checked:
         """One request and ``check`` of its answer, under ``hands`` decisions' time; a fault
         costs this request only, and counts against its kind's budget."""
         with self._lock:
