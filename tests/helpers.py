@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from bench.records.model import DealRecord
+
 ROOT = Path(__file__).resolve().parents[1]
 ENV = os.environ | {"PYTHONPATH": str(ROOT)}  # the bots in tests/ can be named by import path
 
@@ -18,8 +20,11 @@ def bench(*args: str, env: dict | None = None, **kwargs) -> subprocess.Completed
                           text=True, timeout=600, **kwargs)
 
 
-def without_seconds(records: list[dict]) -> list[dict]:
-    """Records in deal order without the seconds each decision took (timing is not reproducible)."""
+def without_seconds(records: list) -> list:
+    """Records in deal order without the seconds each decision took (timing is not reproducible):
+    in memory (``DealRecord``) or as a document holds them (rows)."""
+    if records and isinstance(records[0], DealRecord):
+        return [r.without_seconds() for r in sorted(records, key=lambda r: r.deal)]
     return [r | {"plays": [[{k: v for k, v in p.items() if k != "seconds"} for p in row] for row in r["plays"]]}
             for r in sorted(records, key=lambda r: r["deal"])]
 

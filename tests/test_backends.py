@@ -57,13 +57,13 @@ def test_protocol_and_python_bots_give_the_same_records_on_every_backend(on_faul
     match = RunSettings(specs, players, 5, BASIC, decision_timeout=30.0, on_fault=on_fault)
     expected = _strip(run_deals(specs, players, 5, 24, backend="sequential", settings=match, chunk_size=2))
     if on_fault == "foul":
-        assert any(p.get("fault") for r in expected for p in r["plays"][2])  # the flaky bot's hands
+        assert any(p.fault for r in expected for p in r.plays[2])  # the flaky bot's hands
     else:
-        assert len({p["arrangement"] for r in expected for p in r["plays"][0]}) > 24  # random really varies
-    assert not any(p.get("fault") for r in expected for row in r["plays"][:2] for p in row)
+        assert len({p.arrangement for r in expected for p in r.plays[0]}) > 24  # random really varies
+    assert not any(p.fault for r in expected for row in r.plays[:2] for p in row)
     for backend, jobs in BACKENDS:
         records = run_deals(specs, players, 5, 24, jobs=jobs, backend=backend, settings=match, chunk_size=2)
-        assert [r["deal"] for r in records] == list(range(24)), (backend, jobs)
+        assert [r.deal for r in records] == list(range(24)), (backend, jobs)
         assert _strip(records) == expected, (backend, jobs)
 
 
@@ -77,9 +77,9 @@ def test_a_decision_over_its_limit_is_the_same_fault_on_every_backend(backend, j
     specs = ("tests.backend_bots:SlowBot:seconds=2", "greedy")
     match = RunSettings(specs, 2, 3, BASIC, decision_timeout=0.001, on_fault="foul")
     records = run_deals(specs, 2, 3, 2, jobs=jobs, backend=backend, settings=match, chunk_size=1)
-    slow = [p for r in records for p in r["plays"][0]]
-    assert len(slow) == 4 and all(p["foul"] for p in slow)
-    assert all("no answer within the time limit of 0.001 s for hand" in p["fault"] for p in slow)
+    slow = [p for r in records for p in r.plays[0]]
+    assert len(slow) == 4 and all(p.foul for p in slow)
+    assert all("no answer within the time limit of 0.001 s for hand" in (p.fault or "") for p in slow)
 
 
 @pytest.mark.slow
@@ -92,11 +92,11 @@ def test_a_protocol_bot_over_the_match_limit_is_judged_alike_on_every_backend(tm
     specs = ("greedy", str(path))
     match = RunSettings(specs, 2, 4, BASIC, decision_timeout=0.5, on_fault="foul")
     expected = _strip(run_deals(specs, 2, 4, 8, backend="sequential", settings=match, chunk_size=2))
-    aces = [(r["deal"], s) for r in expected for s, hand in enumerate(r["hands"]) if "AS" in hand.split()]
-    faults = [(r["deal"], s) for r in expected for s, p in enumerate(r["plays"][1]) if p.get("fault")]
+    aces = [(r.deal, s) for r in expected for s, hand in enumerate(r.hands) if "AS" in hand.split()]
+    faults = [(r.deal, s) for r in expected for s, p in enumerate(r.plays[1]) if p.fault]
     assert aces and faults == aces
-    assert all("no answer within the time limit of 0.5 s" in r["plays"][1][s]["fault"] for r in expected
-               for s in range(2) if (r["deal"], s) in aces)
+    assert all("no answer within the time limit of 0.5 s" in (r.plays[1][s].fault or "") for r in expected
+               for s in range(2) if (r.deal, s) in aces)
     for backend, jobs in [("threading", 2), ("loky", 2)]:
         records = run_deals(specs, 2, 4, 8, jobs=jobs, backend=backend, settings=match, chunk_size=2)
         assert _strip(records) == expected, backend
@@ -115,8 +115,8 @@ def test_a_tiny_limit_is_a_fault_of_the_bot_never_an_internal_error(on_fault):
                 run_deals(match.specs, 2, 1, 8, backend="sequential", settings=match, chunk_size=8)
             continue
         records = run_deals(match.specs, 2, 1, 8, backend="sequential", settings=match, chunk_size=8)
-        plays = [p for r in records for row in r["plays"] for p in row]
-        assert all(p["foul"] and "time limit of 1e-06 s" in p["fault"] for p in plays if p.get("fault"))
+        plays = [p for r in records for row in r.plays for p in row]
+        assert all(p.foul and "time limit of 1e-06 s" in p.fault for p in plays if p.fault)
 
 
 @pytest.mark.slow

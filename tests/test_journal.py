@@ -251,7 +251,7 @@ def test_a_journal_cut_anywhere_resumes_to_the_same_result(finished, tmp_path, c
     contents = Journal.read(out / JOURNAL)
     assert contents.run == Journal.read(finished / JOURNAL).run and not contents.dropped
     assert [e["seq"] for e in contents.entries] == list(range(1, len(contents.entries) + 1))
-    assert sorted(r["deal"] for r in contents.records) == list(range(DEALS))
+    assert sorted(r.deal for r in contents.records) == list(range(DEALS))
 
 
 @pytest.mark.slow
@@ -264,7 +264,7 @@ def test_a_last_line_without_its_newline_is_continued_on_a_line_of_its_own(finis
     assert status == 0, err
     assert _records(out) == _records(finished)
     contents = Journal.read(out / JOURNAL)
-    assert not contents.dropped and sorted(r["deal"] for r in contents.records) == list(range(DEALS))
+    assert not contents.dropped and sorted(r.deal for r in contents.records) == list(range(DEALS))
 
 
 @pytest.mark.parametrize("edit, message", [
@@ -640,7 +640,7 @@ def test_one_worker_sizes_chunks_after_the_pilots_have_run(tmp_path):
     match = RunSettings(("greedy", "tests.test_journal:SlowBot"), 2, 1)
     for backend, jobs in (("sequential", 2), ("loky", 1), ("threading", 1)):
         chunks: list[list[int]] = []
-        play_sized(match, list(range(16)), lambda part, chunks=chunks: chunks.append([r["deal"] for r in part]), jobs=jobs,
+        play_sized(match, list(range(16)), lambda part, chunks=chunks: chunks.append([r.deal for r in part]), jobs=jobs,
                    backend=backend)
         assert sorted(sum(chunks, [])) == list(range(16))
         assert chunks[:2] == [[0], [1]]

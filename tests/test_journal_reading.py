@@ -8,14 +8,15 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from bench.records.plays import arrangement_text
+from bench.records.model import DealRecord, Play, arrangement_text
 from bench.run.journal import (
     EXAMPLE_IDENTITY,
-    EXAMPLE_SETTINGS,
+    EXAMPLE_PLAN,
     Journal,
     JournalError,
     JournalVersionError,
@@ -25,9 +26,10 @@ from bench.run.journal import (
     replay_problem,
 )
 from bench.run.play import RunSettings, play_deals
+from solver.naturals import Natural
 
-SETTINGS = EXAMPLE_SETTINGS | {"bots": ["greedy", "random"], "sessions": 1, "seed": 5,
-                               "command": "bench tournament --bots greedy,random --out résultats"}  # not ASCII
+SETTINGS = replace(EXAMPLE_PLAN, bots=("greedy", "random"), sessions=1, seed=5,
+                   command="bench tournament --bots greedy,random --out résultats")  # not ASCII
 
 
 def _recipe(previous: str, line: dict) -> str:
@@ -39,8 +41,8 @@ def _recipe(previous: str, line: dict) -> str:
 
 
 @pytest.fixture(scope="module")
-def records() -> list[dict]:
-    return play_deals(SETTINGS["bots"], 2, SETTINGS["seed"], list(range(6)), "basic")
+def records() -> list[DealRecord]:
+    return play_deals(SETTINGS.bots, 2, SETTINGS.seed, list(range(6)), "basic")
 
 
 @pytest.fixture
@@ -72,9 +74,9 @@ def test_a_journal_reads_back_what_was_written(written, records):
     contents = Journal.read(written)
     lines = _lines(written)
     assert contents.run == lines[0]["run"] and len(contents.run) == 32 and not contents.dropped
-    assert contents.settings == SETTINGS and contents.identity == EXAMPLE_IDENTITY
+    assert contents.plan == SETTINGS and contents.identity == EXAMPLE_IDENTITY
     assert lines[0]["settings"]["player_count"] == 2 and lines[0]["settings"]["session_count"] == 1
-    assert contents.records == [{k: v for k, v in r.items()} for r in records]
+    assert contents.records == records
     assert [line["seq"] for line in lines] == [0, 1, 2, 3]
     assert [line["document"] for line in lines] == ["journal-header"] + ["journal-entry"] * 3
     assert [line["deals"] for line in lines[1:]] == [[0, 1], [2, 3], [4, 5]]
@@ -93,12 +95,12 @@ def test_a_last_line_cut_short_is_dropped_and_the_journal_continues(written, rec
     text = written.read_bytes()
     written.write_bytes(text[:-40])
     contents = Journal.read(written)
-    assert contents.dropped and [r["deal"] for r in contents.records] == [0, 1, 2, 3]
+    assert contents.dropped and [r.deal for r in contents.records] == [0, 1, 2, 3]
     journal = Journal.reopen(written, contents)
     journal.append([4, 5], records[4:6])
     journal.close()
     again = Journal.read(written)
-    assert not again.dropped and [r["deal"] for r in again.records] == [0, 1, 2, 3, 4, 5]
+    assert not again.dropped and [r.deal for r in again.records] == [0, 1, 2, 3, 4, 5]
     assert [line["seq"] for line in _lines(written)] == [0, 1, 2, 3]
 
 
@@ -108,12 +110,12 @@ def test_a_damaged_last_line_that_ends_its_line_is_dropped_too(written, records)
     lines = written.read_text().splitlines()
     written.write_text("\n".join([*lines[:3], lines[3][:50]]) + "\n")
     contents = Journal.read(written)
-    assert contents.dropped and [r["deal"] for r in contents.records] == [0, 1, 2, 3]
+    assert contents.dropped and [r.deal for r in contents.records] == [0, 1, 2, 3]
     journal = Journal.reopen(written, contents)
     journal.append([4, 5], records[4:6])
     journal.close()
     again = Journal.read(written)
-    assert not again.dropped and [r["deal"] for r in again.records] == [0, 1, 2, 3, 4, 5]
+    assert not again.dropped and [r.deal for r in again.records] == [0, 1, 2, 3, 4, 5]
 
 
 def test_a_last_line_without_its_newline_is_continued_on_a_line_of_its_own(written, records):
@@ -230,27 +232,27 @@ def test_an_identity_that_changed_names_the_first_difference():
     assert identity_change(stored, versioned) is not None
 
 
-PLAY = {"arrangement": "4C 3C 2C / 9C 8C 7C 6C 5C / AC KC QC JC TC", "values": [1, 2, 3], "foul": False,
-        "foul_reason": None, "seconds": 0.1}
+PLAY = Play("4C 3C 2C / 9C 8C 7C 6C 5C / AC KC QC JC TC", (1, 2, 3), False, None, seconds=0.1)
 
 
 @pytest.mark.parametrize("field, value, shown", [
     ("arrangement", "2C 3C 4C / 9C 8C 7C 6C 5C / AC KC QC JC TC", "2C 3C 4C / 9C 8C 7C 6C 5C / AC KC QC JC TC"),
-    ("values", [1, 2, 4], "[1, 2, 4]"),
+    ("values", (1, 2, 4), "[1, 2, 4]"),
     ("foul", True, "true"),
     ("foul_reason", "front beats middle", '"front beats middle"'),
-    ("natural", {"kind": "six pairs", "key": [1]}, '{"key": [1], "kind": "six pairs"}'),
+    ("natural", Natural("six pairs", (1,)), '{"key": [1], "kind": "six pairs"}'),
 ])
 def test_a_replayed_play_is_compared_on_each_field_it_must_repeat(field, value, shown):
     """docs/security.md: a replay compares every play (arrangement, natural, row values, foul
     and reason); the decision's seconds are not a play; a decision that failed is counted, not
     compared."""
-    replayed = PLAY | {field: value}
-    was = PLAY.get(field)
-    assert play_difference(PLAY, replayed) == (field, PLAY[field] if field == "arrangement" else
-                                               ("none" if was is None else json.dumps(was)), shown)
-    assert play_difference(PLAY, PLAY | {"seconds": 5.0}) is None
-    fault = {"arrangement": None, "values": [1 << 30, 0, 0], "foul": True, "foul_reason": "x", "fault": "x"}
+    replayed = replace(PLAY, **{field: value})
+    was = getattr(PLAY, field)
+    assert play_difference(PLAY, replayed) == (field, PLAY.arrangement if field == "arrangement" else
+                                               ("none" if was is None else json.dumps(list(was) if isinstance(was, tuple)
+                                                                                      else was)), shown)
+    assert play_difference(PLAY, replace(PLAY, seconds=5.0)) is None
+    fault = Play.failed("x", 0.0)
     assert play_difference(fault, replayed) is None and play_difference(PLAY, fault) is None
 
 
@@ -263,7 +265,7 @@ def test_a_resume_replays_and_finds_a_play_the_bots_do_not_make(tmp_path, record
     for deal in range(6):
         journal.append([deal], records[deal:deal + 1])
     journal.close()
-    match = RunSettings(tuple(SETTINGS["bots"]), 2, SETTINGS["seed"])
+    match = RunSettings(SETTINGS.bots, 2, SETTINGS.seed)
     assert replay_problem(Journal.read(path), match) is None
     lines = _lines(path)
     deal, seat = next((line["records"][0]["deal"], s) for line in lines[1:] for s in range(2)

@@ -12,12 +12,13 @@ import pytest
 
 from bench.records.check import Run, records_problem, size_problem
 from bench.records.deals import seating_count, seatings
-from bench.records.plays import FAULT_VALUES
+from bench.records.model import FAULT_VALUES, DealRecord, Play
 from bench.run.play import play_deals
 from solver import parse_hand
 from solver.arrangement import foul_reason
 from solver.evaluator import row_values
 from solver.limits import ceiling
+from solver.naturals import Natural
 from solver.rules import Rules
 
 SEED = 1
@@ -28,7 +29,29 @@ BOTS = ["greedy", "random"]
 @pytest.fixture(scope="module")
 def honest() -> list[dict]:
     """Deals 8 to 11 of a 2-session run (16 deals) with naturals: deal 10 holds a declared natural."""
-    return play_deals(BOTS, 2, SEED, [8, 9, NATURAL_DEAL, 11], "naturals")
+    return _as_dicts(play_deals(BOTS, 2, SEED, [8, 9, NATURAL_DEAL, 11], "naturals"))
+
+
+def _as_dicts(records: list[DealRecord]) -> list[dict]:
+    """Records as plain dicts a test can doctor (each arrangement as one line of text)."""
+    def play(p: Play) -> dict:
+        natural = {"natural": {"kind": p.natural.kind, "key": list(p.natural.key)}} if p.natural else {}
+        return {"arrangement": p.arrangement, "values": list(p.values), "foul": p.foul, "foul_reason": p.foul_reason,
+                "seconds": p.seconds} | natural | ({"fault": p.fault} if p.fault is not None else {})
+
+    return [{"deal": r.deal, "dealer": r.dealer, "hands": list(r.hands), "plays": [[play(p) for p in row] for row in r.plays]}
+            for r in records]
+
+
+def _problem(records: list[dict], run: Run) -> str | None:
+    """``records_problem`` of doctored records, made records again."""
+    def play(p: dict) -> Play:
+        natural = Natural(p["natural"]["kind"], tuple(p["natural"]["key"])) if p.get("natural") else None
+        return Play(p["arrangement"], tuple(p["values"]), p["foul"], p["foul_reason"], p.get("seconds", 0.0), natural,
+                    p.get("fault"))
+
+    return records_problem([DealRecord(r["deal"], r["dealer"], tuple(r["hands"]),
+                                       tuple(tuple(play(p) for p in row) for row in r["plays"])) for r in records], run)
 
 
 def _run(rules: str = "naturals", on_fault: str | None = "foul", sessions: int = 2) -> Run:
@@ -42,9 +65,9 @@ def _changed(records: list[dict], change) -> list[dict]:
 
 
 def test_honest_records_pass(honest):
-    assert records_problem(honest, _run()) is None
-    assert records_problem(honest[::-1], _run()) is None  # in any order
-    assert records_problem([], _run()) is None
+    assert _problem(honest, _run()) is None
+    assert _problem(honest[::-1], _run()) is None  # in any order
+    assert _problem([], _run()) is None
     assert honest[2]["plays"][0][1]["natural"]["kind"] == "three flushes"
 
 
@@ -62,12 +85,12 @@ def test_honest_records_pass(honest):
 def test_records_that_are_not_the_runs_deals_are_refused(honest, change, message):
     """Each record against the run: its deal number once and in range, its dealer (the deal
     moves one seat after every hand), the very hands the seed deals, a play per bot and seat."""
-    found = records_problem(_changed(honest, change), _run())
+    found = _problem(_changed(honest, change), _run())
     assert found is not None and found.startswith(message), found
 
 
 def test_more_records_than_deals_are_refused(honest):
-    found = records_problem(honest * 5, _run())
+    found = _problem(honest * 5, _run())
     assert found == "20 records, more than the 16 deals of 2 sessions"
 
 
@@ -86,9 +109,9 @@ def test_plays_that_are_not_an_arrangement_of_the_seats_hand_are_refused(honest)
     other = _play(honest, seat=1)["arrangement"]
     for change in [rows(f"{middle} / {front} / {back}"), rows(f"{front} {middle} / {back}"),
                    rows(f"{front} / {middle} / {back[:-3]} XX"), rows(f"{front} / {middle} / {back[:-3]} {back[:2]}")]:
-        found = records_problem(_changed(honest, change), _run())
+        found = _problem(_changed(honest, change), _run())
         assert found is not None and found.startswith(f"{who}: ") and found.endswith("is not an arrangement of 13 cards")
-    found = records_problem(_changed(honest, rows(other)), _run())
+    found = _problem(_changed(honest, rows(other)), _run())
     assert found == f"{who}: the arrangement holds cards that were not dealt to that seat"
 
 
@@ -101,10 +124,10 @@ def test_a_plays_values_foul_and_reason_are_its_own(honest):
     def values(r):
         _play(r, 1, 1, 1)["values"][2] += 1
 
-    assert records_problem(_changed(honest, values), _run()) == f"{who}: the row values are not those of the arrangement"
-    marked = records_problem(_changed(honest, lambda r: _play(r, 1, 1, 1).update(foul=True)), _run())
+    assert _problem(_changed(honest, values), _run()) == f"{who}: the row values are not those of the arrangement"
+    marked = _problem(_changed(honest, lambda r: _play(r, 1, 1, 1).update(foul=True)), _run())
     assert marked == f"{who}: a play marked fouled whose rows say otherwise"
-    reason = records_problem(_changed(honest, lambda r: _play(r, 1, 1, 1).update(foul_reason="no")), _run())
+    reason = _problem(_changed(honest, lambda r: _play(r, 1, 1, 1).update(foul_reason="no")), _run())
     assert reason == f"{who}: the play gives foul_reason 'no', but its rows say it does not foul"
 
 
@@ -122,11 +145,11 @@ def test_a_fouled_play_must_say_so_and_why(honest):
     fouled = {"arrangement": swapped, "values": [int(v[0]) for v in row_values(cards)], "foul": True,
               "foul_reason": foul_reason(swapped)}
     good = _changed(honest, lambda r: r[index]["plays"][0][0].update(fouled))
-    assert records_problem(good, _run()) is None
+    assert _problem(good, _run()) is None
     unmarked = _changed(good, lambda r: r[index]["plays"][0][0].update(foul=False))
-    assert records_problem(unmarked, _run()) == f"{who}: a play marked not fouled whose rows say otherwise"
+    assert _problem(unmarked, _run()) == f"{who}: a play marked not fouled whose rows say otherwise"
     unexplained = _changed(good, lambda r: r[index]["plays"][0][0].update(foul_reason=None))
-    assert records_problem(unexplained, _run()) == (f"{who}: the play gives no foul_reason, but its rows say "
+    assert _problem(unexplained, _run()) == (f"{who}: the play gives no foul_reason, but its rows say "
                                                     f"{foul_reason(swapped)}")
 
 
@@ -142,34 +165,34 @@ def test_a_fault_is_a_foul_with_its_reason_under_a_policy_that_records_faults(ho
     results.json written before it was stored) is read, its faults unproven."""
     who = "deal 8, 'greedy' in seat 0"
     faulted = _changed(honest, lambda r: r[0]["plays"][0].__setitem__(0, _fault()))
-    assert records_problem(faulted, _run(on_fault="foul")) is None
-    assert records_problem(faulted, _run(on_fault=None)) is None
-    stop = records_problem(faulted, _run(on_fault="stop"))
+    assert _problem(faulted, _run(on_fault="foul")) is None
+    assert _problem(faulted, _run(on_fault=None)) is None
+    stop = _problem(faulted, _run(on_fault="stop"))
     assert stop is not None and stop.startswith(f"{who}: a fault that this run cannot have recorded (its fault policy is "
                                                 "'stop'")
     for change in [lambda p: p.update(values=[0, 0, 0]), lambda p: p.update(foul=False), lambda p: p.pop("fault"),
                    lambda p: p.update(arrangement=_play(honest)["arrangement"])]:
         doctored = _changed(faulted, lambda r, change=change: change(_play(r)))
-        assert records_problem(doctored, _run()) == f"{who}: a faulted play without the values of a foul or its reason"
+        assert _problem(doctored, _run()) == f"{who}: a faulted play without the values of a foul or its reason"
     other_reason = _changed(faulted, lambda r: _play(r).update(foul_reason="something else"))
-    assert records_problem(other_reason, _run()) == f"{who}: a faulted play whose foul_reason is not its fault's text"
+    assert _problem(other_reason, _run()) == f"{who}: a faulted play whose foul_reason is not its fault's text"
 
 
 def test_a_natural_is_declared_only_where_the_rules_have_naturals_and_the_hand_holds_it(honest):
     """The declared natural is the one the seat's hand would declare (its kind and the key that
     settles ties)."""
     natural = _play(honest, 2, 0, 1)["natural"]
-    assert records_problem(honest, _run("basic")) == f"deal {NATURAL_DEAL} declares a natural, but its rules have none"
+    assert _problem(honest, _run("basic")) == f"deal {NATURAL_DEAL} declares a natural, but its rules have none"
     who = "deal 11, 'greedy' in seat 0"
     hand = honest[3]["hands"][0]
-    claimed = records_problem(_changed(honest, lambda r: _play(r, 3).update(natural=dict(natural))), _run())
+    claimed = _problem(_changed(honest, lambda r: _play(r, 3).update(natural=dict(natural))), _run())
     assert claimed == f"{who}: declares 'three flushes', but the hand {hand} holds no natural"
     wrong_kind = dict(natural, kind="six pairs")
-    other = records_problem(_changed(honest, lambda r: _play(r, 2, 0, 1).update(natural=wrong_kind)), _run())
+    other = _problem(_changed(honest, lambda r: _play(r, 2, 0, 1).update(natural=wrong_kind)), _run())
     assert other is not None and other.startswith(f"deal {NATURAL_DEAL}, 'greedy' in seat 1: declares 'six pairs' (key ")
     assert other.endswith(f"declares 'three flushes' (key {natural['key']})")
     wrong_key = dict(natural, key=natural["key"][::-1])
-    assert "declares 'three flushes' (key" in records_problem(
+    assert "declares 'three flushes' (key" in _problem(
         _changed(honest, lambda r: _play(r, 2, 0, 1).update(natural=wrong_key)), _run())
 
 
@@ -196,7 +219,7 @@ def test_the_size_of_a_run_is_checked_first():
     found = size_problem(2, 2, sessions)
     assert found is not None and f"record {2 * 2 * sessions * 8:,} plays, more than the limit of " in found
     assert size_problem(2, 2, ceiling("plays") // (2 * 2 * 8)) is None
-    assert records_problem([], _run(sessions=0)) == size_problem(2, 2, 0)
+    assert _problem([], _run(sessions=0)) == size_problem(2, 2, 0)
 
 
 def test_the_plays_after_a_fault_are_checked_too(honest):
@@ -205,5 +228,5 @@ def test_the_plays_after_a_fault_are_checked_too(honest):
         records[0]["plays"][0][0] = _fault()
         _play(records, 3, 1, 1)["values"][0] += 1
 
-    found = records_problem(_changed(honest, fault_then_wrong_values), _run())
+    found = _problem(_changed(honest, fault_then_wrong_values), _run())
     assert found == "deal 11, 'random' in seat 1: the row values are not those of the arrangement"

@@ -299,7 +299,7 @@ def _first_foul(doc) -> tuple[int, int, int]:
 
 @pytest.mark.slow
 def test_a_run_with_a_fouling_bot_says_why_each_play_fouls_and_is_read(fouling, tmp_path, capsys):
-    from bench.records.plays import arrangement_text
+    from bench.records.model import arrangement_text
     from solver import foul_reason
 
     plays = [p for r in fouling["records"] for row in r["plays"] for p in row]

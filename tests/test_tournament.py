@@ -55,12 +55,12 @@ def _by_the_reference(records, n_bots: int, players: int, rules: Rules):
     totals = np.zeros((len(records), len(plan), players))
     by_naturals = np.zeros(n_bots, int)
     for d, record in enumerate(records):
-        plays = record["plays"]
-        rows = [[[naive.parse(r) for r in p["arrangement"].split(" / ")] for p in row] for row in plays]
-        held = [[(p.get("natural") or {}).get("kind") for p in row] for row in plays]
+        plays = record.plays
+        rows = [[[naive.parse(r) for r in p.arrangement.split(" / ")] for p in row] for row in plays]
+        held = [[p.natural.kind if p.natural else None for p in row] for row in plays]
         for b in range(n_bots):
             for seat in range(players):
-                dealt = naive.parse(record["hands"][seat])
+                dealt = naive.parse(record.hands[seat])
                 assert sorted(sum(rows[b][seat], [])) == sorted(dealt)
                 assert held[b][seat] == (naive.best_natural(dealt, payouts) if held[b][seat] else None)
         sums, counts = np.zeros(n_bots), np.zeros(n_bots)
@@ -102,10 +102,10 @@ def test_units_and_sessions_agree_with_the_reference():
     names = ["greedy", "heuristic", "table"]
     records, summary, _ = _run(names, players=3, sessions=3)
     assert summary["deals"] == 24 and summary["sessions"] == 3
-    assert [r["deal"] for r in records] == list(range(24))
-    assert [r["dealer"] for r in records[:8]] == [0, 1, 2, 0, 1, 2, 0, 1]
+    assert [r.deal for r in records] == list(range(24))
+    assert [r.dealer for r in records[:8]] == [0, 1, 2, 0, 1, 2, 0, 1]
     for r in records:
-        assert r["hands"] == [" ".join(str(Card(int(c))) for c in h) for h in deal_table(2026, r["deal"], 3)]
+        assert list(r.hands) == [" ".join(str(Card(int(c))) for c in h) for h in deal_table(2026, r.deal, 3)]
     units, won, _ = _by_the_reference(records, 3, 3, Rules())
     for b, name in enumerate(names):
         assert summary["bots"][name]["units_per_hand"]["mean"] == pytest.approx(units[b], abs=1e-12)
@@ -127,7 +127,7 @@ def test_crosstable_agrees_with_the_records():
     plan = seatings(2, 3)
     totals = {(a, b): [] for a in range(2) for b in range(2) if a != b}
     for r in records:
-        arr = [[Arrangement.parse(p["arrangement"]) for p in row] for row in r["plays"]]
+        arr = [[Arrangement.parse(p.arrangement) for p in row] for row in r.plays]
         per_pair = {k: [] for k in totals}
         for seats in plan:
             for i in range(3):
@@ -205,7 +205,7 @@ def test_report_bad_input(tmp_path, capsys):
 def test_play_deals_is_a_pure_function_of_the_seed():
     a = play_deals(["random"], 2, 5, [3])
     b = play_deals(["random"], 2, 5, [3])
-    assert [p["arrangement"] for p in a[0]["plays"][0]] == [p["arrangement"] for p in b[0]["plays"][0]]
+    assert [p.arrangement for p in a[0].plays[0]] == [p.arrangement for p in b[0].plays[0]]
 
 
 @pytest.mark.parametrize("rules", ["1-6", "2-4+royalties-win+naturals"])
@@ -221,7 +221,7 @@ def test_tournaments_under_other_rules(rules):
     deals = [d for d in range(3000) if natural_mask(deal_table(5, d, 3)).any()][:3] + list(range(12))
     records = play_deals(names, 3, 5, deals, rules=parsed)
     summary = summarise(records, names, 3, parsed)
-    units, _, by_naturals = _by_the_reference(sorted(records, key=lambda r: r["deal"]), 3, 3, parsed)
+    units, _, by_naturals = _by_the_reference(sorted(records, key=lambda r: r.deal), 3, 3, parsed)
     for b, name in enumerate(names):
         assert summary["bots"][name]["units_per_hand"]["mean"] == pytest.approx(units[b], abs=1e-12)
         assert summary["bots"][name]["pairings_by_naturals"] == by_naturals[b]
@@ -234,7 +234,7 @@ def test_naturals_are_settled_in_tournaments():
 
     deal = next(d for d in range(5000) if natural_mask(deal_table(3, d, 4)).any())
     records = play_deals(["greedy"], 4, 3, [deal], rules="naturals")
-    held = [p.get("natural") for p in records[0]["plays"][0]]
+    held = [p.natural for p in records[0].plays[0]]
     assert any(held)
     from bench.report.summary import table_scores
 
@@ -268,15 +268,15 @@ def test_row_statistics_count_only_pairings_settled_by_rows():
     wins, counted, by_naturals = np.zeros(3), 0, 0
     for r in records:
         for mine, theirs in (((0, 0), (1, 1)), ((0, 1), (1, 0))):  # greedy in seat 0, then in seat 1
-            a, b = r["plays"][mine[0]][mine[1]], r["plays"][theirs[0]][theirs[1]]
-            if a.get("natural") or b.get("natural"):
+            a, b = r.plays[mine[0]][mine[1]], r.plays[theirs[0]][theirs[1]]
+            if a.natural or b.natural:
                 by_naturals += 1
                 continue
             counted += 1
-            if b["foul"] and not a["foul"]:
+            if b.foul and not a.foul:
                 wins += 1
-            elif not a["foul"] and not b["foul"]:
-                wins += np.array(a["values"]) > np.array(b["values"])
+            elif not a.foul and not b.foul:
+                wins += np.array(a.values) > np.array(b.values)
     assert by_naturals > 0 and greedy["pairings_by_naturals"] == by_naturals
     assert [greedy["row_win_rate"][r] for r in ("front", "middle", "back")] == pytest.approx(wins / counted)
 
@@ -311,7 +311,7 @@ def test_tournament_units_equal_an_independent_settlement():
     plan = seatings(3, 3)
     per_bot = {name: [] for name in specs}
     for record in records:
-        rows = [[[naive.parse(r) for r in p["arrangement"].split(" / ")] for p in row] for row in record["plays"]]
+        rows = [[[naive.parse(r) for r in p.arrangement.split(" / ")] for p in row] for row in record.plays]
         seat_totals = {name: [] for name in specs}
         for seats in plan:
             table = []
@@ -374,8 +374,6 @@ def test_batches_give_the_records_of_one_decision_at_a_time(rules):
     match = RunSettings(specs, 4, 21, as_rules(rules))
     batched = play_deals(specs, 4, 21, list(range(30)), settings=match)
     single = play_deals(specs, 4, 21, list(range(30)), settings=match, one_by_one=True)
-    strip = lambda rs: [r | {"plays": [[{k: v for k, v in p.items() if k != "seconds"} for p in row]  # noqa: E731
-                                       for row in r["plays"]]} for r in rs]
-    assert strip(batched) == strip(single)
+    assert [r.without_seconds() for r in batched] == [r.without_seconds() for r in single]
     if rules == "naturals":
-        assert any("natural" in p for r in batched for row in r["plays"] for p in row)
+        assert any(p.natural for r in batched for row in r.plays for p in row)

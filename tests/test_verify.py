@@ -184,7 +184,7 @@ def test_a_doctored_deal_with_its_checks_computed_again_passes_the_chain_but_not
     deal, seat = _swapped(lines, 3)
     _write(out, _chained(lines))
     contents = Journal.read(out / JOURNAL)  # every check of the chain holds
-    assert records_problem(contents.records, Run.of_settings(contents.settings)) is None  # and the records are those of the deals
+    assert records_problem(contents.records, Run.of_plan(contents.plan)) is None  # and the records are those of the deals
     status, doc, err = _verify(out, "--jobs", "1")
     assert status == 1, err
     _valid(doc)

@@ -11,10 +11,11 @@ only where the run could record one, and a natural declared only where the rules
 naturals and the hand holds that very natural, the one it would declare. Every score is then
 a function of what passed, computed again, never read.
 
->>> from bench.records.plays import EXAMPLE_RECORD
+>>> from dataclasses import replace
+>>> from bench.records.model import EXAMPLE_RECORD
 >>> from solver.rules import BASIC
 >>> run = Run(("greedy", "greedy"), players=2, sessions=1, seed=1, rules=BASIC)
->>> print(records_problem([EXAMPLE_RECORD | {"dealer": 1}], run))
+>>> print(records_problem([replace(EXAMPLE_RECORD, dealer=1)], run))
 deal 0 names dealer 1, not 0
 >>> size_problem(20, 4, 10)  # doctest: +ELLIPSIS
 '20 bots at 4-player tables make 116,280 seatings, more than the limit of 100,000 (every deal is replayed ...)'
@@ -24,10 +25,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from bench.records.deals import HANDS_PER_SESSION, deal_table, dealer_of, seating_count
-from bench.records.plays import FAULT_VALUES, play_foul_reason
+from bench.records.model import FAULT, FAULT_VALUES, DealRecord, Play, RunPlan
+from solver.arrangement import foul_reason
 from solver.limits import LIMITS, ceiling, problem
 from solver.rules import Rules
 
@@ -65,68 +66,65 @@ class Run:
     on_fault: str | None = None
 
     @classmethod
-    def of_settings(cls, settings: dict[str, Any]) -> Run:
-        """The run a journal's settings describe (named as ``bench.run.journal.Contents.settings``)."""
-        return cls(tuple(settings["bots"]), settings["players"],
-                   settings["sessions"], settings["seed"], Rules.from_dict(settings["rules"]),
-                   settings.get("on_fault"))
+    def of_plan(cls, plan: RunPlan) -> Run:
+        """The run a journal's header describes."""
+        return cls(plan.bots, plan.players, plan.sessions, plan.seed, Rules.from_dict(plan.rules), plan.on_fault)
 
     @property
     def deals(self) -> int:
         return self.sessions * HANDS_PER_SESSION
 
 
-def records_problem(records: Sequence[dict[str, Any]], run: Run) -> str | None:
-    """What keeps ``records`` (of the schema's shape, each play's arrangement as one line of
-    text, the in-memory form of ``bench.records.plays``) from being records of ``run``, or None."""
+def records_problem(records: Sequence[DealRecord], run: Run) -> str | None:
+    """What keeps ``records`` (in memory, as ``bench.records.model`` builds them) from being
+    records of ``run``, or None."""
     found = size_problem(len(run.names), run.players, run.sessions)
     if found:
         return found
     if len(records) > run.deals:
         return f"{len(records):,} records, more than the {run.deals:,} deals of {run.sessions:,} sessions"
     dealt: dict[tuple[int, int], str] = {}
-    plays: list[tuple[str, int, int, dict[str, Any]]] = []
+    plays: list[tuple[str, int, int, Play]] = []
     found = _records(records, run, dealt, plays)
     return found or _plays(plays, run, dealt)
 
 
-def _records(records: Sequence[dict[str, Any]], run: Run, dealt: dict[tuple[int, int], str],
-             plays: list[tuple[str, int, int, dict[str, Any]]]) -> str | None:
+def _records(records: Sequence[DealRecord], run: Run, dealt: dict[tuple[int, int], str],
+             plays: list[tuple[str, int, int, Play]]) -> str | None:
     """Each record against the run: its deal, dealer, hands and the shape of its plays; the
     plays are gathered in ``plays`` and each seat's hand in ``dealt``."""
     from solver import format_cards
 
     seen: set[int] = set()
     for record in records:
-        deal = record["deal"]
+        deal = record.deal
         if deal >= run.deals:
             return f"deal {deal} is outside the {run.deals:,} deals of {run.sessions:,} sessions"
         if deal in seen:
             return f"deal {deal} is recorded more than once"
         seen.add(deal)
-        if record["dealer"] != dealer_of(deal, run.players):
-            return f"deal {deal} names dealer {record['dealer']}, not {dealer_of(deal, run.players)}"
-        if len(record["plays"]) != len(run.names) or any(len(row) != run.players for row in record["plays"]):
+        if record.dealer != dealer_of(deal, run.players):
+            return f"deal {deal} names dealer {record.dealer}, not {dealer_of(deal, run.players)}"
+        if len(record.plays) != len(run.names) or any(len(row) != run.players for row in record.plays):
             return f"deal {deal} does not hold one play per bot ({len(run.names)}) and seat ({run.players})"
-        if len(record["hands"]) != run.players or any(len(h.split()) != 13 for h in record["hands"]):
+        if len(record.hands) != run.players or any(len(h.split()) != 13 for h in record.hands):
             return f"deal {deal} holds a hand that is not 13 cards, or not one hand a seat ({run.players} seats)"
-        hands = [format_cards(h) for h in deal_table(run.seed, deal, run.players).tolist()]
-        if record["hands"] != hands:
+        hands = tuple(format_cards(h) for h in deal_table(run.seed, deal, run.players).tolist())
+        if record.hands != hands:
             return f"deal {deal} holds other hands than seed {run.seed} deals"
         for seat, hand in enumerate(hands):
             dealt[deal, seat] = hand
-        for b, row in enumerate(record["plays"]):
+        for b, row in enumerate(record.plays):
             for seat, play in enumerate(row):
                 plays.append((f"deal {deal}, {run.names[b]!r} in seat {seat}", deal, seat, play))
     return None
 
 
-def _fault_problem(who: str, play: dict[str, Any], run: Run) -> str | None:
+def _fault_problem(who: str, play: Play, run: Run) -> str | None:
     """A failed decision: scored as a foul with its error as the reason, under a policy that records faults."""
-    if play["arrangement"] != "fault" or play["values"] != list(FAULT_VALUES) or "fault" not in play or \
-            play["foul"] is not True:
+    if play.arrangement != FAULT or play.values != FAULT_VALUES or play.fault is None or play.foul is not True:
         return f"{who}: a faulted play without the values of a foul or its reason"
-    if play["foul_reason"] != play["fault"]:
+    if play.foul_reason != play.fault:
         return f"{who}: a faulted play whose foul_reason is not its fault's text"
     if run.on_fault is not None and run.on_fault != "foul":
         return (f"{who}: a fault that this run cannot have recorded (its fault policy is {run.on_fault!r}: "
@@ -134,7 +132,7 @@ def _fault_problem(who: str, play: dict[str, Any], run: Run) -> str | None:
     return None
 
 
-def _plays(plays: list[tuple[str, int, int, dict[str, Any]]], run: Run,
+def _plays(plays: list[tuple[str, int, int, Play]], run: Run,
            dealt: dict[tuple[int, int], str]) -> str | None:
     """Each play against the seat's hand: its cards, row values, foul, foul reason and natural."""
     import numpy as np
@@ -144,14 +142,14 @@ def _plays(plays: list[tuple[str, int, int, dict[str, Any]]], run: Run,
 
     card = {name: index for index, name in enumerate(_card_names())}
     rows: list[list[int]] = []
-    kept: list[tuple[str, dict[str, Any]]] = []
+    kept: list[tuple[str, Play]] = []
     for who, deal, seat, play in plays:
-        if play["arrangement"] == "fault" or "fault" in play:
+        if play.arrangement == FAULT or play.fault is not None:
             found = _fault_problem(who, play, run)
             if found:
                 return found
             continue
-        text = play["arrangement"]
+        text = play.arrangement
         parts = [[card.get(token, -1) for token in part.split(" ")] for part in text.split(" / ")]
         cards = sum(parts, [])
         if [len(part) for part in parts] != [3, 5, 5] or -1 in cards or len(set(cards)) != 13:
@@ -168,32 +166,32 @@ def _plays(plays: list[tuple[str, int, int, dict[str, Any]]], run: Run,
     values = np.stack(row_values(np.array(rows, np.uint8)), axis=1)
     foul = fouls(values)
     for i, (who, play) in enumerate(kept):
-        if play["values"] != values[i].tolist():
+        if play.values != tuple(values[i].tolist()):
             return f"{who}: the row values are not those of the arrangement"
-        if play["foul"] != bool(foul[i]):
-            return f"{who}: a play marked {'' if play['foul'] else 'not '}fouled whose rows say otherwise"
-        reason = play_foul_reason(play["arrangement"], bool(foul[i]))
-        if play["foul_reason"] != reason:
-            said = "no foul_reason" if play["foul_reason"] is None else f"foul_reason {play['foul_reason'][:60]!r}"
+        if play.foul != bool(foul[i]):
+            return f"{who}: a play marked {'' if play.foul else 'not '}fouled whose rows say otherwise"
+        reason = foul_reason(play.arrangement) if foul[i] else None
+        if play.foul_reason != reason:
+            said = "no foul_reason" if play.foul_reason is None else f"foul_reason {play.foul_reason[:60]!r}"
             return f"{who}: the play gives {said}, but its rows say {reason or 'it does not foul'}"
     return None
 
 
-def _natural_problem(who: str, deal: int, play: dict[str, Any], hand: str, run: Run) -> str | None:
+def _natural_problem(who: str, deal: int, play: Play, hand: str, run: Run) -> str | None:
     """A declared natural is the one the seat's hand would declare under the run's rules
     (``solver.naturals.best_natural``): its kind and the key that settles ties."""
     from solver.naturals import best_natural
 
-    natural = play.get("natural")
+    natural = play.natural
     if natural is None:
         return None
     if not run.rules.naturals:
         return f"deal {deal} declares a natural, but its rules have none"
     held = best_natural(hand, run.rules)
     if held is None:
-        return f"{who}: declares {natural['kind'][:40]!r}, but the hand {hand} holds no natural"
-    if (natural["kind"], list(natural["key"])) != (held.kind, list(held.key)):
-        return (f"{who}: declares {natural['kind'][:40]!r} (key {natural['key']}), but the hand {hand} declares "
+        return f"{who}: declares {natural.kind[:40]!r}, but the hand {hand} holds no natural"
+    if (natural.kind, tuple(natural.key)) != (held.kind, tuple(held.key)):
+        return (f"{who}: declares {natural.kind[:40]!r} (key {list(natural.key)}), but the hand {hand} declares "
                 f"{held.kind!r} (key {list(held.key)})")
     return None
 

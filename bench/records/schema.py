@@ -258,11 +258,11 @@ def _records_problem(doc: dict[str, Any]) -> str | None:
     """The records, by the checks a resumed run makes of its journal (``bench.records.check``), then
     whether they are all the run's deals or it says it is partial."""
     from bench.records.check import Run, records_problem
-    from bench.records.plays import records_in
+    from bench.records.model import rows_to_records
 
     run = Run(tuple(b["name"] for b in doc["bots"]), doc["player_count"], doc["session_count"], doc["seed"],
               rules_of(doc), doc.get("on_fault"))
-    found = records_problem(records_in(doc["records"]), run)
+    found = records_problem(rows_to_records(doc["records"]), run)
     return found or _count_problem(doc, run.deals, len(doc["records"]))
 
 

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from bench.records.deals import HANDS_PER_SESSION, seatings
-from bench.records.plays import records_in, records_out
+from bench.records.model import DealRecord, rows_of, rows_to_records
 from bench.records.schema import DOCUMENT, SCHEMA_VERSION, results_problem, rules_of
 from bench.run.journal import Contents
 from bench.run.versions import installed_version as _version
@@ -36,21 +36,21 @@ from solver.statistics import Estimate
 # --- statistics of the records ---------------------------------------------------------------
 
 
-def arrays_of(records: Sequence[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def arrays_of(records: Sequence[DealRecord]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Row values (deals, bots, seats, 3), fouls (deals, bots, seats) and the canonical arrangements."""
-    values = np.array([[[p["values"] for p in row] for row in r["plays"]] for r in records], np.int64)
-    arrangements = np.array([[[p["arrangement"] for p in row] for row in r["plays"]] for r in records], object)
+    values = np.array([[[p.values for p in row] for row in r.plays] for r in records], np.int64)
+    arrangements = np.array([[[p.arrangement for p in row] for row in r.plays] for r in records], object)
     return values, fouls(values), arrangements
 
 
-def _naturals_of(records: Sequence[dict[str, Any]]) -> dict[tuple[int, int, int], Any]:
+def _naturals_of(records: Sequence[DealRecord]) -> dict[tuple[int, int, int], Natural]:
     """The declared naturals by (deal index, bot, seat)."""
-    return {(d, b, s): Natural(p["natural"]["kind"], tuple(p["natural"]["key"]))
-            for d, r in enumerate(records) for b, row in enumerate(r["plays"]) for s, p in enumerate(row)
-            if p.get("natural")}
+    return {(d, b, s): p.natural
+            for d, r in enumerate(records) for b, row in enumerate(r.plays) for s, p in enumerate(row)
+            if p.natural is not None}
 
 
-def table_scores(records: Sequence[dict[str, Any]], n_bots: int, players: int, rules: Rules | str = BASIC):
+def table_scores(records: Sequence[DealRecord], n_bots: int, players: int, rules: Rules | str = BASIC):
     """Every seating of every deal, seat i against seat j in seating q (arrays (D, Q, P, P, ...)):
     row results (..., 3), units under the rules (naturals included), and whether the pairing
     was settled by the rows (False where a natural was declared, and on the diagonal)."""
@@ -108,9 +108,9 @@ def _session_share(seat_scores: np.ndarray, occupied: np.ndarray) -> float:
     return float(share[:, occupied].mean())
 
 
-def _faults(records: Sequence[dict[str, Any]], b: int) -> dict[str, Any]:
+def _faults(records: Sequence[DealRecord], b: int) -> dict[str, Any]:
     """How often a bot failed a decision (scored as a foul), and its first errors."""
-    found = [(r["deal"], seat, p["fault"]) for r in records for seat, p in enumerate(r["plays"][b]) if p.get("fault")]
+    found = [(r.deal, seat, p.fault) for r in records for seat, p in enumerate(r.plays[b]) if p.fault]
     return {"count": len(found), "first": [{"deal": d, "seat": s, "error": e} for d, s, e in found[:3]]}
 
 
@@ -160,10 +160,10 @@ def _crosstable(names: Sequence[str], plan: np.ndarray, pair_scores: np.ndarray,
     return crosstable
 
 
-def summarise(records: Sequence[dict[str, Any]], names: Sequence[str], players: int,
+def summarise(records: Sequence[DealRecord], names: Sequence[str], players: int,
               rules: Rules | str = BASIC) -> dict[str, Any]:
     """Per-bot results, the crosstable and the variance reduction, from the records alone."""
-    records = sorted(records, key=lambda r: r["deal"])
+    records = sorted(records, key=lambda r: r.deal)
     values, _, arrangements = arrays_of(records)
     plan = np.array(seatings(len(names), players))  # (Q, players)
     rows, pair_scores, by_rows = table_scores(records, len(names), players, rules)
@@ -171,7 +171,7 @@ def summarise(records: Sequence[dict[str, Any]], names: Sequence[str], players: 
     declared = np.zeros(values.shape[:3], bool)
     for d, b, s in _naturals_of(records):
         declared[d, b, s] = True
-    sessions_index = complete_sessions([r["deal"] for r in records])
+    sessions_index = complete_sessions([r.deal for r in records])
     return {
         "deals": len(records),
         "sessions": len(sessions_index) // HANDS_PER_SESSION,
@@ -184,23 +184,23 @@ def summarise(records: Sequence[dict[str, Any]], names: Sequence[str], players: 
     }
 
 
-def timing_summary(records: Sequence[dict[str, Any]], names: Sequence[str]) -> dict[str, Any]:
+def timing_summary(records: Sequence[DealRecord], names: Sequence[str]) -> dict[str, Any]:
     """Decision time per bot: median and 95th percentile, in milliseconds."""
     out = {}
     for b, name in enumerate(names):
-        seconds = np.array([p["seconds"] for r in records for p in r["plays"][b]])
+        seconds = np.array([p.seconds for r in records for p in r.plays[b]])
         out[name] = {"median_ms": float(np.median(seconds) * 1e3), "p95_ms": float(np.percentile(seconds, 95) * 1e3),
                      "decisions": int(seconds.size)}
     return out
 
 
-def session_totals(records: Sequence[dict[str, Any]], names: Sequence[str], players: int,
+def session_totals(records: Sequence[DealRecord], names: Sequence[str], players: int,
                    rules: Rules | str = BASIC) -> dict[str, list[int]]:
     """Every bot's session totals (one per seat it held, per seating, per session)."""
-    records = sorted(records, key=lambda r: r["deal"])
+    records = sorted(records, key=lambda r: r.deal)
     seats = np.array(seatings(len(names), players))
     seat_scores = table_scores(records, len(names), players, rules)[1].sum(axis=-1)  # (D, Q, players)
-    totals = _session_sums(seat_scores[complete_sessions([r["deal"] for r in records])])  # (S, Q, players)
+    totals = _session_sums(seat_scores[complete_sessions([r.deal for r in records])])  # (S, Q, players)
     return {name: totals[:, seats == b].ravel().astype(int).tolist() for b, name in enumerate(names)}
 
 
@@ -261,7 +261,7 @@ def _provenance() -> dict[str, Any]:
     }
 
 
-def _timing(records: list[dict[str, Any]], names: list[str], players: int, played_hands: int, *, backend: str,
+def _timing(records: list[DealRecord], names: list[str], players: int, played_hands: int, *, backend: str,
             jobs: int, wall_seconds: float, timed: int) -> dict[str, Any]:
     """How long the run took: speeds over the ``timed`` deals, and each bot's decision times."""
     deals = len(records)
@@ -277,7 +277,7 @@ def _timing(records: list[dict[str, Any]], names: list[str], players: int, playe
         "decision_time_by_bot": {name: {"median_ms": t["median_ms"], "p95_ms": t["p95_ms"],
                                         "decision_count": t["decisions"]}
                                  for name, t in timing_summary(records, names).items()},
-        "seconds": [[[p["seconds"] for p in row] for row in r["plays"]] for r in records],
+        "seconds": [[[p.seconds for p in row] for row in r.plays] for r in records],
     }
 
 
@@ -289,7 +289,7 @@ def build_document(
     players: int,
     sessions: int,
     entropy: int,
-    records: list[dict[str, Any]],
+    records: list[DealRecord],
     wall_seconds: float,
     backend: str,
     jobs: int,
@@ -306,9 +306,8 @@ def build_document(
     ``on_fault`` and ``decision_timeout`` are the run's, as its journal's header gives them:
     the fault policy says which faults its records can hold (``bench.records.check``)."""
     names = seat_names(names if names is not None else specs)
-    records = sorted(records, key=lambda r: r["deal"])
-    clean = [r | {"plays": [[{k: v for k, v in p.items() if k != "seconds"} for p in row] for row in r["plays"]]}
-             for r in records]
+    records = sorted(records, key=lambda r: r.deal)
+    clean = [r.without_seconds() for r in records]
     rules = as_rules(rules)
     summary = summarise(clean, names, players, rules)
     timed = len(records) if deals_played is None else deals_played
@@ -328,13 +327,13 @@ def build_document(
         "results": results_section(summary),
         "timing": _timing(records, names, players, summary["hands_played"], backend=backend, jobs=jobs,
                           wall_seconds=wall_seconds, timed=timed),
-        "records": records_out(clean),
+        "records": rows_of(clean, seconds=False),
     }
 
 
-def records_of(doc: dict[str, Any]) -> list[dict[str, Any]]:
+def records_of(doc: dict[str, Any]) -> list[DealRecord]:
     """A results document's records as the tournament code takes them."""
-    return records_in(doc["records"])
+    return rows_to_records(doc["records"])
 
 
 def refresh_results(doc: dict[str, Any]) -> dict[str, Any]:
@@ -353,19 +352,14 @@ def results_difference(doc: Any, contents: Contents) -> str | None:
     problem = results_problem(doc)
     if problem:
         return f"it is not a results.json that bench tournament wrote: {problem}"
-    settings = contents.settings
-    for key, value in (("seed", settings["seed"]), ("player_count", settings["players"]),
-                       ("session_count", settings["sessions"]), ("rules", settings["rules"])):
-        if doc[key] != value:
-            return f"its {key} is not the journal's"
-    for key in ("on_fault", "decision_timeout"):  # absent from a results.json written before they were stored
-        if key in doc and doc[key] != settings[key]:
-            return f"its {key} is not the journal's"
-    if [bot["spec"] for bot in doc["bots"]] != list(settings["bots"]):
+    plan = contents.plan
+    for key, value in (("seed", plan.seed), ("player_count", plan.players), ("session_count", plan.sessions),
+                       ("rules", plan.rules), ("on_fault", plan.on_fault), ("decision_timeout", plan.decision_timeout)):
+        if key in doc and doc[key] != value:  # on_fault and decision_timeout: absent from a results.json written
+            return f"its {key} is not the journal's"  # before they were stored; the others are always there
+    if [bot["spec"] for bot in doc["bots"]] != list(plan.bots):
         return "it names other bots than the journal"
-    journal = {record["deal"]: record for record in records_out(
-        [r | {"plays": [[{k: v for k, v in p.items() if k != "seconds"} for p in row] for row in r["plays"]]}
-         for r in contents.records])}
+    journal = {record["deal"]: record for record in rows_of(contents.records, seconds=False)}
     for record in doc["records"]:
         if record["deal"] not in journal:
             return f"it holds deal {record['deal']}, which the journal does not"

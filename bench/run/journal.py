@@ -11,12 +11,12 @@ crash (not JSON) is dropped, so that its deals are played again.
 
 >>> import tempfile, pathlib
 >>> path = pathlib.Path(tempfile.mkdtemp()) / "journal.jsonl"
->>> from bench.records.plays import EXAMPLE_RECORD
->>> journal = Journal.create(path, EXAMPLE_SETTINGS, EXAMPLE_IDENTITY)
+>>> from bench.records.model import EXAMPLE_RECORD
+>>> journal = Journal.create(path, EXAMPLE_PLAN, EXAMPLE_IDENTITY)
 >>> journal.append([0], [EXAMPLE_RECORD])
 >>> journal.close()
 >>> contents = Journal.read(path)
->>> contents.settings["seed"], [r["deal"] for r in contents.records], contents.run == journal.run
+>>> contents.plan.seed, [r.deal for r in contents.records], contents.run == journal.run
 (1, [0], True)
 """
 
@@ -31,19 +31,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench.records.plays import records_in, records_out
+from bench.records.model import DealRecord, Play, RunPlan, rows_of, rows_to_records
 from bench.records.schema import schema as document_schema
 from bench.records.schema import validator
 from bots.identity import bot_change, bot_identity
 from solver import files
 from solver.documents import JSONRefused, strict_json
 from solver.errors import InputError
+from solver.naturals import Natural
 
 JOURNAL = "journal.jsonl"
 SCHEMA_VERSION = 3  # 3: document, schema_version on every line, counts named as counts, arrangements as rows
 HEADER, ENTRY = "journal-header", "journal-entry"  # the ``document`` of each kind of line
 OLD_KIND = "chinese-poker-journal"  # the header of a journal of version 1 or 2 names its kind so
-SETTINGS_NAMES = {"players": "player_count", "sessions": "session_count"}  # in the run's words: in the file's
 
 
 class JournalError(InputError, ValueError):
@@ -97,21 +97,6 @@ def _ends_a_line(path: Path) -> bool:
         return False
 
 
-def settings_out(settings: dict[str, Any]) -> dict[str, Any]:
-    """A run's settings as the journal holds them: counts named as counts.
-
-    >>> settings_out({"players": 2, "sessions": 3, "seed": 1})
-    {'player_count': 2, 'session_count': 3, 'seed': 1}
-    """
-    return {SETTINGS_NAMES.get(k, k): v for k, v in settings.items()}
-
-
-def settings_in(stored: dict[str, Any]) -> dict[str, Any]:
-    """The settings a journal holds, named as the tournament code names them (the inverse of :func:`settings_out`)."""
-    back = {v: k for k, v in SETTINGS_NAMES.items()}
-    return {back.get(k, k): v for k, v in stored.items()}
-
-
 def _header_of(path: Path, parsed: list[dict[str, Any]]) -> dict[str, Any]:
     """The first line, when it is the header of a journal this version reads."""
     first = parsed[0] if parsed else {}
@@ -138,18 +123,18 @@ class Contents:
     dropped: bool = False
 
     @property
-    def settings(self) -> dict[str, Any]:
-        """The run's settings, named as the tournament code names them (``players``, ``sessions``)."""
-        return settings_in(self.header["settings"])
+    def plan(self) -> RunPlan:
+        """The run's settings, as its header holds them."""
+        return RunPlan.of_row(self.header["settings"])
 
     @property
     def identity(self) -> dict[str, Any]:
         return self.header["identity"]
 
     @property
-    def records(self) -> list[dict[str, Any]]:
-        """Every entry's records, each play's arrangement as one line of text (``bench.run.play``'s form)."""
-        return records_in([record for entry in self.entries for record in entry["records"]])
+    def records(self) -> list[DealRecord]:
+        """Every entry's records, in memory."""
+        return rows_to_records([record for entry in self.entries for record in entry["records"]])
 
 
 class Journal:
@@ -163,12 +148,12 @@ class Journal:
         self._check = check
 
     @classmethod
-    def create(cls, path: Path, settings: dict[str, Any], identity: dict[str, Any]) -> Journal:
-        """A new journal of a new run (a fresh run id) whose header holds ``settings`` and
+    def create(cls, path: Path, plan: RunPlan, identity: dict[str, Any]) -> Journal:
+        """A new journal of a new run (a fresh run id) whose header holds its ``plan`` and
         ``identity``; the file appears whole, replacing any file of that name."""
         run = secrets.token_hex(16)
         header: dict[str, Any] = {"schema_version": SCHEMA_VERSION, "document": HEADER, "run": run, "seq": 0,
-                                  "settings": settings_out(settings), "identity": identity}
+                                  "settings": plan.row(), "identity": identity}
         header["check"] = line_check(header, "")
         problem = schema_problem(header, "header")
         if problem:
@@ -199,11 +184,11 @@ class Journal:
             raise JournalError(f"cannot write {path}: {files.describe(error)}") from None
         return cls(path, fd, run, seq, check)
 
-    def append(self, deals: list[int], records: list[dict[str, Any]]) -> None:
+    def append(self, deals: list[int], records: list[DealRecord]) -> None:
         """One entry: the records of ``deals``. A write that fails (a full disk) is undone, so
         the journal never holds part of a line; it then raises :class:`JournalError`."""
         entry: dict[str, Any] = {"schema_version": SCHEMA_VERSION, "document": ENTRY, "run": self.run,
-                                 "seq": self._seq + 1, "deals": sorted(deals), "records": records_out(records)}
+                                 "seq": self._seq + 1, "deals": sorted(deals), "records": rows_of(records, seconds=True)}
         entry["check"] = line_check(entry, self._check)
         size = os.fstat(self._fd).st_size
         try:
@@ -385,20 +370,20 @@ def replay_problem(contents: Contents, match: Any) -> str | None:
     entries = contents.entries
     if len(entries) > REPLAYED_LINES:
         entries = pick.sample(entries, REPLAYED_LINES)
-    recorded = {record["deal"]: record for record in records_in([pick.choice(entry["records"]) for entry in entries])}
+    recorded = {record.deal: record for record in rows_to_records([pick.choice(entry["records"]) for entry in entries])}
     if not recorded:
         return None
     replay = dataclasses.replace(match, on_fault="foul")
     again = play_deals(match.specs, match.players, match.entropy, sorted(recorded), settings=replay)
     for record in again:
-        kept = recorded[record["deal"]]
-        for b, (row, kept_row) in enumerate(zip(record["plays"], kept["plays"])):
+        kept = recorded[record.deal]
+        for b, (row, kept_row) in enumerate(zip(record.plays, kept.plays)):
             if match.specs[b] in skipped:
                 continue
             for seat, (play, kept_play) in enumerate(zip(row, kept_row)):
                 differs = play_difference(kept_play, play)
                 if differs:
-                    return (f"deal {record['deal']}, bot {match.specs[b]!r} in seat {seat}: the journal records "
+                    return (f"deal {record.deal}, bot {match.specs[b]!r} in seat {seat}: the journal records "
                             f"{differs[1]!r}, the bot plays {differs[2]!r}; the journal holds plays these bots do "
                             f"not make{_random_hint(contents, match.specs[b])}")
     return None
@@ -407,32 +392,37 @@ def replay_problem(contents: Contents, match: Any) -> str | None:
 COMPARED = ("arrangement", "natural", "values", "foul", "foul_reason")  # what a replayed play must repeat
 
 
-def play_difference(recorded: dict[str, Any], replayed: dict[str, Any]) -> tuple[str, str, str] | None:
+def play_difference(recorded: Play, replayed: Play) -> tuple[str, str, str] | None:
     """The first of :data:`COMPARED` in which a replayed play differs from its record, as
     (field, the record's value, the replay's value), each value as text (an arrangement, a
     natural as JSON, ``none``), or None when they agree. A decision that failed, in the record
     or in the replay, is not compared (None): its fault says nothing of the bot's play.
 
-    >>> play = {"arrangement": "4C 3C 2C / 9C 8C 7C 6C 5C / AC KC QC JC TC", "values": [1, 2, 3], "foul": False,
-    ...         "foul_reason": None}
-    >>> play_difference(play, play | {"seconds": 9.0}) is None
+    >>> from dataclasses import replace
+    >>> play = Play("4C 3C 2C / 9C 8C 7C 6C 5C / AC KC QC JC TC", (1, 2, 3), False, None)
+    >>> play_difference(play, replace(play, seconds=9.0)) is None
     True
-    >>> play_difference(play, play | {"natural": {"kind": "six-pairs", "key": [1]}})
+    >>> play_difference(play, replace(play, natural=Natural("six-pairs", (1,))))
     ('natural', 'none', '{"key": [1], "kind": "six-pairs"}')
     """
-    if "fault" in recorded or "fault" in replayed:
+    if recorded.fault is not None or replayed.fault is not None:
         return None
     for name in COMPARED:
-        was, now = recorded.get(name), replayed.get(name)
+        was, now = getattr(recorded, name), getattr(replayed, name)
         if was != now:
             return name, _shown(name, was), _shown(name, now)
     return None
 
 
 def _shown(name: str, value: Any) -> str:
+    """A compared field as text: an arrangement as it reads, anything else as JSON (``none`` for None)."""
     if name == "arrangement" and isinstance(value, str):
         return value
-    return "none" if value is None else json.dumps(value, sort_keys=True, ensure_ascii=False)
+    if value is None:
+        return "none"
+    if isinstance(value, Natural):
+        value = {"kind": value.kind, "key": list(value.key)}
+    return json.dumps(list(value) if isinstance(value, tuple) else value, sort_keys=True, ensure_ascii=False)
 
 
 def _random_hint(contents: Contents, spec: str) -> str:
@@ -443,12 +433,11 @@ def _random_hint(contents: Contents, spec: str) -> str:
             "docs/protocol.md)")
 
 
-EXAMPLE_SETTINGS: dict[str, Any] = {
-    "bots": ["greedy", "greedy"], "players": 2, "sessions": 1, "seed": 1,
-    "rules": {"name": "basic", "scoring": "basic", "royalties": [], "royalty_needs_win": False, "naturals": False,
-              "natural_payouts": {}},
-    "decision_timeout": 60.0, "on_fault": "stop", "command": "bench tournament --bots greedy,greedy",
-}
+EXAMPLE_PLAN = RunPlan(
+    bots=("greedy", "greedy"), players=2, sessions=1, seed=1,
+    rules={"name": "basic", "scoring": "basic", "royalties": [], "royalty_needs_win": False, "naturals": False,
+           "natural_payouts": {}},
+    decision_timeout=60.0, on_fault="stop", command="bench tournament --bots greedy,greedy")
 EXAMPLE_IDENTITY: dict[str, Any] = {
     "package": {"name": "chinese-poker-solver", "version": "0.1.0", "commit": None, "dirty": None},
     "bots": [{"spec": "greedy", "name": "greedy", "class": "bots.greedy:GreedyBot", "params": {}, "version": "0.1.0",

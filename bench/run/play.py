@@ -1,7 +1,7 @@
 """Playing deals: the bots of a run set every seat hand of a deal, and each deal becomes a record.
 
 The deals, the seatings and each seat's seed are those of ``bench.records.deals``; a
-record's form is ``bench.records.plays``'s. A bot's arrangement depends only on its 13 cards
+record is a ``bench.records.model.DealRecord``. A bot's arrangement depends only on its 13 cards
 and its rng, so each (bot, seat) hand of a deal is set once and reused in every seating.
 Results never depend on how the deals were split among workers (``bench.run.runner``).
 Every decision runs under the run's fault policy and time limit (:class:`RunSettings`):
@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from bench.records.deals import deal_table, dealer_of, seat_seed
-from bench.records.plays import FAULT_VALUES, play_foul_reason
+from bench.records.model import DealRecord, Play
 from bots.base import BotFault
 from bots.protocol import close_together
 from solver import files, format_cards
@@ -225,12 +225,7 @@ class RunSettings:
             raise TournamentError(f"unknown fault policy {self.on_fault!r}; choose from {', '.join(FAULT_POLICIES)}")
 
 
-def _fault_play(message: str, seconds: float) -> dict[str, Any]:
-    return {"arrangement": "fault", "values": list(FAULT_VALUES), "foul": True, "foul_reason": message,
-            "seconds": round(seconds, 6), "fault": message}
-
-
-def _play(bot, spec: str, cards, deal: int, seat: int, settings: RunSettings, faulted: dict) -> dict[str, Any]:
+def _play(bot, spec: str, cards, deal: int, seat: int, settings: RunSettings, faulted: dict) -> Play:
     """One decision: the bot's arrangement of one seat's hand, checked, and its natural.
 
     A bot that fails (raises, answers badly, runs out of time) ends the run under the
@@ -246,7 +241,7 @@ def _play(bot, spec: str, cards, deal: int, seat: int, settings: RunSettings, fa
 
     known = faulted.get((deal, spec, seat))
     if known is not None:
-        return _fault_play(known, 0.0)
+        return Play.failed(known, 0.0)
     seed = seat_seed(settings.entropy, deal, seat, spec)
     limit = settings.decision_timeout
     started = time.perf_counter()
@@ -265,20 +260,10 @@ def _play(bot, spec: str, cards, deal: int, seat: int, settings: RunSettings, fa
                              f"for hand {format_cards(cards)}")
         if settings.on_fault == "stop":
             raise DecisionFault(f"deal {deal}, seat {seat}: {error}") from None
-        return _fault_play(str(error), time.perf_counter() - started)
+        return Play.failed(str(error), time.perf_counter() - started)
     seconds = time.perf_counter() - started
     values = arrangement.values()
-    foul = bool(fouls(values))
-    play: dict[str, Any] = {
-        "arrangement": _canonical(arrangement),
-        "values": list(values),
-        "foul": foul,
-        "foul_reason": play_foul_reason(_canonical(arrangement), foul),
-        "seconds": round(seconds, 6),
-    }
-    if natural is not None:
-        play["natural"] = {"kind": natural.kind, "key": list(natural.key)}
-    return play
+    return Play.made(_canonical(arrangement), values, foul=bool(fouls(values)), seconds=seconds, natural=natural)
 
 
 class _Marker:
@@ -307,7 +292,7 @@ def read_marker(path: str) -> tuple[int, int, int] | None:
 
 
 def _batched_plays(bot, spec: str, deals: Sequence[int], tables: Sequence[np.ndarray],
-                   settings: RunSettings) -> dict[tuple[int, int], dict[str, Any]] | None:
+                   settings: RunSettings) -> dict[tuple[int, int], Play] | None:
     """Every seat hand of the deals set by one ``arrange_many`` call, for a bot that says its
     batches set each hand as ``arrange`` does and use no randomness (``batch_safe``).
 
@@ -333,31 +318,23 @@ def _batched_plays(bot, spec: str, deals: Sequence[int], tables: Sequence[np.nda
     seconds = (time.perf_counter() - started) / len(hands)
     values = np.stack(row_values(rows), axis=1)
     foul = fouls(values)
-    plays = {}
+    plays: dict[tuple[int, int], Play] = {}
     for i, row in enumerate(rows.tolist()):
         deal, seat = deals[i // settings.players], i % settings.players
-        text = format_rows((row[:3], row[3:8], row[8:]))
-        play: dict[str, Any] = {
-            "arrangement": text,
-            "values": values[i].tolist(),
-            "foul": bool(foul[i]),
-            "foul_reason": play_foul_reason(text, bool(foul[i])),
-            "seconds": round(seconds, 6),
-        }
+        natural = None
         if settings.rules.naturals:
             cards = tuple(Card(c) for c in hands[i].tolist())
             seed = seat_seed(settings.entropy, deal, seat, spec)
             natural = declared_natural(bot, cards, np.random.default_rng(seed), settings.rules)
-            if natural is not None:
-                play["natural"] = {"kind": natural.kind, "key": list(natural.key)}
-        plays[deal, seat] = play
+        plays[deal, seat] = Play.made(format_rows((row[:3], row[3:8], row[8:])), values[i].tolist(),
+                                      foul=bool(foul[i]), seconds=seconds, natural=natural)
     return plays
 
 
 def play_deals(specs: Sequence[str], players: int, entropy: int, deals: Sequence[int],
                rules: Rules | str = BASIC, *, settings: RunSettings | None = None, faulted: dict | None = None,
                marker: str | None = None, stop: threading.Event | None = None,
-               one_by_one: bool = False) -> list[dict[str, Any]]:
+               one_by_one: bool = False) -> list[DealRecord]:
     """Set every (bot, seat) hand of the given deals; one record per deal.
 
     A record holds the deal number, the dealer, the seat hands, and for every bot and
@@ -376,10 +353,10 @@ def play_deals(specs: Sequence[str], players: int, entropy: int, deals: Sequence
                      settings.startup_timeout if settings.decision_timeout is not None else None)
     faulted = faulted or {}
     note = _Marker(marker)
-    records = []
+    records: list[DealRecord] = []
     try:
         tables = [deal_table(settings.entropy, deal, settings.players) for deal in deals]
-        batched: dict[str, dict[tuple[int, int], dict[str, Any]]] = {}  # spec -> (deal, seat) -> play
+        batched: dict[str, dict[tuple[int, int], Play]] = {}  # spec -> (deal, seat) -> play
         for spec, bot in bots.items():
             if not (one_by_one or faulted) and getattr(bot, "batch_safe", False) and deals:
                 if stop is not None and stop.is_set():
@@ -388,8 +365,8 @@ def play_deals(specs: Sequence[str], players: int, entropy: int, deals: Sequence
                 if batch is not None:
                     batched[spec] = batch
         for deal, hands in zip(deals, tables):
-            done: dict[tuple[str, int], dict[str, Any]] = {}  # the same spec plays the same hand the same way
-            plays = []
+            done: dict[tuple[str, int], Play] = {}  # the same spec plays the same hand the same way
+            plays: list[tuple[Play, ...]] = []
             for index, spec in enumerate(settings.specs):
                 for seat in range(settings.players):
                     if (spec, seat) in done:
@@ -402,13 +379,9 @@ def play_deals(specs: Sequence[str], players: int, entropy: int, deals: Sequence
                     note.mark(deal, index, seat)
                     cards = tuple(Card(c) for c in hands[seat].tolist())
                     done[spec, seat] = _play(bots[spec], spec, cards, deal, seat, settings, faulted)
-                plays.append([done[spec, seat] for seat in range(settings.players)])
-            records.append({
-                "deal": deal,
-                "dealer": dealer_of(deal, settings.players),
-                "hands": [format_cards(h) for h in hands.tolist()],
-                "plays": plays,
-            })  # fmt: skip
+                plays.append(tuple(done[spec, seat] for seat in range(settings.players)))
+            records.append(DealRecord(deal, dealer_of(deal, settings.players),
+                                      tuple(format_cards(h) for h in hands.tolist()), tuple(plays)))
     finally:
         note.close()
     return records

@@ -46,6 +46,7 @@ from typing import Any
 
 import numpy as np
 
+from bench.records.model import DealRecord
 from bench.run.play import (
     DecisionFault,
     RunSettings,
@@ -63,7 +64,7 @@ from solver.rules import BASIC, Rules, as_rules
 BACKENDS = ("loky", "threading", "sequential", "dask")  # where chunks of deals are played: --backend
 POLL_SECONDS = 0.2  # how often the waiting loop wakes up to notice a signal
 ENDING_SECONDS = 5.0  # how long worker processes have to close their bots before they are killed
-Records = list[dict[str, Any]]
+Records = list[DealRecord]
 
 
 class WorkerDied(BotFault):
@@ -456,10 +457,10 @@ def plan_chunks(deals: Sequence[int], seconds_per_deal: float, target: float = 0
     return [deals[start:start + size] for start in range(0, len(deals), size)]
 
 
-def _deal_seconds(record: dict[str, Any]) -> float:
+def _deal_seconds(record: DealRecord) -> float:
     """A deal's time as its typical decision's time (the median) times its decisions: a pilot
     in a fresh worker pays each bot's first-use costs once, which the rest of the run does not."""
-    seconds = [p["seconds"] for row in record["plays"] for p in row]
+    seconds = [p.seconds for row in record.plays for p in row]
     return float(np.median(seconds)) * len(seconds) if seconds else 0.0
 
 
@@ -468,7 +469,7 @@ def _one_worker(jobs: int, backend: str) -> bool:
     return backend == "sequential" or (jobs == 1 and backend in ("loky", "threading"))
 
 
-def play_sized(settings: RunSettings, deals: Sequence[int], on_done: Callable[[list[dict[str, Any]]], None], *,
+def play_sized(settings: RunSettings, deals: Sequence[int], on_done: Callable[[list[DealRecord]], None], *,
                jobs: int = 1, backend: str = "loky", scheduler: str | None = None) -> None:
     """Play ``deals`` on the chosen backend (:func:`run_chunks`): pilot deals first, one a chunk,
     two for each worker, then the rest in chunks sized from the quickest pilot (``_deal_seconds``)
@@ -479,8 +480,8 @@ def play_sized(settings: RunSettings, deals: Sequence[int], on_done: Callable[[l
     pilots: list[float] = []
     first = deals[: 2 * max(1, jobs)]  # two pilots a worker: each worker's second one is warm
 
-    def done(part: list[dict[str, Any]]) -> None:
-        pilots.extend(_deal_seconds(r) for r in part if r["deal"] in first)
+    def done(part: list[DealRecord]) -> None:
+        pilots.extend(_deal_seconds(r) for r in part if r.deal in first)
         on_done(part)
 
     if _one_worker(jobs, backend):
@@ -508,14 +509,14 @@ def run_deals(
     rules: Rules | str = BASIC,
     chunk_size: int | None = None,
     settings: RunSettings | None = None,
-) -> list[dict[str, Any]]:
+) -> list[DealRecord]:
     """Records of deals ``0..n_deals-1``, computed in chunks on the chosen backend
     (:func:`run_chunks`), sorted by deal. ``chunk_size`` fixes the chunks; by default pilot
     deals, played on the workers, size them to about 0.2 s of work each."""
     settings = settings or RunSettings(tuple(specs), players, entropy, as_rules(rules))
-    records: list[dict[str, Any]] = []
+    records: list[DealRecord] = []
 
-    def done(part: list[dict[str, Any]]) -> None:
+    def done(part: list[DealRecord]) -> None:
         records.extend(part)
         if on_progress:
             on_progress(len(part))
@@ -526,4 +527,4 @@ def run_deals(
         run_chunks(settings, chunks, done, jobs=jobs, backend=backend, scheduler=scheduler)
     else:
         play_sized(settings, deals, done, jobs=jobs, backend=backend, scheduler=scheduler)
-    return sorted(records, key=lambda r: r["deal"])
+    return sorted(records, key=lambda r: r.deal)

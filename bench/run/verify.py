@@ -27,6 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from bench.records.model import DealRecord
 from bench.run.journal import Contents
 from solver.errors import InputError
 
@@ -110,15 +111,15 @@ def plan(contents: Contents) -> Plan:
     from bots.identity import bot_change, bot_identity, replayable
     from solver.rules import Rules, RulesError
 
-    settings = contents.settings
+    settings = contents.plan
     try:
-        rules = Rules.from_dict(settings["rules"], label=settings["rules"].get("name"))
+        rules = Rules.from_dict(settings.rules, label=settings.rules.get("name"))
     except RulesError as error:
         raise RunProblem(f"the journal's rules cannot be read: {error}") from None
     stored = {bot["spec"]: bot for bot in contents.identity["bots"]}
     replayed: list[str] = []
     unreplayable: list[Unreplayable] = []
-    for spec in dict.fromkeys(settings["bots"]):
+    for spec in dict.fromkeys(settings.bots):
         if spec not in stored:
             unreplayable.append(Unreplayable(spec, "the journal's header does not name what this bot was"))
             continue
@@ -137,15 +138,15 @@ def plan(contents: Contents) -> Plan:
             continue
         replayed.append(spec)
     try:
-        run_settings = RunSettings(tuple(replayed), settings["players"], settings["seed"], rules,
-                                   settings["decision_timeout"], "foul")
+        run_settings = RunSettings(tuple(replayed), settings.players, settings.seed, rules,
+                                   settings.decision_timeout, "foul")
     except TournamentError as error:
         raise RunProblem(f"the journal's settings cannot be replayed: {error}") from None
     return Plan(run_settings, tuple(replayed), tuple(unreplayable),
                 package_change(contents.identity["package"], package_identity()))
 
 
-def compare(record: dict[str, Any], again: dict[str, Any], specs: list[str],
+def compare(record: DealRecord, again: DealRecord, specs: list[str],
             replayed: tuple[str, ...]) -> tuple[list[Difference], int, int]:
     """A recorded deal against its replay (which holds the plays of the ``replayed`` specs, in
     that order): its differences (by bot, then seat), the plays compared and the decisions not
@@ -157,15 +158,15 @@ def compare(record: dict[str, Any], again: dict[str, Any], specs: list[str],
     for b, spec in enumerate(specs):
         if spec not in replayed:
             continue
-        row = again["plays"][replayed.index(spec)]
-        for seat, (kept, play) in enumerate(zip(record["plays"][b], row)):
-            if "fault" in kept or "fault" in play:
+        row = again.plays[replayed.index(spec)]
+        for seat, (kept, play) in enumerate(zip(record.plays[b], row)):
+            if kept.fault is not None or play.fault is not None:
                 faults += 1
                 continue
             compared += 1
             found = play_difference(kept, play)
             if found:
-                differences.append(Difference(record["deal"], seat, spec, *found))
+                differences.append(Difference(record.deal, seat, spec, *found))
     return differences, compared, faults
 
 
@@ -180,13 +181,13 @@ def replay(contents: Contents, planned: Plan, on_done: Callable[[Tally, int], No
     tally = tally if tally is not None else Tally()
     if not planned.replayed:
         return tally
-    records = {record["deal"]: record for record in contents.records}
+    records = {record.deal: record for record in contents.records}
     deals = sorted(records)
-    specs = list(contents.settings["bots"])
+    specs = list(contents.plan.bots)
     chunks = [deals[start:start + CHUNK_DEALS] for start in range(0, len(deals), CHUNK_DEALS)]
 
-    def done(part: list[dict[str, Any]]) -> None:
-        tally.add([(again["deal"], *compare(records[again["deal"]], again, specs, planned.replayed)) for again in part])
+    def done(part: list[DealRecord]) -> None:
+        tally.add([(again.deal, *compare(records[again.deal], again, specs, planned.replayed)) for again in part])
         on_done(tally, len(part))
 
     run_chunks(planned.settings, chunks, done, jobs=jobs, backend=backend)
@@ -204,7 +205,6 @@ def document(folder: str, contents: Contents | None, planned: Plan | None, tally
     run's results.json (None without one) and what is wrong with it (``bench.report.summary.results_difference``).
     ``verified``: no replayed play differs from its record, and the results.json (if any) is the
     journal's."""
-    from bench.records.deals import HANDS_PER_SESSION
 
     doc: dict[str, Any] = {"schema_version": SCHEMA_VERSION, "document": "verify", "folder": folder,
                            "journal_problem": problem}
@@ -214,7 +214,7 @@ def document(folder: str, contents: Contents | None, planned: Plan | None, tally
     doc |= {
         "run": contents.run,
         "deal_count": deal_count,
-        "planned_deal_count": contents.settings["sessions"] * HANDS_PER_SESSION,
+        "planned_deal_count": contents.plan.deals,
         "replayed_bots": list(planned.replayed),
         "replayed_deal_count": tally.replayed_deal_count,
         "matched_deal_count": tally.matched_deal_count,

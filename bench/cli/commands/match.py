@@ -75,7 +75,7 @@ def duplicate_results(records, rules) -> list[float]:
     """Player A's units on each deal, averaged over both seatings (deal order)."""
     from bench.report.summary import table_scores
 
-    scores = table_scores(sorted(records, key=lambda r: r["deal"]), 2, 2, rules)[1]  # (D, 2 seatings, 2, 2)
+    scores = table_scores(sorted(records, key=lambda r: r.deal), 2, 2, rules)[1]  # (D, 2 seatings, 2, 2)
     return ((scores[:, 0, 0, 1] + scores[:, 1, 1, 0]) / 2).tolist()
 
 
@@ -99,7 +99,7 @@ class _Looks:
         """Take the records of a finished part; look at the test for every chunk now whole;
         raise :class:`_Decided` when it decides."""
         for record in part:
-            self.waiting[record["deal"]] = record
+            self.waiting[record.deal] = record
         bar.update(len(part))
         while self.seen.n < self.max_deals and all(d in self.waiting for d in self.chunks[self.seen.n // CHUNK]):
             look = self.chunks[self.seen.n // CHUNK]

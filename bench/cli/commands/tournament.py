@@ -9,9 +9,13 @@ import os
 import secrets
 import shlex
 import time
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from bench.cli.parsing import job_count, positive, seconds, seed, writable_folder
+from bench.records.model import DealRecord, RunPlan
 from bench.run.runner import BACKENDS
 from solver.interrupts import Stopped, stoppable
 from solver.text import show
@@ -71,27 +75,27 @@ def _rules(text: str):
         raise UsageError(str(error)) from None
 
 
-def _conflicts(args: argparse.Namespace, settings: dict) -> None:
+def _conflicts(args: argparse.Namespace, plan: RunPlan) -> None:
     """Refuse flags given with --resume that say otherwise than the journal."""
     from bench.cli.parsing import UsageError
 
-    given = {
-        "--bots": (args.bots, lambda v: [x.strip() for x in v.split(",") if x.strip()], settings["bots"]),
-        "--players": (args.players, lambda v: v, settings["players"]),
-        "--sessions": (args.sessions, lambda v: v, settings["sessions"]),
-        "--seed": (args.seed, lambda v: v, settings["seed"]),
-        "--rules": (args.rules, lambda v: _rules(v).to_dict(), settings["rules"]),
-        "--decision-timeout": (args.decision_timeout, lambda v: v, settings["decision_timeout"]),
-        "--on-fault": (args.on_fault, lambda v: v, settings["on_fault"]),
+    given: dict[str, tuple[Any, Callable[[Any], Any], Any]] = {
+        "--bots": (args.bots, lambda v: tuple(x.strip() for x in v.split(",") if x.strip()), plan.bots),
+        "--players": (args.players, lambda v: v, plan.players),
+        "--sessions": (args.sessions, lambda v: v, plan.sessions),
+        "--seed": (args.seed, lambda v: v, plan.seed),
+        "--rules": (args.rules, lambda v: _rules(v).to_dict(), plan.rules),
+        "--decision-timeout": (args.decision_timeout, lambda v: v, plan.decision_timeout),
+        "--on-fault": (args.on_fault, lambda v: v, plan.on_fault),
     }
     for flag, (value, resolve, stored) in given.items():
         if value is not None and resolve(value) != stored:
-            shown = ",".join(stored) if flag == "--bots" else stored["name"] if flag == "--rules" else stored
+            shown = ",".join(plan.bots) if flag == "--bots" else plan.rules["name"] if flag == "--rules" else stored
             raise UsageError(f"--resume {args.resume}: the run was started with {flag} {shown}, not {value}; "
                              f"give no {flag} to continue it as it was started")
 
 
-def _settings(args: argparse.Namespace) -> dict:
+def _settings(args: argparse.Namespace) -> RunPlan:
     """The run's settings from the command line (rules resolved in full), refused before any
     work where ``bench report`` would refuse the run's results (``bench.records.check.size_problem``)."""
     from bench.cli.parsing import UsageError
@@ -116,18 +120,17 @@ def _settings(args: argparse.Namespace) -> dict:
     if not 0 < timeout < float("inf"):
         raise UsageError(f"--decision-timeout must be a number of seconds > 0, got {args.decision_timeout}")
     entropy = args.seed if args.seed is not None else secrets.randbits(32)
-    return {"bots": specs, "players": players, "sessions": args.sessions or 100, "seed": entropy,
-            "rules": _rules(args.rules or "basic").to_dict(), "decision_timeout": timeout,
-            "on_fault": args.on_fault or "stop"}
+    return RunPlan(tuple(specs), players, args.sessions or 100, entropy, _rules(args.rules or "basic").to_dict(),
+                   timeout, args.on_fault or "stop")
 
 
-def _within_limits(out: Path, settings: dict) -> None:
+def _within_limits(out: Path, plan: RunPlan) -> None:
     """Refuse a journal whose run is beyond the limits (``bench.records.check.size_problem``) before
     any of its bots is made."""
     from bench.cli.parsing import UsageError
     from bench.records.check import size_problem
 
-    too_large = size_problem(len(settings["bots"]), settings["players"], settings["sessions"])
+    too_large = size_problem(len(plan.bots), plan.players, plan.sessions)
     if too_large:
         raise UsageError(f"--resume {out}: the journal's run is too large: {too_large}")
 
@@ -182,7 +185,7 @@ def _fresh_folder(args: argparse.Namespace, lock_folder):
     if (folder / JOURNAL).exists():
         try:
             contents = Journal.read(folder / JOURNAL)
-            what = f"a run of {len(contents.records):,} of {contents.settings['sessions'] * 8:,} deals ({what})"
+            what = f"a run of {len(contents.records):,} of {contents.plan.deals:,} deals ({what})"
         except JournalError:
             what = f"a run whose journal cannot be read ({what})"
     if not args.force:
@@ -231,9 +234,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.resume:
             out, lock, contents = _resumed(args, _locker())
-            _conflicts(args, contents.settings)
-            _within_limits(out, contents.settings)
-            return _run(args, contents.settings, out, contents)
+            _conflicts(args, contents.plan)
+            _within_limits(out, contents.plan)
+            return _run(args, contents.plan, out, contents)
         settings = _settings(args)
         out = None
         if args.out:
@@ -244,27 +247,25 @@ def run(args: argparse.Namespace) -> int:
             lock.release()
 
 
-def _run(args: argparse.Namespace, settings: dict, out: Path | None, contents) -> int:
+def _run(args: argparse.Namespace, plan: RunPlan, out: Path | None, contents) -> int:
     from bench.cli.progress import note
-    from bench.records.deals import HANDS_PER_SESSION
     from bench.run.journal import JOURNAL, run_identity
     from bots.identity import run_names
     from solver import system
 
-    rules = _settled_rules(args, settings)
-    specs, entropy = settings["bots"], settings["seed"]
+    rules = _settled_rules(args, plan)
+    specs, entropy = list(plan.bots), plan.seed
     made = _made_bots(args, specs, rules, out)
     identity = run_identity(specs, made)
     journal_path = out / JOURNAL if out is not None else None
-    records = _resumed_records(contents, identity, settings, out, journal_path)
-    run_settings = _run_settings(args, settings, rules, out, contents, journal_path)
-    command = settings.get("command") or _command(args, settings, rules, run_settings)
-    settings = settings | {"command": command}
-    journal = _open_journal(contents, journal_path, settings, identity)
+    records = _resumed_records(contents, identity, plan, out, journal_path)
+    run_settings = _run_settings(args, plan, rules, out, contents, journal_path)
+    plan = replace(plan, command=plan.command or _command(args, plan, rules, run_settings))
+    journal = _open_journal(contents, journal_path, plan, identity)
     jobs = system.available_cores() if args.jobs < 1 else args.jobs
-    n_deals = settings["sessions"] * HANDS_PER_SESSION
+    n_deals = plan.deals
     resume = f"bench tournament --resume {shlex.quote(str(out))}" if out is not None else None
-    done = {r["deal"] for r in records}
+    done = {r.deal for r in records}
     missing = [d for d in range(n_deals) if d not in done]
     if contents is not None:
         note(f"resuming {out}: {len(done):,} of {n_deals:,} deals done, {len(missing):,} to play")
@@ -281,21 +282,21 @@ def _run(args: argparse.Namespace, settings: dict, out: Path | None, contents) -
         note(f"stopped by {stopped.name} after {len(records):,} of {n_deals:,} deals; to continue: {hint}")
         if not records:
             return status
-    _write_results(args, out, records, n_deals, resume, command=command, specs=specs,
-                   names=run_names(specs, made), bot_specs=_bot_specs(specs, made), players=settings["players"],
-                   sessions=settings["sessions"], entropy=entropy, wall=wall, jobs=jobs, rules=rules,
-                   deals_played=len(records) - before, on_fault=settings["on_fault"],
-                   decision_timeout=settings["decision_timeout"])
+    _write_results(args, out, records, n_deals, resume, command=plan.command, specs=specs,
+                   names=run_names(specs, made), bot_specs=_bot_specs(specs, made), players=plan.players,
+                   sessions=plan.sessions, entropy=entropy, wall=wall, jobs=jobs, rules=rules,
+                   deals_played=len(records) - before, on_fault=plan.on_fault,
+                   decision_timeout=plan.decision_timeout)
     return status
 
 
-def _settled_rules(args: argparse.Namespace, settings: dict):
+def _settled_rules(args: argparse.Namespace, plan: RunPlan):
     """The run's rules, from its settings (a resumed run's from its journal)."""
     from bench.cli.parsing import UsageError
     from solver.rules import Rules, RulesError
 
     try:
-        return Rules.from_dict(settings["rules"], label=settings["rules"].get("name"))
+        return Rules.from_dict(plan.rules, label=plan.rules.get("name"))
     except RulesError as error:
         raise UsageError(f"--resume {args.resume}: the journal's rules: {error}") from None
 
@@ -313,7 +314,8 @@ def _made_bots(args: argparse.Namespace, specs: list[str], rules, out: Path | No
         raise UsageError(f"{error}{where}") from None
 
 
-def _resumed_records(contents, identity: dict, settings: dict, out: Path | None, journal_path: Path | None) -> list[dict]:
+def _resumed_records(contents, identity: dict, plan: RunPlan, out: Path | None,
+                     journal_path: Path | None) -> list[DealRecord]:
     """The deals a resumed run's journal holds, once its bots and records are checked; none for a new run."""
     from bench.cli.parsing import UsageError
     from bench.records.check import Run, records_problem
@@ -324,22 +326,22 @@ def _resumed_records(contents, identity: dict, settings: dict, out: Path | None,
     changed = identity_change(contents.identity, identity)
     if changed:
         raise UsageError(f"--resume {out}: {changed} since the run started; it cannot be continued as the same run")
-    problem = records_problem(contents.records, Run.of_settings(settings))
+    problem = records_problem(contents.records, Run.of_plan(plan))
     if problem:
         raise UsageError(f"--resume {out}: {journal_path}: {problem}")
     return contents.records
 
 
-def _run_settings(args: argparse.Namespace, settings: dict, rules, out: Path | None, contents, journal_path: Path | None):
+def _run_settings(args: argparse.Namespace, plan: RunPlan, rules, out: Path | None, contents,
+                  journal_path: Path | None):
     """What every worker needs to play the deals; a resumed run's journal must replay under it."""
     from bench.cli.parsing import UsageError
     from bench.run.journal import replay_problem
     from bench.run.play import RunSettings, TournamentError
 
     try:
-        run_settings = RunSettings(tuple(settings["bots"]), settings["players"], settings["seed"], rules,
-                      settings["decision_timeout"], settings["on_fault"], str(out) if out is not None else None,
-                      args.startup_timeout)
+        run_settings = RunSettings(plan.bots, plan.players, plan.seed, rules, plan.decision_timeout, plan.on_fault,
+                                   str(out) if out is not None else None, args.startup_timeout)
     except TournamentError as error:
         raise UsageError(str(error)) from None
     if contents is not None:
@@ -363,15 +365,15 @@ def _say_unreplayed(contents, out: Path | None) -> None:
              "own (its hello says \"random\": true); they were checked against the deals and the rules only")
 
 
-def _command(args: argparse.Namespace, settings: dict, rules, run_settings) -> str:
+def _command(args: argparse.Namespace, plan: RunPlan, rules, run_settings) -> str:
     """The command line that plays this run again."""
-    return (f"bench tournament --bots {','.join(settings['bots'])} --players {settings['players']} "
-            f"--sessions {settings['sessions']} --seed {settings['seed']} "
+    return (f"bench tournament --bots {','.join(plan.bots)} --players {plan.players} "
+            f"--sessions {plan.sessions} --seed {plan.seed} "
             f"--rules {shlex.quote(args.rules) if args.rules else rules.name}"
             f" --on-fault {run_settings.on_fault} --decision-timeout {run_settings.decision_timeout:g}")
 
 
-def _open_journal(contents, journal_path: Path | None, settings: dict, identity: dict):
+def _open_journal(contents, journal_path: Path | None, plan: RunPlan, identity: dict):
     """The run's journal, reopened to append to (a resumed run) or created; None without --out."""
     from bench.cli.parsing import UsageError
     from bench.cli.progress import note
@@ -383,13 +385,13 @@ def _open_journal(contents, journal_path: Path | None, settings: dict, identity:
                 note("the journal's last line was cut short by a crash; its deals are played again")
             return Journal.reopen(journal_path, contents)
         if journal_path is not None:
-            return Journal.create(journal_path, settings, identity)
+            return Journal.create(journal_path, plan, identity)
     except JournalError as error:
         raise UsageError(str(error)) from None
     return None
 
 
-def _play_missing(run_settings, missing: list[int], records: list[dict], journal, jobs: int, args: argparse.Namespace,
+def _play_missing(run_settings, missing: list[int], records: list[DealRecord], journal, jobs: int, args: argparse.Namespace,
                   resume: str | None) -> Stopped | None:
     """Play the missing deals until done or stopped by a signal (returned); the journal is
     closed either way."""
@@ -410,7 +412,7 @@ def _play_missing(run_settings, missing: list[int], records: list[dict], journal
     return None
 
 
-def _write_results(args: argparse.Namespace, out: Path | None, records: list[dict], n_deals: int, resume: str | None,
+def _write_results(args: argparse.Namespace, out: Path | None, records: list[DealRecord], n_deals: int, resume: str | None,
                    **document) -> None:
     """The report; a run's file that cannot be written is one line that says how to write it later."""
     from bench.cli.parsing import UsageError
@@ -439,7 +441,7 @@ def _bot_specs(specs: list[str], made: dict) -> list[dict]:
     return described
 
 
-def _play(run_settings, missing: list[int], records: list[dict], journal, jobs: int, args: argparse.Namespace) -> None:
+def _play(run_settings, missing: list[int], records: list[DealRecord], journal, jobs: int, args: argparse.Namespace) -> None:
     """Play the missing deals; every finished chunk goes to the journal as it completes."""
     from bench.cli.parsing import UsageError
     from bench.cli.progress import progress
@@ -448,9 +450,9 @@ def _play(run_settings, missing: list[int], records: list[dict], journal, jobs: 
 
     with progress(total=len(missing), desc="deals", unit="deal") as bar:
 
-        def finished(part: list[dict]) -> None:
+        def finished(part: list[DealRecord]) -> None:
             if journal is not None:
-                journal.append([r["deal"] for r in part], part)
+                journal.append([r.deal for r in part], part)
             records.extend(part)
             bar.update(len(part))
 

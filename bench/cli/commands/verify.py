@@ -55,7 +55,7 @@ def _journal(folder: Path) -> tuple[Contents | None, str | None]:
         raise UsageError(str(error)) from None
     except JournalError as error:
         return None, str(error)
-    problem = records_problem(contents.records, Run.of_settings(contents.settings))
+    problem = records_problem(contents.records, Run.of_plan(contents.plan))
     if problem:
         return None, f"{folder / JOURNAL}: {problem}"
     return contents, None
