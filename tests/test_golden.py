@@ -178,7 +178,7 @@ def test_tournament_records_and_results_match_the_golden_set(rules):
     for record in records:  # the golden set holds each arrangement as one line of text
         for row in record["plays"]:
             for play in row:
-                play["arrangement"] = arrangement_text(play["arrangement"])  # type: ignore[typeddict-item]
+                play["arrangement"] = arrangement_text(play["arrangement"])
     assert _as_now(records) == _as_now(case["records"])
     plays = [p for r in records for row in r["plays"] for p in row]
     assert all((p["foul_reason"] is None) == (not p["foul"]) for p in plays)  # a reason exactly when fouled
