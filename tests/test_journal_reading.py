@@ -307,7 +307,7 @@ def test_only_a_last_entry_is_dropped_never_the_header(tmp_path, records):
     header, entry = path.read_text().splitlines()
     path.write_text(f"{header}\n{entry[:-20]}")
     contents = Journal.read(path)
-    assert contents.dropped and contents.records == [] and contents.settings == SETTINGS
+    assert contents.dropped and contents.records == [] and contents.plan == SETTINGS
     path.write_text(header[:-20])
     with pytest.raises(JournalError, match=f"{path} line 1"):
         Journal.read(path)
