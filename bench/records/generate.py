@@ -23,6 +23,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from bench.records.schema import schema
+from solver.files import write_atomic
+from solver.text import show
+
 HEADER = '''"""The typed shapes of every document (``bench/records/schemas``), written by ``python -m
 bench.records.generate``: do not edit by hand; change the schema and run it again."""
 
@@ -122,19 +126,18 @@ class Writer:
 
 
 def schema_files() -> list[tuple[str, dict[str, Any]]]:
+    """Every schema the package ships, by name, read as ``bench report`` reads them."""
     folder = resources.files("bench.records").joinpath("schemas")
-    found = []
-    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
-        if entry.name.endswith(".schema.json"):
-            found.append((entry.name.removesuffix(".schema.json"), json.loads(entry.read_text(encoding="utf-8"))))
-    return found
+    names = sorted(entry.name.removesuffix(".schema.json") for entry in folder.iterdir()
+                   if entry.name.endswith(".schema.json"))
+    return [(name, schema(name)) for name in names]
 
 
 def source() -> str:
     """The text of ``bench/records/documents.py``, as the schemas say it."""
     blocks = []
-    for stem, schema in schema_files():
-        writer = Writer(stem, schema)
+    for stem, document in schema_files():
+        writer = Writer(stem, document)
         root = writer.root()
         definitions = [text for text in writer.classes.values() if text]
         alias = f"{writer.prefix}Document"
@@ -146,8 +149,8 @@ def source() -> str:
 
 def main() -> int:
     target = Path(__file__).with_name("documents.py")
-    target.write_text(source(), encoding="utf-8")
-    print(f"wrote {target}", file=sys.stderr)
+    write_atomic(target, source())
+    show(f"wrote {target}", sys.stderr)
     return 0
 
 
