@@ -154,13 +154,18 @@ def test_sighup_stops_like_sigterm_with_the_partial_report(tmp_path):
     """A closed terminal (SIGHUP to the bench): the deals done are kept, the PARTIAL report
     is written and printed, the command that continues is given, and the status is 129."""
     out = tmp_path / "run"
+    # SIGHUP as a terminal sends it: the suite itself may run under nohup, whose ignored SIGHUP
+    # the bench would inherit and, as documented, keep ignoring
     process = subprocess.Popen([sys.executable, "-m", "bench.cli", "tournament", "--bots", "greedy,exhaustive:samples=150",
                                 "--sessions", "20", "--seed", "4", "--jobs", "2", "--out", str(out)], cwd=ROOT, env=ENV,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_DFL))
     journal = out / "journal.jsonl"
-    deadline = time.monotonic() + 300
-    while time.monotonic() < deadline and (not journal.exists() or journal.read_text().count("\n") < 3):
+    deadline = time.monotonic() + 600
+    while time.monotonic() < deadline and process.poll() is None and (
+            not journal.exists() or journal.read_text().count("\n") < 3):
         time.sleep(0.1)
+    assert process.poll() is None, "the run ended before it could be stopped"
     children = _tree(process.pid)
     process.send_signal(signal.SIGHUP)
     stdout, stderr = process.communicate(timeout=120)
@@ -169,6 +174,32 @@ def test_sighup_stops_like_sigterm_with_the_partial_report(tmp_path):
     assert stdout.startswith("PARTIAL")
     assert json.loads((out / "results.json").read_text())["partial"]["played_deal_count"] < 160
     assert _gone(children)
+
+
+def test_sighup_stays_ignored_under_nohup():
+    """A command started with SIGHUP ignored (``nohup``) keeps ignoring it inside a stoppable
+    command, while SIGINT and SIGTERM still stop it; the handlers are put back after."""
+    from solver.interrupts import Stopped, stoppable
+
+    before = signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    try:
+        with stoppable():
+            assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
+            os.kill(os.getpid(), signal.SIGHUP)  # ignored: nothing is raised
+            with pytest.raises(Stopped):
+                os.kill(os.getpid(), signal.SIGTERM)
+                for _ in range(60_000):  # a hang guard of a minute
+                    time.sleep(0.001)
+        assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
+        signal.signal(signal.SIGHUP, signal.SIG_DFL)
+        with stoppable():
+            with pytest.raises(Stopped) as stopped:
+                os.kill(os.getpid(), signal.SIGHUP)
+                for _ in range(60_000):
+                    time.sleep(0.001)
+        assert stopped.value.signum == signal.SIGHUP
+    finally:
+        signal.signal(signal.SIGHUP, before)
 
 
 # --- what a bot leaves in a session of its own ------------------------------------------------
