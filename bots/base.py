@@ -24,7 +24,7 @@ import numpy as np
 from solver import Arrangement, Card, format_cards
 from solver.cards import CardsLike, parse_hand
 from solver.errors import BotFault, InputError, OpponentError
-from solver.naturals import Natural
+from solver.naturals import Natural, best_natural
 from solver.opponent import check_batch
 from solver.rules import Rules
 
@@ -139,7 +139,6 @@ def declared_natural(bot: Bot, cards: tuple[Card, ...], rng: np.random.Generator
     per opponent for sure, more than playing out is worth for nearly every such hand."""
     if not rules.naturals:
         return None
-    from solver.naturals import best_natural
 
     natural = best_natural(cards, rules)
     if natural is None:

@@ -11,8 +11,10 @@ import numpy as np
 from bots.base import BotError, takes_cards
 from bots.table import rules_of
 from solver import Arrangement, Card
+from solver.limits import check
 from solver.opponent import OpponentModel
 from solver.rules import Rules
+from solver.sampling import check_memory
 from solver.solution import DEFAULT_SAMPLES, Solution, solve
 
 DEFAULT_OPPONENT = "table"
@@ -43,8 +45,6 @@ class ExhaustiveBot:
     def __post_init__(self, opponent_models: OpponentModels | None) -> None:
         if isinstance(self.samples, bool) or not isinstance(self.samples, int) or self.samples < 1:
             raise ValueError(f"samples must be a positive whole number, got {self.samples!r}")
-        from solver.limits import check
-        from solver.sampling import check_memory
 
         check("samples", self.samples)  # when the bot is made, not as its fault at the first hand
         check_memory(self.samples)

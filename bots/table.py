@@ -17,7 +17,7 @@ from bots import _kernels
 from bots.base import BotError, arrangement_from_row, takes_cards
 from bots.points import RowPoints, cards_by_split, over_cores, play_points
 from solver import ROWS, Arrangement, Card, evaluate_many, files
-from solver.classes import class_hash, rank_classes, row_classes
+from solver.classes import class_hash, five_card_class_mask, rank_classes, row_classes
 from solver.documents import strict_json
 from solver.rules import BASIC, Rules, RulesError, as_rules
 from solver.scoring import expected_rows
@@ -265,8 +265,6 @@ def play_tables(hands: np.ndarray, policy: RowPoints | JointPolicy, rules: Rules
 def _removal_inputs(path: str | None, rules: Rules) -> tuple[Removal, np.ndarray, np.ndarray]:
     """The card-removal sample of the tables at ``path`` (shipped: None), what ``rules`` add to
     each row class (``FieldTables.extra``) and which classes are five-card rows."""
-    from solver.classes import five_card_class_mask
-
     tables = _load(path, rules.scoring)
     if tables.removal is None:
         where = "the shipped tables" if path is None else f"tables {path!r}"

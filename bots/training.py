@@ -24,13 +24,16 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+import joblib
 import numpy as np
 
+from bots.heuristic import heuristic_points
 from bots.points import RowPoints
-from bots.table import FieldTables, JointPolicy, Removal, play_tables
-from solver import files
+from bots.table import FieldTables, JointPolicy, Removal, play_tables, shipped_tables
+from solver import files, limits
+from solver.classes import row_classes
 from solver.documents import strict_json
-from solver.rules import BASIC, Rules, as_rules
+from solver.rules import BASIC, Rules, RulesError, as_rules
 
 CHUNKS = 16
 CHECK_KEY = 10**6
@@ -57,8 +60,6 @@ def _arrange(hands: np.ndarray, policy: RowPoints | JointPolicy, rules: Rules, j
     if jobs == 1:
         parts = [play_tables(c, policy, rules) for c in chunks]
     else:
-        import joblib
-
         parts = joblib.Parallel(n_jobs=jobs, backend="threading")(
             joblib.delayed(play_tables)(c, policy, rules) for c in chunks
         )  # the kernels release the GIL (nogil), so threads run them in parallel
@@ -140,11 +141,9 @@ def _is_int(value: Any, low: int) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= low
 
 
-def _checkpoint_problem(arrays: dict[str, np.ndarray], meta: Any) -> str | None:
+def _checkpoint_problem(arrays: dict[str, np.ndarray], meta: Any) -> str | None:  # noqa: C901  (a list of checks)
     """What keeps a checkpoint's arrays and meta from being a state :meth:`TrainingState.save`
     wrote, or None."""
-    from solver.rules import Rules, RulesError
-
     if not isinstance(meta, dict) or set(meta) != {"settings", "round", "has_previous_middle", "reports", "digest"}:
         return "its meta is not the one a checkpoint holds"
     settings = meta["settings"]
@@ -177,7 +176,6 @@ def _checkpoint_problem(arrays: dict[str, np.ndarray], meta: Any) -> str | None:
         return "its reports are not one per round done"
     if not isinstance(meta["has_previous_middle"], bool):
         return "its meta is not the one a checkpoint holds"
-    from solver.classes import row_classes
 
     classes = (len(row_classes()),)
     for name in ("front", "middle", "back") + (("previous_middle",) if meta["has_previous_middle"] else ()):
@@ -218,8 +216,6 @@ def train(
     are then the same as those of an uninterrupted run. The tables' ``info`` holds the settings and their ``sha256``
     (``shares_digest``). Last, ``removal_hands`` fresh hands (``spawn_key=(REMOVAL_KEY,)``) set
     by the trained tables give the card-removal sample (``bots.table.Removal``; none when 0)."""
-    from solver import limits
-
     limits.check("jobs", jobs)
     settings: dict[str, Any]
     if resume is None:
@@ -253,8 +249,6 @@ def train(
 
 def _start_tables() -> FieldTables:
     """The basic tables installed with the package (bots/data/table_basic.npz): the start of 1-6 and 2-4."""
-    from bots.table import shipped_tables
-
     return shipped_tables(BASIC)
 
 
@@ -266,7 +260,6 @@ def _round_zero(settings: dict[str, Any], root: np.random.SeedSequence, check: n
         basic = _start_tables()
         field = FieldTables(basic.front.copy(), basic.middle.copy(), basic.back.copy())
         return TrainingState(settings, 0, field, _arrange(check, field.policy(BASIC), BASIC, jobs), None, [])
-    from bots.heuristic import heuristic_points
 
     start = heuristic_points()
     first = training_hands(int(settings["hands"]), np.random.SeedSequence(root.entropy, spawn_key=(0,)))

@@ -27,11 +27,15 @@ from __future__ import annotations
 
 import atexit
 import functools
+import grp
 import os
+import pwd
 import shutil
 import stat
 import sys
 import tempfile
+
+from platformdirs import user_cache_dir
 
 from solver.text import show
 
@@ -51,9 +55,6 @@ def _own_group(gid: int) -> bool:
     """Whether group ``gid`` is this user's alone: the primary group of no other user, and
     with no other member (the private group that many systems give each user, whose files
     are then made group-writable). Debian's OpenSSH trusts such a group the same way."""
-    import grp
-    import pwd
-
     euid = os.geteuid()
     try:
         group, name = grp.getgrgid(gid), pwd.getpwuid(euid).pw_name
@@ -174,7 +175,6 @@ def _made(path: str) -> str | None:
 def _candidates(configured: str) -> list[str]:
     if configured:
         return [configured]
-    from platformdirs import user_cache_dir
 
     uid = os.geteuid() if hasattr(os, "geteuid") else "user"
     return [os.path.join(user_cache_dir(APP, appauthor=False), "numba"),

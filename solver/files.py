@@ -40,9 +40,12 @@ import os
 import stat
 import sys
 import tempfile
+import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
+
+import numpy as np
 
 from solver.errors import InputError
 from solver.limits import LIMITS
@@ -197,10 +200,6 @@ def arrays(path: str | Path, *, follow: bool = True, limit: int = ARRAYS_BYTES) 
     """The arrays of an ``.npz`` file (numpy's ``NpzFile``), read without pickles: the file is
     opened through the gate, and the sizes its arrays declare, unpacked, must fit ``limit``
     as well (a small archive cannot unpack into more memory than that)."""
-    import zipfile
-
-    import numpy as np
-
     with open_input(path, limit, follow=follow) as file:
         with zipfile.ZipFile(file) as archive:
             unpacked = sum(member.file_size for member in archive.infolist())

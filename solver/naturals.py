@@ -26,6 +26,7 @@ from solver._evaluator import CATEGORY_SHIFT, STRAIGHT, STRAIGHT_FLUSH
 from solver.arrangement import Arrangement
 from solver.cards import Card, CardsLike, parse_hand
 from solver.rules import NATURALS, Rules
+from solver.splits import all_splits, split_tables
 
 
 @dataclass(frozen=True)
@@ -43,8 +44,6 @@ class Natural:
 
 
 def _three_row_natural(cards: tuple[Card, ...], kind: str) -> Natural | None:
-    from solver.splits import all_splits, split_tables
-
     splits = all_splits(cards)
     t = split_tables()
     hand = np.array(cards, np.int64)

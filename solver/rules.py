@@ -29,9 +29,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from solver import files
 from solver.arrangement import ROWS
+from solver.documents import JSONRefused, strict_json
 from solver.errors import InputError
 from solver.evaluator import CATEGORY_NAMES
+from solver.limits import problem
 from solver.text import quote
 
 SCORING_METHODS = ("basic", "1-6", "2-4")  # a method's index is its code in the kernels (solver._settle)
@@ -252,18 +255,15 @@ def parse_toml(text: str) -> dict[str, Any]:
     {'command': ['python3', 'bot.py']}
     """
     if sys.version_info >= (3, 11):
-        import tomllib
+        import tomllib  # noqa: PLC0415  (the standard library's from Python 3.11)
     else:  # Python 3.10
-        import tomli as tomllib
+        import tomli as tomllib  # noqa: PLC0415  (Python 3.10: the package tomllib came from)
     return tomllib.loads(text)
 
 
 def _read(path: Path) -> dict[str, Any]:
     """The settings table of a TOML or JSON file: a regular file (a link is followed to one) of
     UTF-8 text, a byte-order mark in front dropped, no bigger than ``files.SETTINGS_BYTES``."""
-    from solver import files
-    from solver.documents import JSONRefused, strict_json
-
     try:
         text = files.read_text(path, files.SETTINGS_BYTES)
     except OSError as error:
@@ -281,7 +281,7 @@ def _read(path: Path) -> dict[str, Any]:
     return data
 
 
-def _settings(data: Mapping[str, Any], path: Path | None = None) -> dict[str, Any]:
+def _settings(data: Mapping[str, Any], path: Path | None = None) -> dict[str, Any]:  # noqa: C901  (a list of checks)
     """Checked, normalised settings: royalties as {(row, hand): units}."""
     where = f" in rules file {str(path)!r}" if path else ""
 
@@ -322,8 +322,6 @@ def _settings(data: Mapping[str, Any], path: Path | None = None) -> dict[str, An
 def _check_units(units: Any, what: str, fail: Callable[[str], RulesError]) -> None:
     """Units a royalty or a natural pays: a whole number from 0 to the limit ``units``
     (``solver.limits``), so that sums over many hands stay exact."""
-    from solver.limits import problem
-
     if not isinstance(units, int) or isinstance(units, bool) or units < 0:
         raise fail(f"{what} must be a whole number >= 0, got {repr(units)[:40]}")
     too_large = problem("units", units, what)

@@ -238,7 +238,7 @@ def test_naturals_are_settled_in_tournaments():
     assert any(held)
     from bench.report.summary import table_scores
 
-    scores = table_scores(records, 1, 4, "naturals")[1][0, 0]
+    scores = table_scores(records, 1, 4, "naturals").scores[0, 0]
     seat = next(i for i, h in enumerate(held) if h)
     assert all(scores[seat, j] >= 3 for j in range(4) if j != seat and not held[j])
     assert (scores + scores.T == 0).all()

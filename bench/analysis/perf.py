@@ -36,7 +36,7 @@ def run_suite(json_path: Path, select: str | None = None, seed: int = 1) -> None
     if not SUITE.is_dir():
         raise PerfError(f"the benchmark suite is not here ({SUITE}); bench perf runs from a source checkout")
     try:
-        import pytest_benchmark  # noqa: F401
+        import pytest_benchmark  # noqa: PLC0415, F401  (optional, the test extra: bench perf says how to install it)
     except ImportError:
         raise PerfError("bench perf needs pytest-benchmark; from the project's folder: pip install '.[test]'") from None
     with tempfile.TemporaryDirectory(prefix="bench-perf-") as folder:
@@ -327,10 +327,10 @@ def render_markdown(doc: dict[str, Any], plot: bool) -> str:
 
 
 def write_plot(figs: dict[str, Any], path: Path) -> None:
-    import matplotlib
+    import matplotlib  # noqa: PLC0415  (optional, the plots extra, and heavy: loaded only to draw)
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # noqa: PLC0415  (optional, the plots extra, and heavy: loaded only to draw)
 
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
     ev = figs["evaluator"]

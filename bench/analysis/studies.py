@@ -23,6 +23,10 @@ from typing import Any
 
 import numpy as np
 
+from bench.analysis import _yardstick
+from bots import solve_hand
+from solver.naturals import natural_mask, naturals_of
+
 RULE_SETS = ("basic", "1-6", "2-4", "royalties", "2-4+royalties")
 
 
@@ -31,8 +35,6 @@ def _hands(n: int, rng: np.random.Generator) -> list[list[int]]:
 
 
 def rule_study(hands: int, samples: int, entropy: int) -> dict[str, Any]:
-    from bots import solve_hand
-
     rng = np.random.default_rng(entropy)
     dealt = _hands(hands, rng)
     plays: dict[str, list[tuple[frozenset[int], ...]]] = {r: [] for r in RULE_SETS}
@@ -50,9 +52,6 @@ def rule_study(hands: int, samples: int, entropy: int) -> dict[str, Any]:
 
 
 def natural_study(hands: int, samples: int, entropy: int) -> dict[str, Any]:
-    from bots import solve_hand
-    from solver.naturals import natural_mask
-
     rng = np.random.default_rng(entropy)
     found: list[list[int]] = []
     while len(found) < hands:
@@ -73,8 +72,6 @@ def natural_study(hands: int, samples: int, entropy: int) -> dict[str, Any]:
 
 
 def frequency_study(hands: int, entropy: int) -> dict[str, Any]:
-    from solver.naturals import natural_mask, naturals_of
-
     rng = np.random.default_rng(entropy)
     dealt = np.argsort(rng.random((hands, 52)), axis=1)[:, :13]
     counts: dict[str, int] = {}
@@ -86,9 +83,6 @@ def frequency_study(hands: int, entropy: int) -> dict[str, Any]:
 
 
 def speed_study(hands: int, samples: int, entropy: int) -> dict[str, Any]:
-    from bench.analysis import _yardstick
-    from bots import solve_hand
-
     rng = np.random.default_rng(entropy)
     dealt = _hands(hands, rng)
     out: dict[str, Any] = {"hands": hands, "samples": samples, "seed": entropy}

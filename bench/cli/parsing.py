@@ -9,18 +9,25 @@ from __future__ import annotations
 
 import argparse
 import errno
+import functools
 import itertools
 import os
 import re
+import select
 import sys
 import tempfile
 import traceback
 from collections.abc import Callable, Iterator
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, NoReturn, TextIO, cast
 
+from solver import files
+from solver.documents import JSONRefused, strict_json
 from solver.errors import BotFault, InfrastructureError, InputError
+from solver.files import LINE_BYTES, describe
 from solver.interrupts import Stopped
+from solver.limits import LIMITS, LimitError, check
 from solver.text import quote, show, terminal
 
 if TYPE_CHECKING:
@@ -80,8 +87,6 @@ def limited(name: str, kind: type = int) -> Callable[[str], int | float]:
     ...
     argparse.ArgumentTypeError: expected a whole number >= 1, got 0
     """
-    from solver.limits import LIMITS, LimitError, check
-
     words = f"expected {'a whole number' if kind is int else 'a number'} >= {LIMITS[name].low:g}"
 
     def parse(text: str) -> int | float:
@@ -131,8 +136,6 @@ def seconds(text: str) -> float:
     ...
     argparse.ArgumentTypeError: expected seconds from 0.001 to 86400, got 'inf'
     """
-    from solver.limits import LIMITS
-
     low, high = LIMITS["seconds"].low, LIMITS["seconds"].high
     try:
         value = float(text)
@@ -154,8 +157,6 @@ PACKAGE = "chinese-poker-solver"  # the distribution name in pyproject.toml
 def package_version() -> str:
     """The installed version of this package (from its metadata), or "unknown" when it is
     run from a source tree that was never installed."""
-    from importlib.metadata import PackageNotFoundError, version
-
     try:
         return version(PACKAGE)
     except PackageNotFoundError:
@@ -170,8 +171,6 @@ def add_version(parser: argparse.ArgumentParser) -> None:
 
 def writable_folder(path: Path, option: str = "--out") -> Path:
     """``path`` as a folder that can be written, made if need be; checked before any long work."""
-    from solver import files
-
     try:
         files.make_folder(path)
         with tempfile.TemporaryFile(dir=path):
@@ -202,9 +201,6 @@ def read_json(path: Path) -> Any:
     """The JSON document in a file, read by ``solver.documents.strict_json`` (no ``NaN``,
     ``Infinity``, number too large for a float, name given twice or nesting too deep); a
     one-line UsageError when it cannot be read or parsed."""
-    from solver import files
-    from solver.documents import JSONRefused, strict_json
-
     try:
         text = files.read_text(path, files.DOCUMENT_BYTES)
     except OSError as error:
@@ -219,8 +215,6 @@ def read_json(path: Path) -> Any:
 
 def _hands_source(path: str) -> tuple[IO[bytes], str]:
     """The stream ``input_lines`` reads and the name it gives it in messages."""
-    from solver import files
-
     name = "the standard input (--input -)" if path == "-" else path
     try:
         return (files.standard_input() if path == "-" else files.open_input(path, None)), name
@@ -237,8 +231,6 @@ def input_lines(path: str) -> Iterator[tuple[int, str | None]]:
     stdin); None marks a line that is not UTF-8 text. The file must be a regular file (a link
     is followed to one); a byte-order mark in front is dropped, and a line longer than
     ``solver.files.LINE_BYTES`` is refused (a file of hands has short lines)."""
-    from solver.files import LINE_BYTES
-
     stream, name = _hands_source(path)
     with stream:
         for number in itertools.count(1):
@@ -285,8 +277,6 @@ PIPE_CLOSED = 128 + 13  # the status of a Unix tool ended by SIGPIPE
 
 def stdout_closed() -> bool:
     """Whether whoever read our standard output has gone (``solve ... | head -3``)."""
-    import select
-
     try:
         fd = sys.stdout.fileno()
         poll = select.poll()
@@ -311,8 +301,6 @@ def _quiet_stdout() -> int:
 def quiet_on_closed_stdout(main: Callable[..., int]) -> Callable[..., int]:
     """``main(argv) -> int`` that ends quietly with status 141 when its standard output is
     closed early, whether while it prints, in ``--help``, or when the output is flushed."""
-    import functools
-
     @functools.wraps(main)
     def wrapper(*args: Any, **kwargs: Any) -> int:
         try:
@@ -370,8 +358,6 @@ def guarded(prog: str, action: Callable[[], int], debug: bool = False, ascii: bo
         if debug:
             show(traceback.format_exc(), sys.stderr, end="", ascii=ascii)
         if isinstance(error, OSError) and error.filename is None and error.errno in _FULL:
-            from solver.files import describe
-
             show(f"{prog}: error: cannot write the output: {terminal(describe(error))}", sys.stderr, ascii=ascii)
             return 1
         family_status = exit_status(error)

@@ -5,22 +5,20 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, Any
 
+from tqdm import tqdm
+
 from solver.text import show
 
 if TYPE_CHECKING:
     from tqdm import tqdm
 
 
-def progress(**kwargs: Any) -> tqdm:
+def progress(**kwargs: Any) -> tqdm[Any]:
     """A tqdm bar; silent (but still counting) when stderr is not a terminal."""
-    from tqdm import tqdm
-
     return tqdm(file=sys.stderr, disable=not sys.stderr.isatty(), dynamic_ncols=True, **kwargs)
 
 
 def note(message: str) -> None:
     """A line on stderr (through :func:`solver.text.show`) that does not break a progress bar."""
-    from tqdm import tqdm
-
     with tqdm.external_write_mode(file=sys.stderr):
         show(message, sys.stderr)

@@ -10,8 +10,15 @@ import json
 import sys
 from collections.abc import Sequence
 
+from bench.cli import warmup
 from bench.cli.parsing import Parser, add_debug, add_version, guarded, limited, quiet_on_closed_stdout, seed
-from solver import Grade, OpponentModel, Solution
+from bots import BotError, _kernels, grade_hand, opponent_model, solve_hand
+from bots.identity import opponent_identity
+from solver import Grade, OpponentModel, Solution, _evaluator, _search
+from solver._jit import cache_dir, compiled_before
+from solver.cards import format_cards, symbols_supported
+from solver.errors import SolveError
+from solver.rules import RulesError, as_rules
 from solver.text import show
 
 DEFAULT_OPPONENT = "table"
@@ -92,8 +99,6 @@ def _natural_lines(solution: Solution) -> tuple[list[str], list[str]]:
 
 def render(solution: Solution, symbols: bool) -> str:
     """The human-readable report of a Solution."""
-    from solver.cards import format_cards
-
     first, after = _natural_lines(solution)
     rules = "basic scoring" if solution.rules.is_basic else "rules " + solution.rules.name
     lines = first + [
@@ -145,8 +150,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def render_grade(grade: Grade, symbols: bool) -> str:
     """The human-readable report of a Grade: the player's play against the best, row by row."""
-    from solver.cards import format_cards
-
     best = grade.solution
     lines = [
         f"hand    {format_cards(best.hand, symbols)}",
@@ -168,10 +171,6 @@ def render_grade(grade: Grade, symbols: bool) -> str:
 def _first_run_notice(ascii: bool = False) -> bool:
     """One line on stderr when the kernels are not compiled yet (the first run waits for
     them); whether they are not."""
-    from bots import _kernels
-    from solver import _evaluator, _search
-    from solver._jit import cache_dir, compiled_before
-
     kernels = (_evaluator.eval5_columns, _search.score_canonical, _kernels.best_by_class_points)
     if all(compiled_before(kernel) for kernel in kernels):
         return False
@@ -181,8 +180,6 @@ def _first_run_notice(ascii: bool = False) -> bool:
 
 
 def _solve(args: argparse.Namespace) -> int:
-    from bench.cli import warmup
-
     helper = warmup.start(args.rules) if _first_run_notice(args.ascii) else None  # the scoring kernels, on another core
     try:
         return _solve_and_print(args)
@@ -193,10 +190,6 @@ def _solve(args: argparse.Namespace) -> int:
 def _opponent(args: argparse.Namespace) -> OpponentModel:
     """The opponent model ``--opponent`` names, made once: the one that sets the simulated
     hands, and whose identity (``bots.identity``) the JSON document records."""
-    from bots import BotError, opponent_model
-    from solver.errors import SolveError
-    from solver.rules import RulesError, as_rules
-
     try:
         return opponent_model(args.opponent, as_rules(args.rules))
     except (BotError, RulesError) as error:
@@ -204,10 +197,6 @@ def _opponent(args: argparse.Namespace) -> OpponentModel:
 
 
 def _solve_and_print(args: argparse.Namespace) -> int:
-    from bots import grade_hand, solve_hand
-    from bots.identity import opponent_identity
-    from solver.cards import symbols_supported
-
     symbols = not args.ascii and symbols_supported(sys.stdout)
     model = _opponent(args)
     identity = {"opponent_identity": opponent_identity(args.opponent, model)}

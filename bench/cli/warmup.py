@@ -17,6 +17,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from bots.protocol import set_death_signal
+from solver import solve
+from solver.interrupts import disown, start_own
+
 HAND = "AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C"
 
 
@@ -30,8 +34,6 @@ class AsDealt:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from solver import solve
-
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         solve(HAND, AsDealt(), samples=8, seed=0, rules=argv[0] if argv else None)
@@ -44,9 +46,6 @@ def start(rules: str | None) -> subprocess.Popen[bytes] | None:
     """``python -m bench.cli.warmup RULES`` in the background, silent, in a session of its own (so
     Ctrl-C reaches only ``solve``, which ends it) and, on Linux, killed with ``solve`` if that
     is killed; None when it cannot start."""
-    from bots.protocol import set_death_signal
-    from solver.interrupts import start_own
-
     try:
         return start_own(lambda: subprocess.Popen(
             [sys.executable, "-m", "bench.cli.warmup", *([rules] if rules else [])], stdin=subprocess.DEVNULL,
@@ -57,8 +56,6 @@ def start(rules: str | None) -> subprocess.Popen[bytes] | None:
 
 def end(process: subprocess.Popen[bytes] | None) -> None:
     """Stop the helper if it is still running (its cache entries are written whole or not at all)."""
-    from solver.interrupts import disown
-
     if process is not None and process.poll() is None:
         process.kill()
         process.wait()

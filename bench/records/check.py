@@ -26,11 +26,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from bench.records.deals import HANDS_PER_SESSION, deal_table, dealer_of, seating_count
 from bench.records.model import FAULT, FAULT_VALUES, DealRecord, Play, RunPlan
+from solver import format_cards
 from solver.arrangement import foul_reason
+from solver.evaluator import row_values
 from solver.limits import LIMITS, ceiling, problem
+from solver.naturals import best_natural
 from solver.rules import Rules
+from solver.scoring import fouls
 
 
 def size_problem(n_bots: int, players: int, sessions: int) -> str | None:
@@ -93,8 +99,6 @@ def _records(records: Sequence[DealRecord], run: Run, dealt: dict[tuple[int, int
              plays: list[tuple[str, int, int, Play]]) -> str | None:
     """Each record against the run: its deal, dealer, hands and the shape of its plays; the
     plays are gathered in ``plays`` and each seat's hand in ``dealt``."""
-    from solver import format_cards
-
     seen: set[int] = set()
     for record in records:
         deal = record.deal
@@ -135,11 +139,6 @@ def _fault_problem(who: str, play: Play, run: Run) -> str | None:
 def _plays(plays: list[tuple[str, int, int, Play]], run: Run,
            dealt: dict[tuple[int, int], str]) -> str | None:
     """Each play against the seat's hand: its cards, row values, foul, foul reason and natural."""
-    import numpy as np
-
-    from solver.evaluator import row_values
-    from solver.scoring import fouls
-
     card = {name: index for index, name in enumerate(_card_names())}
     rows: list[list[int]] = []
     kept: list[tuple[str, Play]] = []
@@ -180,8 +179,6 @@ def _plays(plays: list[tuple[str, int, int, Play]], run: Run,
 def _natural_problem(who: str, deal: int, play: Play, hand: str, run: Run) -> str | None:
     """A declared natural is the one the seat's hand would declare under the run's rules
     (``solver.naturals.best_natural``): its kind and the key that settles ties."""
-    from solver.naturals import best_natural
-
     natural = play.natural
     if natural is None:
         return None
@@ -197,6 +194,4 @@ def _natural_problem(who: str, deal: int, play: Play, hand: str, run: Run) -> st
 
 
 def _card_names() -> list[str]:
-    from solver import format_cards
-
     return [format_cards([c]) for c in range(52)]

@@ -20,9 +20,19 @@ from __future__ import annotations
 import functools
 import json
 import math
-from typing import Any
+from collections.abc import Iterable, Iterator
+from importlib import resources
+from typing import TYPE_CHECKING, Any, cast
 
-from solver.rules import Rules
+import numpy as np
+
+from bench.records.check import Run, records_problem, size_problem
+from bench.records.model import rows_to_records
+from solver.rules import Rules, RulesError
+
+if TYPE_CHECKING:  # jsonschema loads when a document is checked (validator)
+    from jsonschema.exceptions import ValidationError
+    from jsonschema.protocols import Validator
 
 SCHEMA_VERSION = 3  # of results.json; 3: document, counts named as counts, seed, arrangements as rows, maps named by key
 DOCUMENT = "results"
@@ -31,17 +41,15 @@ DOCUMENT = "results"
 @functools.cache
 def schema(document: str) -> dict[str, Any]:
     """The JSON Schema of a run document (``results``, ``match``, ``journal``), as shipped in the package."""
-    from importlib import resources
-
     text = resources.files("bench.records").joinpath(f"schemas/{document}.schema.json").read_text(encoding="utf-8")
     return json.loads(text)
 
 
 @functools.cache
-def validator(document: str, part: str | None = None):
+def validator(document: str, part: str | None = None) -> Validator:
     """A draft 2020-12 validator of a run document (or of one ``$defs`` part of it), where a whole
     number is an int and never a bool or a float such as 1.0."""
-    import jsonschema
+    import jsonschema  # noqa: PLC0415  (heavy: a seventh of the commands' start-up, needed only to check a document)
 
     whole = schema(document)
     strict = jsonschema.Draft202012Validator.TYPE_CHECKER.redefine(
@@ -98,9 +106,11 @@ _COMPLAINTS = {  # a schema keyword: what is wrong with the value that breaks it
 }
 
 
-def _what(error) -> str:
+def _what(error: ValidationError) -> str:
     """What is wrong, in the words of the old hand-written checks: ``is text, not a number``."""
-    value, rule, kind = error.instance, error.validator_value, error.validator
+    # the stubs leave a field a validator did not set as Unset; a failing validator sets them all
+    value, rule, kind = cast(Any, error.instance), cast(Any, error.validator_value), error.validator
+    schema_part = cast(Any, error.schema)
     if kind == "type":
         wanted = [rule] if isinstance(rule, str) else list(rule)
         return f"is {_kind(value)}, not {' or '.join(_TYPES.get(t, t) for t in wanted)}"
@@ -108,7 +118,7 @@ def _what(error) -> str:
         missing = next((k for k in rule if k not in value), rule[0])
         return f"has no {missing!r}"
     if kind == "additionalProperties":
-        extra = sorted(k for k in value if k not in error.schema.get("properties", {}))
+        extra = sorted(k for k in value if k not in schema_part.get("properties", {}))
         return f"has a field {extra[0]!r} that no results.json has" if extra else error.message[:160]
     if kind in _COMPLAINTS:
         return _COMPLAINTS[kind](value, rule)
@@ -117,18 +127,18 @@ def _what(error) -> str:
     return error.message[:160]
 
 
-def _branch(error):
+def _branch(error: ValidationError) -> ValidationError:
     """Of a value that fits no branch of a ``oneOf``: the complaint of the branch it got furthest
     in, or one naming every type it could have been."""
     deepest = max(error.context, key=lambda e: len(e.absolute_path))
     if all(e.validator == "type" and e.absolute_path == error.absolute_path for e in error.context):
         types = [t for e in error.context for t in ([e.validator_value] if isinstance(e.validator_value, str)
-                                                      else e.validator_value)]
+                                                      else cast(Any, e.validator_value))]
         deepest.validator_value = types
     return deepest
 
 
-def where(root: str, path) -> str:
+def where(root: str, path: Iterable[str | int]) -> str:
     """A field's place: ``records[0].plays[1][2].values``."""
     return root + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path)
 
@@ -171,8 +181,6 @@ def results_problem(doc: Any) -> str | None:
 def _size_problem(doc: dict[str, Any]) -> str | None:
     """The run's size (bots, seats, sessions, seatings, records) against the limits, read from
     the counts alone; a count that is not a whole number is left to the schema."""
-    from bench.records.check import size_problem
-
     bots, players, sessions, records = (doc.get(k) for k in ("bots", "player_count", "session_count", "records"))
     if not (isinstance(bots, list) and isinstance(players, int) and isinstance(sessions, int)) or \
             isinstance(players, bool) or isinstance(sessions, bool):
@@ -185,7 +193,7 @@ def _size_problem(doc: dict[str, Any]) -> str | None:
     return None
 
 
-def _numbers(value: Any):
+def _numbers(value: Any) -> Iterator[float]:
     if isinstance(value, float):
         yield value
     elif isinstance(value, dict):
@@ -214,8 +222,6 @@ def _timing_problem(doc: dict[str, Any]) -> str | None:
     it made, its median and 95th percentile those of its own decision times, and no more deals
     timed than recorded. The times themselves are what the run measured: nothing can prove
     them again (docs/security.md)."""
-    import numpy as np
-
     timing, records = doc["timing"], doc["records"]
     names = [b["name"] for b in doc["bots"]]
     shape = [[len(row) for row in record["plays"]] for record in records]
@@ -242,8 +248,6 @@ def _timing_problem(doc: dict[str, Any]) -> str | None:
 
 
 def _rules_problem(doc: dict[str, Any]) -> str | None:
-    from solver.rules import Rules, RulesError
-
     rules = doc["rules"]
     try:
         Rules.parse(rules) if isinstance(rules, str) else Rules.from_dict(rules)
@@ -257,9 +261,6 @@ def _rules_problem(doc: dict[str, Any]) -> str | None:
 def _records_problem(doc: dict[str, Any]) -> str | None:
     """The records, by the checks a resumed run makes of its journal (``bench.records.check``), then
     whether they are all the run's deals or it says it is partial."""
-    from bench.records.check import Run, records_problem
-    from bench.records.model import rows_to_records
-
     run = Run(tuple(b["name"] for b in doc["bots"]), doc["player_count"], doc["session_count"], doc["seed"],
               rules_of(doc), doc.get("on_fault"))
     found = records_problem(rows_to_records(doc["records"]), run)

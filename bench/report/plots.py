@@ -22,7 +22,7 @@ PLOTS = ("crosstable.png", "means.png", "cumulative.png", "sessions.png")
 
 
 def _save(fig: Figure, path: Path) -> Path:
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # noqa: PLC0415  (optional, the plots extra, and heavy: loaded only to draw)
 
     fig.tight_layout()
     image = io.BytesIO()
@@ -38,7 +38,7 @@ def _labels(names: list[str]) -> list[str]:
 
 
 def _crosstable_plot(doc: dict[str, Any], names: list[str]) -> Figure:
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # noqa: PLC0415  (optional, the plots extra, and heavy: loaded only to draw)
 
     cross = doc["results"]["crosstable"]
     fig, ax = plt.subplots(figsize=(1.6 * len(names) + 2, 1.3 * len(names) + 1.5))
@@ -64,7 +64,7 @@ def _crosstable_plot(doc: dict[str, Any], names: list[str]) -> Figure:
 
 
 def _means_plot(doc: dict[str, Any], names: list[str]) -> Figure:
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # noqa: PLC0415  (optional, the plots extra, and heavy: loaded only to draw)
 
     bots = doc["results"]["by_bot"]
     fig, ax = plt.subplots(figsize=(7, 0.6 * len(names) + 1.5))
@@ -79,10 +79,10 @@ def _means_plot(doc: dict[str, Any], names: list[str]) -> Figure:
 
 
 def _cumulative_plot(doc: dict[str, Any], names: list[str]) -> Figure:
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # noqa: PLC0415  (optional, the plots extra, and heavy: loaded only to draw)
 
     seats = np.array(seatings(len(names), doc["player_count"]))
-    seat_scores = table_scores(records_of(doc), len(names), doc["player_count"], rules_of(doc))[1].sum(axis=-1)
+    seat_scores = table_scores(records_of(doc), len(names), doc["player_count"], rules_of(doc)).scores.sum(axis=-1)
     fig, ax = plt.subplots(figsize=(7, 4))
     for index, name in enumerate(names):
         occupied = seats == index
@@ -97,7 +97,7 @@ def _cumulative_plot(doc: dict[str, Any], names: list[str]) -> Figure:
 
 
 def _sessions_plot(doc: dict[str, Any], names: list[str]) -> Figure:
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # noqa: PLC0415  (optional, the plots extra, and heavy: loaded only to draw)
 
     totals = session_totals(records_of(doc), names, doc["player_count"], rules_of(doc))
     fig, ax = plt.subplots(figsize=(1.5 * len(names) + 3, 4))
@@ -112,7 +112,7 @@ def _sessions_plot(doc: dict[str, Any], names: list[str]) -> Figure:
 
 def write_plots(doc: dict[str, Any], out: Path) -> list[Path]:
     """The four PNG plots (``PLOTS``); raises ImportError without matplotlib."""
-    import matplotlib
+    import matplotlib  # noqa: PLC0415  (optional, the plots extra, and heavy: loaded only to draw)
 
     matplotlib.use("Agg")
     names = [b["name"] for b in doc["bots"]]

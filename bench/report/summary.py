@@ -14,6 +14,7 @@ import os
 import platform
 import subprocess
 from collections.abc import Sequence
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from bench.records.deals import HANDS_PER_SESSION, seatings
-from bench.records.model import DealRecord, rows_of, rows_to_records
+from bench.records.model import DealRecord, RunPlan, rows_of, rows_to_records
 from bench.records.schema import DOCUMENT, SCHEMA_VERSION, results_problem, rules_of
 from bench.run.journal import Contents
 from bench.run.versions import installed_version as _version
@@ -50,10 +51,17 @@ def _naturals_of(records: Sequence[DealRecord]) -> dict[tuple[int, int, int], Na
             if p.natural is not None}
 
 
-def table_scores(records: Sequence[DealRecord], n_bots: int, players: int, rules: Rules | str = BASIC):
-    """Every seating of every deal, seat i against seat j in seating q (arrays (D, Q, P, P, ...)):
-    row results (..., 3), units under the rules (naturals included), and whether the pairing
-    was settled by the rows (False where a natural was declared, and on the diagonal)."""
+@dataclass(frozen=True)
+class TableScores:
+    """Every seating of every deal, seat i against seat j in seating q (arrays (D, Q, P, P, ...))."""
+
+    rows: np.ndarray  # (..., 3): each row's result, 1 won, 0 tied, -1 lost
+    scores: np.ndarray  # units under the rules, naturals included
+    by_rows: np.ndarray  # whether the rows settled the pairing (False where a natural was declared, and on the diagonal)
+
+
+def table_scores(records: Sequence[DealRecord], n_bots: int, players: int, rules: Rules | str = BASIC) -> TableScores:
+    """The :class:`TableScores` of the records' deals, under the rules."""
     rules = as_rules(rules)
     values, _, _ = arrays_of(records)
     plan = np.array(seatings(n_bots, players))  # (Q, players)
@@ -75,7 +83,7 @@ def table_scores(records: Sequence[DealRecord], n_bots: int, players: int, rules
                     if i != j and (held[i] or held[j]):
                         scores[d, q, i, j] = settle_naturals(held[i], held[j], rules)
                         by_rows[d, q, i, j] = False
-    return rows, scores, by_rows
+    return TableScores(rows, scores, by_rows)
 
 
 def complete_sessions(deals: Sequence[int]) -> np.ndarray:
@@ -114,10 +122,22 @@ def _faults(records: Sequence[DealRecord], b: int) -> dict[str, Any]:
     return {"count": len(found), "first": [{"deal": d, "seat": s, "error": e} for d, s, e in found[:3]]}
 
 
-def _bot_results(b: int, plan: np.ndarray, seat_scores, rows, by_rows, values, declared,
-                 sessions_index: np.ndarray) -> dict[str, Any]:
+@dataclass(frozen=True)
+class _Table:
+    """What every bot's results are computed from: the run's seatings and its scores."""
+
+    plan: np.ndarray  # (Q, players): the bot in each seat of each seating
+    scores: TableScores
+    seat_scores: np.ndarray  # (D, Q, players): each seat's units, summed over its opponents
+    values: np.ndarray  # (D, bots, seats, 3): every play's row values
+    declared: np.ndarray  # (D, bots, seats): the hands declared as naturals, not played out
+    sessions_index: np.ndarray  # positions of the deals of complete sessions
+
+
+def _bot_results(b: int, table: _Table) -> dict[str, Any]:
     """One bot's results. Row wins, scoops and fouls count only what the rows settled;
     pairings settled by a natural are counted apart."""
+    plan, seat_scores = table.plan, table.seat_scores
     players = plan.shape[1]
     occupied = plan == b  # (Q, players)
     per_deal = (seat_scores * occupied).sum(axis=(1, 2)) / occupied.sum()
@@ -126,14 +146,14 @@ def _bot_results(b: int, plan: np.ndarray, seat_scores, rows, by_rows, values, d
     var_dup = float(per_deal.var(ddof=1)) if n_deals > 1 else float("nan")
     var_single = float(single.var(ddof=1)) if single.size > 1 else float("nan")
     others = occupied[:, :, None] & ~np.eye(players, dtype=bool)[None]  # (Q, i, j): this bot in i against j
-    settled = by_rows[:, others]  # (D, comparisons)
-    bot_rows = rows[:, others][settled]  # (pairings settled by rows, 3)
+    settled = table.scores.by_rows[:, others]  # (D, comparisons)
+    bot_rows = table.scores.rows[:, others][settled]  # (pairings settled by rows, 3)
     wins = (bot_rows == 1).mean(axis=0) if len(bot_rows) else np.full(3, np.nan)
-    played = ~declared[:, b]  # (D, seats): hands played out, not declared
-    foul = fouls(values[:, b])
+    played = ~table.declared[:, b]  # (D, seats): hands played out, not declared
+    foul = fouls(table.values[:, b])
     return {
         "units_per_hand": Estimate.of(per_deal).to_dict(),
-        "session_win_share": _session_share(seat_scores[sessions_index], occupied),
+        "session_win_share": _session_share(seat_scores[table.sessions_index], occupied),
         "row_win_rate": {"front": float(wins[0]), "middle": float(wins[1]), "back": float(wins[2])},
         "foul_rate": float(foul[played].mean()) if played.any() else float("nan"),
         "scoop_rate": float((bot_rows == 1).all(axis=-1).mean()) if len(bot_rows) else float("nan"),
@@ -142,7 +162,8 @@ def _bot_results(b: int, plan: np.ndarray, seat_scores, rows, by_rows, values, d
     }
 
 
-def _crosstable(names: Sequence[str], plan: np.ndarray, pair_scores: np.ndarray, arrangements) -> dict[str, Any]:
+def _crosstable(names: Sequence[str], plan: np.ndarray, pair_scores: np.ndarray,
+                arrangements: np.ndarray) -> dict[str, Any]:
     """Each bot against each other: units per hand when they meet, and how often they set a hand alike."""
     crosstable: dict[str, dict[str, Any]] = {}
     for a, name_a in enumerate(names):
@@ -166,20 +187,20 @@ def summarise(records: Sequence[DealRecord], names: Sequence[str], players: int,
     records = sorted(records, key=lambda r: r.deal)
     values, _, arrangements = arrays_of(records)
     plan = np.array(seatings(len(names), players))  # (Q, players)
-    rows, pair_scores, by_rows = table_scores(records, len(names), players, rules)
-    seat_scores = pair_scores.sum(axis=-1)  # (D, Q, players)
+    scores = table_scores(records, len(names), players, rules)
     declared = np.zeros(values.shape[:3], bool)
     for d, b, s in _naturals_of(records):
         declared[d, b, s] = True
     sessions_index = complete_sessions([r.deal for r in records])
+    table = _Table(plan, scores, scores.scores.sum(axis=-1), values, declared, sessions_index)
+    pair_scores = scores.scores
     return {
         "deals": len(records),
         "sessions": len(sessions_index) // HANDS_PER_SESSION,
         "seatings": [[names[b] for b in s] for s in plan.tolist()],
         "hands_played": int(len(records) * len(plan) * players),
         "zero_sum": bool((pair_scores + np.swapaxes(pair_scores, -1, -2) == 0).all()),
-        "bots": {name: _bot_results(b, plan, seat_scores, rows, by_rows, values, declared, sessions_index)
-                 | {"faults": _faults(records, b)} for b, name in enumerate(names)},
+        "bots": {name: _bot_results(b, table) | {"faults": _faults(records, b)} for b, name in enumerate(names)},
         "crosstable": _crosstable(names, plan, pair_scores, arrangements),
     }
 
@@ -199,7 +220,7 @@ def session_totals(records: Sequence[DealRecord], names: Sequence[str], players:
     """Every bot's session totals (one per seat it held, per seating, per session)."""
     records = sorted(records, key=lambda r: r.deal)
     seats = np.array(seatings(len(names), players))
-    seat_scores = table_scores(records, len(names), players, rules)[1].sum(axis=-1)  # (D, Q, players)
+    seat_scores = table_scores(records, len(names), players, rules).scores.sum(axis=-1)  # (D, Q, players)
     totals = _session_sums(seat_scores[complete_sessions([r.deal for r in records])])  # (S, Q, players)
     return {name: totals[:, seats == b].ravel().astype(int).tolist() for b, name in enumerate(names)}
 
@@ -281,52 +302,47 @@ def _timing(records: list[DealRecord], names: list[str], players: int, played_ha
     }
 
 
-def build_document(
-    *,
-    command: str,
-    specs: list[str],
-    bot_specs: list[dict[str, Any]],
-    players: int,
-    sessions: int,
-    entropy: int,
-    records: list[DealRecord],
-    wall_seconds: float,
-    backend: str,
-    jobs: int,
-    rules: Any = None,
-    names: list[str] | None = None,
-    deals_played: int | None = None,
-    on_fault: str | None = None,
-    decision_timeout: float | None = None,
-) -> dict[str, Any]:
-    """The results.json document of a tournament. ``names`` are the bots' names in the tables
-    (their specs by default), told apart by ``bots.identity.seat_names`` when two claim one,
-    ``deals_played`` the deals played in the ``wall_seconds`` timed
-    (all of them by default; fewer in a resumed run, whose other deals came from its journal).
-    ``on_fault`` and ``decision_timeout`` are the run's, as its journal's header gives them:
-    the fault policy says which faults its records can hold (``bench.records.check``)."""
+@dataclass(frozen=True)
+class RunTiming:
+    """How a run's deals were played: where, on how many workers, and how long the
+    ``deals_played`` of them played here took (all by default; fewer in a resumed run, whose
+    other deals came from its journal)."""
+
+    backend: str
+    jobs: int
+    wall_seconds: float
+    deals_played: int | None = None
+
+
+def build_document(plan: RunPlan, rules: Rules, records: list[DealRecord], bot_specs: list[dict[str, Any]],
+                   timing: RunTiming, names: list[str] | None = None) -> dict[str, Any]:
+    """The results.json document of a tournament played as ``plan`` says under ``rules``, its
+    seated bots described by ``bot_specs`` (``bots.bot_spec`` with their identities). ``names``
+    are the bots' names in the tables (their specs by default), told apart by
+    ``bots.identity.seat_names`` when two claim one. The plan's fault policy says which faults
+    its records can hold (``bench.records.check``)."""
+    specs = list(plan.bots)
     names = seat_names(names if names is not None else specs)
     records = sorted(records, key=lambda r: r.deal)
     clean = [r.without_seconds() for r in records]
-    rules = as_rules(rules)
-    summary = summarise(clean, names, players, rules)
-    timed = len(records) if deals_played is None else deals_played
+    summary = summarise(clean, names, plan.players, rules)
+    timed = len(records) if timing.deals_played is None else timing.deals_played
     return {
         "schema_version": SCHEMA_VERSION,
         "document": DOCUMENT,
-        "command": command,
+        "command": plan.command,
         "rules": rules.to_dict(),
         "bots": _bot_entries(names, specs, bot_specs),
-        "player_count": players,
-        "session_count": sessions,
+        "player_count": plan.players,
+        "session_count": plan.sessions,
         "hands_per_session": 8,
-        "seed": entropy,
-        **({"on_fault": on_fault} if on_fault is not None else {}),
-        **({"decision_timeout": decision_timeout} if decision_timeout is not None else {}),
+        "seed": plan.seed,
+        "on_fault": plan.on_fault,
+        **({"decision_timeout": plan.decision_timeout} if plan.decision_timeout is not None else {}),
         **_provenance(),
         "results": results_section(summary),
-        "timing": _timing(records, names, players, summary["hands_played"], backend=backend, jobs=jobs,
-                          wall_seconds=wall_seconds, timed=timed),
+        "timing": _timing(records, names, plan.players, summary["hands_played"], backend=timing.backend,
+                          jobs=timing.jobs, wall_seconds=timing.wall_seconds, timed=timed),
         "records": rows_of(clean, seconds=False),
     }
 

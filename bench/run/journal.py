@@ -22,23 +22,31 @@ crash (not JSON) is dropped, so that its deals are played again.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import json
 import os
+import random
 import secrets
+import subprocess
 from dataclasses import dataclass, field
+from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bench.records.model import DealRecord, Play, RunPlan, rows_of, rows_to_records
 from bench.records.schema import schema as document_schema
 from bench.records.schema import validator
-from bots.identity import bot_change, bot_identity
+from bench.run.play import play_deals
+from bots.identity import bot_change, bot_identity, replayable
 from solver import files
 from solver.documents import JSONRefused, strict_json
 from solver.errors import InputError
 from solver.naturals import Natural
+
+if TYPE_CHECKING:
+    from jsonschema.protocols import Validator
 
 JOURNAL = "journal.jsonl"
 SCHEMA_VERSION = 3  # 3: document, schema_version on every line, counts named as counts, arrangements as rows
@@ -60,7 +68,7 @@ def schema() -> dict[str, Any]:
     return document_schema("journal")
 
 
-def _validator(part: str):
+def _validator(part: str) -> Validator:
     return validator("journal", part)  # 1.0 is not a deal number
 
 
@@ -208,7 +216,7 @@ class Journal:
             self._fd = -1
 
     @staticmethod
-    def read(path: Path) -> Contents:
+    def read(path: Path) -> Contents:  # noqa: C901  (one check after another, line by line, each with its message)
         """The header and entries of a journal, every line checked; a last line cut short by a
         crash is dropped (``dropped``), anything else that fails a check is a
         :class:`JournalError` naming the line and what is wrong with it. The journal is a
@@ -272,8 +280,6 @@ _SOURCE = Path(__file__).resolve().parents[2]
 
 
 def _git(*args: str) -> str | None:
-    import subprocess
-
     try:
         done = subprocess.run(["git", *args], cwd=_SOURCE, capture_output=True, timeout=10)
     except (OSError, subprocess.SubprocessError):
@@ -284,8 +290,6 @@ def _git(*args: str) -> str | None:
 def package_identity() -> dict[str, Any]:
     """The package's name and version, and (when its source is a git checkout) its commit and
     whether its source folders have uncommitted changes, with a digest of them (``changes``)."""
-    from importlib import metadata
-
     try:
         version: str | None = metadata.version("chinese-poker-solver")
     except metadata.PackageNotFoundError:
@@ -346,8 +350,6 @@ REPLAYED_LINES = 16  # a resume plays again one deal of this many journal lines 
 def unreplayable(contents: Contents) -> list[str]:
     """The specs of a journal's bots whose plays cannot be played again to check them
     (``bots.identity.replayable``): bots that draw randomness of their own."""
-    from bots.identity import replayable
-
     return [bot["spec"] for bot in contents.identity["bots"] if not replayable(bot)]
 
 
@@ -358,11 +360,6 @@ def replay_problem(contents: Contents, match: Any) -> str | None:
     would not have made (another run's plays, edited plays) shows here. The plays of bots that
     draw randomness of their own (:func:`unreplayable`) are not compared, nor are decisions
     that fail (in the journal or now)."""
-    import dataclasses
-    import random
-
-    from bench.run.play import play_deals
-
     skipped = set(unreplayable(contents))
     if all(spec in skipped for spec in match.specs):
         return None

@@ -17,7 +17,7 @@ import os
 import struct
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,19 +25,25 @@ import numpy as np
 
 from bench.records.deals import deal_table, dealer_of, seat_seed
 from bench.records.model import DealRecord, Play
-from bots.base import BotFault
+from bots import BotError, arrange_many, checked_arrangement, make_bot_for, parse_spec
+from bots.base import Bot, BotFault, BotGivenUp, declared_natural
 from bots.protocol import close_together
-from solver import files, format_cards
+from solver import Arrangement, Card, files, format_cards, parse_hand, row_values
+from solver.arrangement import format_rows
 from solver.errors import InputError
+from solver.interrupts import alarm
 from solver.rules import BASIC, Rules, as_rules
 from solver.scoring import fouls
+
+# decisions known to kill their worker process: (deal, bot spec, seat) -> the fault's message
+Faulted = dict[tuple[int, str, int], str]
 
 
 class TournamentError(InputError, ValueError):
     """A tournament that cannot be run as asked."""
 
 
-def _canonical(arrangement) -> str:
+def _canonical(arrangement: Arrangement) -> str:
     """The arrangement as a player reads it; the same for any order of the cards within a row."""
     return arrangement.format()
 
@@ -90,7 +96,7 @@ class _Bots:
         close_together(list(self.bots.values()))
 
 
-_MADE: dict[threading.Thread, dict[tuple, _Bots]] = {}  # per thread: (specs, rules, log_dir) -> bots
+_MADE: dict[threading.Thread, dict[tuple[tuple[str, ...], Rules, str | None], _Bots]] = {}  # per thread: by specs, rules, log_dir
 _MADE_LOCK = threading.RLock()  # re-entrant: a worker ending on SIGTERM closes its bots from a signal handler
 
 
@@ -111,8 +117,6 @@ def bot_threads() -> set[threading.Thread]:
 
 def _is_protocol(spec: str) -> bool:
     """Whether a spec names a protocol bot (``file.toml`` or ``cmd:PATH``), without reading it."""
-    from bots import BotError, parse_spec
-
     try:
         name = parse_spec(spec)[0]
     except BotError:  # not a spec at all: making it will say why
@@ -122,8 +126,6 @@ def _is_protocol(spec: str) -> bool:
 
 def _new_bots(specs: tuple[str, ...], rules: Rules, log_dir: str | None,
               startup_timeout: float | None) -> dict[str, Any]:
-    from bots import make_bot_for
-
     bots: dict[str, Any] = {}
     try:
         for spec in dict.fromkeys(specs):
@@ -147,11 +149,9 @@ def _warm_up(bots: dict[str, Any], seconds: float) -> None:
                 _warm_up_one(bot)
 
 
-def _warm_up_one(bot) -> None:
+def _warm_up_one(bot: Bot) -> None:
     """One decision on a fixed hand; its answer, and any error it raises, are not used (the
     decisions judge those)."""
-    from solver import parse_hand
-
     try:
         bot.arrange(parse_hand(WARM_UP_HAND), np.random.default_rng(0))
     except DecisionTimeout:
@@ -161,7 +161,7 @@ def _warm_up_one(bot) -> None:
 
 
 @contextlib.contextmanager
-def _startup_limit(spec: str, seconds: float):
+def _startup_limit(spec: str, seconds: float) -> Iterator[None]:
     """Raise :class:`StartupFault` when the block takes longer than ``seconds``: stopped by a
     timer in a process's main thread, judged when it returns in other threads."""
     started = time.perf_counter()
@@ -190,7 +190,7 @@ class DecisionTimeout(BotFault):
     """A decision took longer than its time limit."""
 
 
-def time_limit(seconds: float | None):
+def time_limit(seconds: float | None) -> contextlib.AbstractContextManager[None]:
     """Raise :class:`DecisionTimeout` in the code run inside when it takes longer than ``seconds``.
 
     Uses a real-time timer signal (``solver.interrupts.alarm``), so it interrupts only in a
@@ -198,8 +198,6 @@ def time_limit(seconds: float | None):
     kernel that compiles or loads, or a callback from compiled code: there it waits until
     the code is back in Python of its own. Elsewhere the block runs to its end, and
     :func:`_play` judges a decision that overran when it returns."""
-    from solver.interrupts import alarm
-
     return alarm(seconds, lambda: DecisionTimeout(f"no answer within the time limit of {seconds:g} s"))
 
 
@@ -225,7 +223,8 @@ class RunSettings:
             raise TournamentError(f"unknown fault policy {self.on_fault!r}; choose from {', '.join(FAULT_POLICIES)}")
 
 
-def _play(bot, spec: str, cards, deal: int, seat: int, settings: RunSettings, faulted: dict) -> Play:
+def _play(bot: Bot, spec: str, cards: tuple[Card, ...], deal: int, seat: int, settings: RunSettings,
+          faulted: Faulted) -> Play:
     """One decision: the bot's arrangement of one seat's hand, checked, and its natural.
 
     A bot that fails (raises, answers badly, runs out of time) ends the run under the
@@ -236,9 +235,6 @@ def _play(bot, spec: str, cards, deal: int, seat: int, settings: RunSettings, fa
     it in a process's main thread; in other threads it is judged when it returns. A protocol
     bot is never stopped by the timer (its own deadline, the bot file's ``decision_timeout``,
     bounds the wait, and its process stays in step): it too is judged when it answers."""
-    from bots import BotFault, checked_arrangement
-    from bots.base import BotGivenUp, declared_natural
-
     known = faulted.get((deal, spec, seat))
     if known is not None:
         return Play.failed(known, 0.0)
@@ -291,7 +287,7 @@ def read_marker(path: str) -> tuple[int, int, int] | None:
     return struct.unpack("<qqq", data[:24]) if len(data) >= 24 else None
 
 
-def _batched_plays(bot, spec: str, deals: Sequence[int], tables: Sequence[np.ndarray],
+def _batched_plays(bot: Bot, spec: str, deals: Sequence[int], tables: Sequence[np.ndarray],
                    settings: RunSettings) -> dict[tuple[int, int], Play] | None:
     """Every seat hand of the deals set by one ``arrange_many`` call, for a bot that says its
     batches set each hand as ``arrange`` does and use no randomness (``batch_safe``).
@@ -300,10 +296,6 @@ def _batched_plays(bot, spec: str, deals: Sequence[int], tables: Sequence[np.nda
     shared out. None when the batch fails in any way or overruns the time limit of all its
     decisions together: the caller then plays the hands one by one, where faults and time
     limits are judged decision by decision."""
-    from bots import arrange_many
-    from bots.base import declared_natural
-    from solver import Card, row_values
-    from solver.arrangement import format_rows
 
     hands = np.concatenate(tables)  # deal by deal, seat by seat
     limit = settings.decision_timeout * len(hands) if settings.decision_timeout else None
@@ -332,7 +324,7 @@ def _batched_plays(bot, spec: str, deals: Sequence[int], tables: Sequence[np.nda
 
 
 def play_deals(specs: Sequence[str], players: int, entropy: int, deals: Sequence[int],
-               rules: Rules | str = BASIC, *, settings: RunSettings | None = None, faulted: dict | None = None,
+               rules: Rules | str = BASIC, *, settings: RunSettings | None = None, faulted: Faulted | None = None,
                marker: str | None = None, stop: threading.Event | None = None,
                one_by_one: bool = False) -> list[DealRecord]:
     """Set every (bot, seat) hand of the given deals; one record per deal.
@@ -346,7 +338,6 @@ def play_deals(specs: Sequence[str], players: int, entropy: int, deals: Sequence
     Bots that are ``batch_safe`` set all their hands in one call (``_batched_plays``), with
     the same records; ``one_by_one`` turns that off, so that the marker names every
     decision (a chunk replayed after its worker died), and so do decisions known to fail."""
-    from solver import Card
 
     settings = settings or RunSettings(tuple(specs), players, entropy, as_rules(rules))
     bots = make_bots(settings.specs, settings.rules, settings.log_dir,

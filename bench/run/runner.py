@@ -30,6 +30,7 @@ chunks may run anywhere, in any order, and be run again: the records do not chan
 
 from __future__ import annotations
 
+import ctypes
 import math
 import os
 import queue
@@ -42,13 +43,18 @@ import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, wait
-from typing import Any
+from concurrent.futures.process import BrokenProcessPool
+from typing import TYPE_CHECKING
 
 import numpy as np
+from joblib.externals.loky import get_reusable_executor
+from joblib.externals.loky.backend import resource_tracker
+from joblib.externals.loky.process_executor import TerminatedWorkerError
 
 from bench.records.model import DealRecord
 from bench.run.play import (
     DecisionFault,
+    Faulted,
     RunSettings,
     TournamentError,
     bot_threads,
@@ -59,7 +65,11 @@ from bench.run.play import (
 from bots.base import BotFault
 from solver import files
 from solver.interrupts import STOP_SIGNALS, check_stopped, end_tree, held
+from solver.limits import check
 from solver.rules import BASIC, Rules, as_rules
+
+if TYPE_CHECKING:  # dask is optional: '.[dask]'
+    from dask.distributed import Client
 
 BACKENDS = ("loky", "threading", "sequential", "dask")  # where chunks of deals are played: --backend
 POLL_SECONDS = 0.2  # how often the waiting loop wakes up to notice a signal
@@ -76,8 +86,6 @@ def die_with_parent(parent: int) -> None:
     process, killed or not); it exits at once when that parent is gone already."""
     if sys.platform.startswith("linux"):
         try:
-            import ctypes
-
             ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
         except OSError:
             pass
@@ -105,7 +113,7 @@ def _end_worker(folder: str) -> None:
         time.sleep(60)
 
 
-def _play(settings: RunSettings, deals: list[int], faulted: dict, marker: str | None, one_by_one: bool = False) -> Records:
+def _play(settings: RunSettings, deals: list[int], faulted: Faulted, marker: str | None, one_by_one: bool = False) -> Records:
     return play_deals(settings.specs, settings.players, settings.entropy, deals, settings=settings, faulted=faulted,
                       marker=marker, one_by_one=one_by_one)
 
@@ -119,8 +127,6 @@ def run_chunks(settings: RunSettings, chunks: Sequence[Sequence[int]], on_done: 
     :class:`DecisionFault` under the stop policy, and ``KeyboardInterrupt`` when interrupted;
     either way no worker is left running. More ``jobs`` than ``solver.limits`` allows a core
     raise :class:`~solver.limits.LimitError` before any worker starts."""
-    from solver.limits import check
-
     if backend not in BACKENDS:
         raise TournamentError(f"unknown backend {backend!r}; choose from {', '.join(BACKENDS)}")
     check("jobs", jobs)
@@ -151,7 +157,8 @@ def _then_check_stopped(on_done: Callable[[Records], None]) -> Callable[[Records
     return done
 
 
-def _run_threads(settings: RunSettings, chunks: list[list[int]], on_done, jobs: int,
+def _run_threads(settings: RunSettings, chunks: list[list[int]], on_done: Callable[[Records], None], jobs: int,  # noqa: C901
+                 # (the workers and the waiting loop that stops them read best together)
                  later: Callable[[], list[list[int]]] | None = None) -> None:
     """``jobs`` threads, each with bots of its own, play the chunks, then those of ``later()``;
     each thread closes its bots when it ends."""
@@ -189,6 +196,7 @@ def _run_threads(settings: RunSettings, chunks: list[list[int]], on_done, jobs: 
                         continue
                 if error is not None:
                     raise error
+                assert records is not None  # a chunk either gives its records or raises
                 on_done(records)
     finally:
         stop.set()  # running chunks stop at their next decision, queued ones at once
@@ -202,8 +210,6 @@ def _quiet_resource_tracker() -> None:
     """Start loky's resource tracker with its stderr silenced. When workers are killed (a
     stop, a crash) it tidies what they left and warns about it on stderr, after the run's
     own last line; that cleanup is expected here, so its warnings are not the user's."""
-    from joblib.externals.loky.backend import resource_tracker
-
     saved, devnull = os.dup(2), os.open(os.devnull, os.O_WRONLY)
     try:
         os.dup2(devnull, 2)
@@ -218,16 +224,15 @@ class _ProcessPool:
     """A loky executor of ``jobs`` processes that can be ended at once, workers included."""
 
     def __init__(self, jobs: int):
-        from joblib.externals.loky import get_reusable_executor
-
         _quiet_resource_tracker()
         self.jobs = jobs
         self.folder = tempfile.mkdtemp(prefix="bench-workers-")  # where workers say they closed their bots
         self.executor = get_reusable_executor(max_workers=jobs, initializer=_start_worker,
                                               initargs=(os.getpid(), self.folder), reuse=False)
 
-    def submit(self, *args) -> Future:
-        return self.executor.submit(_play, *args)
+    def submit(self, settings: RunSettings, deals: list[int], faulted: Faulted, marker: str | None,
+               one_by_one: bool = False) -> Future[Records]:
+        return self.executor.submit(_play, settings, deals, faulted, marker, one_by_one)
 
     def renew(self) -> None:
         self.end()
@@ -258,24 +263,20 @@ class _ProcessPool:
 
 
 def _died(error: BaseException) -> bool:
-    from concurrent.futures.process import BrokenProcessPool
-
-    from joblib.externals.loky.process_executor import TerminatedWorkerError
-
     return isinstance(error, (TerminatedWorkerError, BrokenProcessPool))
 
 
-def _run_processes(settings: RunSettings, chunks: list[list[int]], on_done, jobs: int,
+def _run_processes(settings: RunSettings, chunks: list[list[int]], on_done: Callable[[Records], None], jobs: int,
                    later: Callable[[], list[list[int]]] | None = None) -> None:
     folder = tempfile.mkdtemp(prefix="bench-markers-")
     pool = _ProcessPool(jobs)
     queue: deque[tuple[int, list[int]]] = deque(enumerate(chunks))
     suspects: deque[tuple[int, list[int]]] = deque()  # chunks running when a worker died: replayed one at a time
     faulted: dict[tuple[int, str, int], str] = {}
-    running: dict[Future, tuple[int, list[int]]] = {}
-    isolated: set[Future] = set()  # submitted alone, so a death is its own
+    running: dict[Future[Records], tuple[int, list[int]]] = {}
+    isolated: set[Future[Records]] = set()  # submitted alone, so a death is its own
 
-    def submit(number: int, chunk: list[int], alone: bool = False) -> Future:
+    def submit(number: int, chunk: list[int], alone: bool = False) -> Future[Records]:
         # a chunk replayed alone sets its hands one by one, so its marker names the decision
         future = pool.submit(settings, chunk, dict(faulted), os.path.join(folder, f"chunk-{number}"), alone)
         running[future] = (number, chunk)
@@ -316,7 +317,7 @@ def _run_processes(settings: RunSettings, chunks: list[list[int]], on_done, jobs
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def _blame(settings: RunSettings, number: int, chunk: list[int], folder: str, faulted: dict) -> None:
+def _blame(settings: RunSettings, number: int, chunk: list[int], folder: str, faulted: Faulted) -> None:
     """The decision a chunk was making when its worker died on its own: the run stops on it
     (stop policy), or it is scored as a foul from now on (foul policy)."""
     where = read_marker(os.path.join(folder, f"chunk-{number}"))
@@ -330,14 +331,15 @@ def _blame(settings: RunSettings, number: int, chunk: list[int], folder: str, fa
     faulted[(deal, spec, seat)] = message
 
 
-def _run_dask(settings: RunSettings, chunks: list[list[int]], on_done, jobs: int, scheduler: str | None) -> None:
+def _run_dask(settings: RunSettings, chunks: list[list[int]], on_done: Callable[[Records], None], jobs: int,
+              scheduler: str | None) -> None:
     if not chunks:
         return
     client = dask_client(scheduler, jobs)
     futures = []
     before = bot_threads()
     try:
-        from dask.distributed import as_completed
+        from dask.distributed import as_completed  # noqa: PLC0415  (optional, the dask extra: --backend dask)
 
         futures = [client.submit(_play, settings, chunk, {}, None, pure=False) for chunk in chunks]
         pending = as_completed(futures, loop=client.loop)  # this client's: it is not made the default one
@@ -357,10 +359,10 @@ def _run_dask(settings: RunSettings, chunks: list[list[int]], on_done, jobs: int
             cluster.close()
 
 
-def dask_client(scheduler: str | None, jobs: int = 2):
+def dask_client(scheduler: str | None, jobs: int = 2) -> Client:
     """A client of the given scheduler, or of a local cluster of ``jobs`` worker threads."""
     try:
-        from dask.distributed import Client, LocalCluster
+        from dask.distributed import Client, LocalCluster  # noqa: PLC0415  (optional, the dask extra: --backend dask)
     except ImportError:
         raise TournamentError(
             "the dask backend needs dask.distributed; from the project's folder: pip install '.[dask]'"
@@ -376,7 +378,7 @@ SCHEDULER_GRACE = 2.0  # a moment more, so that dask's own message comes first w
 WEB_SCHEMES = ("http://", "https://")
 
 
-def _scheduler_client(client_class: Any, scheduler: str):
+def _scheduler_client(client_class: type[Client], scheduler: str) -> Client:
     """A client of the dask scheduler at ``scheduler``, or a one-line :class:`TournamentError`
     within :data:`SCHEDULER_SECONDS` (and a moment), whatever is at the address: nothing, a
     web server, a listener that never speaks.
@@ -385,8 +387,8 @@ def _scheduler_client(client_class: Any, scheduler: str):
     peer's first message for ever, and reads a web server's answer as the length of one), so
     the client is made in a thread of its own that is given up on in time; a client that
     connects after that is closed."""
-    from distributed.comm.addressing import parse_address
-    from distributed.comm.registry import get_backend
+    from distributed.comm.addressing import parse_address  # noqa: PLC0415  (optional, the dask extra: --backend dask)
+    from distributed.comm.registry import get_backend  # noqa: PLC0415  (optional, the dask extra: --backend dask)
 
     if scheduler.lower().startswith(WEB_SCHEMES):
         raise TournamentError(f"--scheduler {scheduler} is a web address (a dashboard's?); give the address "
@@ -400,10 +402,11 @@ def _scheduler_client(client_class: Any, scheduler: str):
     if not location:
         raise TournamentError(f"--scheduler {scheduler} names no host; give the address `dask scheduler` prints, "
                               "such as tcp://HOST:8786")
-    made: list[Any] = []
+    made: list[Client | Exception | None] = []
     lock = threading.Lock()
 
     def connect() -> None:
+        client: Client | Exception
         try:
             client = client_class(scheduler, timeout=f"{SCHEDULER_SECONDS:g}s", set_as_default=False)
         except Exception as error:  # noqa: BLE001  (whatever the address does, said in one line)

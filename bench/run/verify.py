@@ -28,8 +28,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bench.records.model import DealRecord
-from bench.run.journal import Contents
+from bench.run.journal import Contents, package_change, package_identity, play_difference
+from bench.run.play import RunSettings, TournamentError, make_bots
+from bench.run.runner import run_chunks
+from bots import BotError
+from bots.identity import bot_change, bot_identity, replayable
 from solver.errors import InputError
+from solver.rules import Rules, RulesError
+from solver.text import terminal
 
 CHUNK_DEALS = 32  # deals a chunk of the replay: progress (and a stop) comes at least this often
 FIRST_DIFFERENCES = 10  # differences kept and shown, those of the lowest deal numbers
@@ -105,12 +111,6 @@ def plan(contents: Contents) -> Plan:
     """Which of the run's bots can be replayed here. Each distinct spec is made on its own (and
     kept by this thread, as ``bench.run.play.make_bots`` keeps bots); one that cannot be
     made, or whose identity differs from the header's, is not replayed."""
-    from bench.run.journal import package_change, package_identity
-    from bench.run.play import RunSettings, TournamentError, make_bots
-    from bots import BotError
-    from bots.identity import bot_change, bot_identity, replayable
-    from solver.rules import Rules, RulesError
-
     settings = contents.plan
     try:
         rules = Rules.from_dict(settings.rules, label=settings.rules.get("name"))
@@ -151,8 +151,6 @@ def compare(record: DealRecord, again: DealRecord, specs: list[str],
     """A recorded deal against its replay (which holds the plays of the ``replayed`` specs, in
     that order): its differences (by bot, then seat), the plays compared and the decisions not
     compared for a fault."""
-    from bench.run.journal import play_difference
-
     differences: list[Difference] = []
     compared = faults = 0
     for b, spec in enumerate(specs):
@@ -176,8 +174,6 @@ def replay(contents: Contents, planned: Plan, on_done: Callable[[Tally, int], No
     gets the tally and the deals of each chunk as it finishes. A stop (``KeyboardInterrupt``)
     leaves ``tally`` (when given) with every chunk finished before it. Bots played in this
     process stay with its thread until ``bench.run.play.close_bots`` ends them."""
-    from bench.run.runner import run_chunks
-
     tally = tally if tally is not None else Tally()
     if not planned.replayed:
         return tally
@@ -236,8 +232,6 @@ def render(doc: dict[str, Any]) -> str:
     """The ``verify`` document as a table for the terminal: what comes from outside (the
     folder's name, the journal's bot specs and versions, a bot's error) as one printable line
     each (``solver.text.terminal``; specs and plays quoted as Python quotes text)."""
-    from solver.text import terminal
-
     if doc["journal_problem"] is not None:
         return f"{terminal(doc['folder'])}: the journal is damaged: {terminal(doc['journal_problem'])}"
     lines = [f"run {doc['run']} in {terminal(doc['folder'])}: {doc['deal_count']:,} of {doc['planned_deal_count']:,} deals "

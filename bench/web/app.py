@@ -31,10 +31,15 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from bench.records.deals import HANDS_PER_SESSION
+from bench.records.deals import HANDS_PER_SESSION, deal_table, dealer_of
+from bench.web.jobs import rows_of
 from bench.web.pool import JobError, PoolBusy, PoolFault, PoolSettings, PoolTimeout, WorkerPool
+from bots import BOTS, describe_bot
+from solver import ROWS, Arrangement, describe, format_cards, foul_reason
 from solver.errors import InputError
 from solver.limits import ceiling
+from solver.naturals import best_natural
+from solver.rules import PRESETS, Rules, RulesError
 
 STATIC = Path(__file__).with_name("static")
 MAX_SAMPLES = int(ceiling("web_samples"))  # the limits of a request: solver.limits, with why
@@ -141,8 +146,6 @@ class SessionHand(SessionDeal):
 
 def rules_text(text: str) -> str:
     """Presets only (the web reads no files): the rules' canonical name."""
-    from solver.rules import PRESETS, Rules, RulesError
-
     parts = [p.strip().lower() for p in text.split("+")]
     unknown = [p for p in parts if p not in PRESETS]
     if unknown:
@@ -373,7 +376,7 @@ DOCS_PAGE = """<!doctype html>
 def swagger_assets() -> Path | None:
     """Swagger UI's files, shipped by the fastapi-offline package (the web extra), when it is installed."""
     try:
-        import fastapi_offline
+        import fastapi_offline  # noqa: PLC0415  (optional: /docs without a CDN when it is installed)
     except ImportError:
         return None
     return Path(fastapi_offline.__file__).with_name("static")
@@ -511,8 +514,6 @@ def _add_solver_routes(app: FastAPI, settings: Settings, pool: WorkerPool) -> No
 
     @app.get("/api/bots")
     async def bots() -> dict[str, Any]:
-        from bots import BOTS, describe_bot
-
         return web_document("bots", bots=[
             {"name": n, "description": describe_bot(BOTS[n]), "opponent_model": n in OPPONENTS,
              "parameters": {k: list(v) for k, v in SEAT_BOTS[n].items()}} for n in SEAT_BOTS])
@@ -531,9 +532,6 @@ def _add_solver_routes(app: FastAPI, settings: Settings, pool: WorkerPool) -> No
 
     @app.post("/api/check")
     async def check(request: CheckRequest) -> dict[str, Any]:
-        from bench.web.jobs import rows_of
-        from solver import ROWS, Arrangement, describe, foul_reason
-
         arrangement = Arrangement.parse(request.arrangement)
         reason = foul_reason(arrangement)
         return web_document("check", arrangement=rows_of(arrangement.format()), foul=reason is not None,
@@ -542,8 +540,6 @@ def _add_solver_routes(app: FastAPI, settings: Settings, pool: WorkerPool) -> No
 
     @app.post("/api/deal")
     async def deal(request: DealRequest) -> dict[str, Any]:
-        from solver import format_cards
-
         seed = request.seed if request.seed is not None else secrets.randbits(32)
         cards = np.random.default_rng(seed).permutation(52)[:13].tolist()
         return web_document("deal", hand=format_cards(sorted(cards, reverse=True)), seed=seed)
@@ -563,10 +559,6 @@ def _add_session_routes(app: FastAPI, settings: Settings, pool: WorkerPool, sess
 
     @app.post("/api/session/deal")
     async def session_deal(request: SessionDeal) -> dict[str, Any]:
-        from bench.records.deals import deal_table, dealer_of
-        from solver import Rules, format_cards
-        from solver.naturals import best_natural
-
         session = sessions.get(request.session)
         hand = deal_table(session.seed, request.hand_number, session.players)[0].tolist()
         rules = Rules.parse(session.rules)

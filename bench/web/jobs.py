@@ -12,6 +12,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from bench.records.deals import deal_table, seat_seed
+from bots import checked_arrangement, grade_hand, make_bot_for, solve_hand
+from bots.base import declared_natural
+from solver import ROWS, Arrangement, Card, Rules, SolveError, describe, foul_reason, row_results, score_pair
+from solver.naturals import best_natural
+
 if TYPE_CHECKING:
     from solver import Arrangement, Card, Rules
     from solver.naturals import Natural
@@ -21,15 +27,11 @@ GRADE_KEY = 0x67726164  # the spawn key that sets a session's grading streams ap
 
 
 def solve(hand: str, opponent: str, samples: int, seed: int | None, players: int, top: int, rules: str) -> dict[str, Any]:
-    from bots import solve_hand
-
     return solve_hand(hand, opponent, samples=samples, seed=seed, players=players, top=top, rules=rules).to_dict()
 
 
 def grade(hand: str, arrangement: str, opponent: str, samples: int, seed: int | None, players: int,
           rules: str) -> dict[str, Any]:
-    from bots import grade_hand
-
     return grade_hand(hand, arrangement, opponent, samples=samples, seed=seed, players=players, rules=rules).to_dict()
 
 
@@ -38,10 +40,6 @@ def play(seed: int, hand_number: int, players: int, bots: list[str], arrangement
     """One hand of a session: the bots set their cards (and declare what naturals they hold),
     the table is settled pair by pair, and the player's choice is graded against the best one
     (seat 0 is the player; bot k sits in seat k)."""
-    from bench.records.deals import deal_table
-    from solver import ROWS, Arrangement, Card, Rules, row_results, score_pair
-    from solver.naturals import best_natural
-
     played = Rules.parse(rules)
     hands = deal_table(seed, hand_number, players)
     dealt = tuple(Card(int(c)) for c in hands[0])
@@ -73,8 +71,6 @@ def grading_seed(seed: int, hand_number: int) -> int:
 def _your_arrangement(dealt: tuple[Card, ...], arrangement: str | None, declare: bool,
                       natural: Natural | None) -> Arrangement | None:
     """The player's arrangement, checked to hold the cards dealt; None when they declare their natural."""
-    from solver import Arrangement, SolveError
-
     if declare:
         if natural is None:
             raise SolveError("there is no natural to declare: this hand holds none under these rules")
@@ -90,11 +86,6 @@ def _your_arrangement(dealt: tuple[Card, ...], arrangement: str | None, declare:
 def _bot_plays(bots: list[str], hands: np.ndarray, seed: int, hand_number: int,
                played: Rules) -> list[Arrangement | Natural]:
     """What each bot plays from its seat (bot k in seat k): a natural it declares, else its arrangement."""
-    from bench.records.deals import seat_seed
-    from bots import checked_arrangement, make_bot_for
-    from bots.base import declared_natural
-    from solver import Card
-
     plays: list[Arrangement | Natural] = []
     for seat, spec in enumerate(bots, start=1):
         bot = make_bot_for(spec, played)
@@ -107,8 +98,6 @@ def _bot_plays(bots: list[str], hands: np.ndarray, seed: int, hand_number: int,
 
 def _seats(names: list[str], plays: list[Arrangement | Natural]) -> list[dict[str, Any]]:
     """Each seat's play as the page shows it: an arrangement with its hands, or a declared natural."""
-    from solver import ROWS, Arrangement, describe, foul_reason
-
     seats: list[dict[str, Any]] = []
     for index, (name, chosen) in enumerate(zip(names, plays)):
         if isinstance(chosen, Arrangement):
@@ -124,8 +113,6 @@ def _seats(names: list[str], plays: list[Arrangement | Natural]) -> list[dict[st
 
 def rows_of(text: str | None) -> dict[str, str] | None:
     """``"F / M / B"`` as ``{"front": F, "middle": M, "back": B}`` (None stays None)."""
-    from solver import ROWS
-
     return None if text is None else dict(zip(ROWS, text.split(" / ")))
 
 
@@ -133,8 +120,6 @@ def _review(dealt: tuple[Card, ...], mine: Arrangement | None, natural: Natural 
             samples: int, played: Rules) -> tuple[dict[str, Any] | None, dict[str, Any]]:
     """The player's choice against the best one (by ``table`` opponents): the grade document
     when they set their cards, and the review the page shows."""
-    from bots import grade_hand, solve_hand
-
     if mine is not None:
         graded = grade_hand(dealt, mine, "table", samples=samples, seed=grading_seed, players=players, rules=played)
         best, doc = graded.solution, graded.to_dict()

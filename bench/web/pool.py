@@ -12,6 +12,7 @@ Workers die with the server (PR_SET_PDEATHSIG on Linux) and are killed when the 
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import math
 import os
 import signal
@@ -19,6 +20,7 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass
+from multiprocessing.connection import Connection
 from typing import Any
 
 from solver.errors import InfrastructureError, InputError
@@ -56,8 +58,6 @@ class PoolSettings:
 def _die_with_parent(parent: int) -> None:
     if sys.platform.startswith("linux"):
         try:
-            import ctypes
-
             ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
         except OSError:
             pass
@@ -67,13 +67,11 @@ def _die_with_parent(parent: int) -> None:
 
 def _worker_main(reading: int, writing: int, warm_up: bool, parent: int) -> None:
     """A worker: load the jobs, warm up, say ready, then answer jobs until told to stop."""
-    from multiprocessing.connection import Connection
-
     _die_with_parent(parent)
     os.nice(10)  # the server's event loop (the page, the queue) comes first on a busy machine
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the server, which ends its workers
     jobs_in, answers = Connection(reading, writable=False), Connection(writing, readable=False)
-    from bench.web import jobs
+    from bench.web import jobs  # noqa: PLC0415  (the kernels load once the worker has lowered its priority and left Ctrl-C to the server)
 
     if warm_up:
         jobs.warm_up()
@@ -98,8 +96,6 @@ class _Worker:
     """One worker process (a fresh interpreter running this module) and its two pipes."""
 
     def __init__(self, warm_up: bool):
-        from multiprocessing.connection import Connection
-
         to_child, from_parent = os.pipe()
         to_parent, from_child = os.pipe()
         try:

@@ -12,6 +12,7 @@ the protocol its engine speaks.
 
 from __future__ import annotations
 
+import ctypes
 import itertools
 import os
 import re
@@ -39,8 +40,6 @@ def set_death_signal() -> None:
     os.setsid()
     if sys.platform.startswith("linux"):
         try:
-            import ctypes
-
             ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
         except OSError:
             pass

@@ -8,7 +8,16 @@ import sys
 import time
 from collections.abc import Iterator
 
-from bench.cli.parsing import Parser, seed
+import numpy as np
+
+from bench.cli.parsing import Parser, UsageError, input_lines, one_line, seed
+from bench.run.play import make_bots
+from bots import BotError, checked_arrangement
+from bots.base import declared_natural
+from bots.identity import bot_identity
+from solver import ROWS, CardError, describe, format_cards, foul_reason, parse_hand
+from solver.cards import symbols_supported
+from solver.rules import Rules, RulesError
 from solver.text import show
 
 SCHEMA_VERSION = 2  # of each line of bench arrange --json; 2: bot_params (bot_identity is optional within 2)
@@ -32,8 +41,6 @@ def add_parser(sub: argparse._SubParsersAction[Parser]) -> None:
 
 
 def _lines(args: argparse.Namespace) -> Iterator[tuple[int, str]]:
-    from bench.cli.parsing import UsageError, input_lines
-
     if args.input and args.hand:
         raise UsageError("give a hand or --input FILE, not both")
     if args.input:
@@ -48,17 +55,6 @@ def _lines(args: argparse.Namespace) -> Iterator[tuple[int, str]]:
 
 
 def run(args: argparse.Namespace) -> int:
-    import numpy as np
-
-    from bench.cli.parsing import UsageError, one_line
-    from bench.run.play import make_bots
-    from bots import BotError, checked_arrangement
-    from bots.base import declared_natural
-    from bots.identity import bot_identity
-    from solver import ROWS, CardError, describe, format_cards, foul_reason, parse_hand
-    from solver.cards import symbols_supported
-    from solver.rules import Rules, RulesError
-
     try:
         rules = Rules.parse(args.rules)
         bot = make_bots([args.bot], rules)[args.bot]

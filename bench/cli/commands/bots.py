@@ -7,6 +7,8 @@ import json
 from typing import Any
 
 from bench.cli.parsing import Parser
+from bots import bot_names, bot_parameters, describe_bot
+from bots.registry import resolve_factory
 from solver.text import show
 
 BOTS_SCHEMA_VERSION = 1  # of the bots document (bench/records/schemas/bots.schema.json)
@@ -18,9 +20,6 @@ def add_parser(sub: argparse._SubParsersAction[Parser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from bots import bot_names, bot_parameters, describe_bot
-    from bots.registry import resolve_factory
-
     rows: list[dict[str, Any]] = []
     for name in bot_names():
         factory = resolve_factory(name)

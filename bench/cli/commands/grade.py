@@ -7,8 +7,12 @@ import json
 import sys
 from typing import Any
 
-from bench.cli.parsing import Parser, limited, seed
-from solver import Grade, OpponentModel
+from bench.cli.parsing import Parser, UsageError, input_lines, limited, seed
+from bots import BotError, grade_hand, opponent_model
+from bots.identity import opponent_identity
+from solver import CardError, Grade, OpponentModel, SolveError
+from solver.interrupts import Stopped, check_stopped, stoppable
+from solver.rules import Rules, RulesError
 from solver.text import show, terminal
 
 SCHEMA_VERSION = 3  # of the grade document; 3: document, hand_count, hands a list, malformed_lines, seed
@@ -36,12 +40,6 @@ def add_parser(sub: argparse._SubParsersAction[Parser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from bench.cli.parsing import UsageError
-    from bots import BotError, opponent_model
-    from bots.identity import opponent_identity
-    from solver.interrupts import Stopped, stoppable
-    from solver.rules import Rules, RulesError
-
     if not 2 <= args.players <= 4:
         raise UsageError(f"--players must be 2, 3 or 4, got {args.players}")
     try:
@@ -69,11 +67,6 @@ def _grade_lines(args: argparse.Namespace, model: OpponentModel, graded: list[tu
                  malformed: list[tuple[int, str]]) -> None:
     """Grade each line into ``graded`` as (line number, Grade) against the opponents ``model``
     sets; each malformed line into ``malformed`` as (line number, what is wrong with it)."""
-    from bench.cli.parsing import input_lines
-    from bots import grade_hand
-    from solver import CardError, SolveError
-    from solver.interrupts import check_stopped
-
     for index, (number, text) in enumerate(input_lines(args.input)):
         check_stopped()
         problem = None
@@ -98,8 +91,6 @@ def _grade_lines(args: argparse.Namespace, model: OpponentModel, graded: list[tu
 def document(args: argparse.Namespace, graded: list[tuple[int, Grade]], malformed: list[tuple[int, str]]) -> dict[str, Any]:
     """The versioned JSON document of ``bench grade --json`` (``bench/records/schemas/grade.schema.json``):
     each graded hand with its line number, worst first, as its hand-grade document holds it."""
-    from solver.rules import Rules
-
     hands = []
     for number, g in sorted(graded, key=lambda item: -item[1].lost):
         doc = g.to_dict()

@@ -6,17 +6,31 @@ import argparse
 import json
 import math
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from bench.cli.parsing import job_count, limited, seed
-from bench.run.runner import BACKENDS
+from tqdm import tqdm
+
+from bench.analysis.sprt import Moments, Sprt, SprtError
+from bench.cli.parsing import Parser, UsageError, job_count, limited, seed
+from bench.cli.progress import note, progress
+from bench.records.model import DealRecord
+from bench.report.summary import table_scores
+from bench.run.play import RunSettings, TournamentError, make_bots
+from bench.run.runner import BACKENDS, run_chunks
+from bots.identity import bot_identity
+from solver import system
+from solver.documents import json_ready
+from solver.interrupts import Stopped, stoppable
+from solver.rules import Rules
+from solver.statistics import Estimate
 from solver.text import quote, show, terminal
 
 CHUNK = 16  # deals between two looks at the test; the same for any number of workers
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: argparse._SubParsersAction[Parser]) -> None:
     parser = sub.add_parser(
         "match",
         help="a heads-up duplicate match that stops by SPRT",
@@ -47,9 +61,6 @@ BYTES_PER_DEAL = 200  # the plan of deals held while a match runs (the chunks, a
 
 def _check_plan(max_deals: int) -> None:
     """Refuse, before any work, a --max-deals whose plan would not fit in the memory left."""
-    from bench.cli.parsing import UsageError
-    from solver import system
-
     need, have = max_deals * BYTES_PER_DEAL, system.available_memory()
     if have is not None and need > have:
         raise UsageError(f"--max-deals {max_deals:,} would need about {need / 2**30:,.1f} GiB of memory for its plan "
@@ -62,8 +73,6 @@ class _Decided(Exception):
 
 
 def _hypotheses(text: str) -> tuple[float, float]:
-    from bench.cli.parsing import UsageError
-
     try:
         h0, h1 = (float(x) for x in text.split(","))
     except ValueError:
@@ -71,11 +80,9 @@ def _hypotheses(text: str) -> tuple[float, float]:
     return h0, h1
 
 
-def duplicate_results(records, rules) -> list[float]:
+def duplicate_results(records: Sequence[DealRecord], rules: Rules) -> list[float]:
     """Player A's units on each deal, averaged over both seatings (deal order)."""
-    from bench.report.summary import table_scores
-
-    scores = table_scores(sorted(records, key=lambda r: r.deal), 2, 2, rules)[1]  # (D, 2 seatings, 2, 2)
+    scores = table_scores(sorted(records, key=lambda r: r.deal), 2, 2, rules).scores  # (D, 2 seatings, 2, 2)
     return ((scores[:, 0, 0, 1] + scores[:, 1, 1, 0]) / 2).tolist()
 
 
@@ -88,14 +95,14 @@ class _Looks:
     """What a running match has: finished deals not looked at yet, and the moments of the
     deals looked at (in deal order, one chunk at a time)."""
 
-    test: Any
+    test: Sprt
     chunks: list[list[int]]
-    rules: Any
+    rules: Rules
     max_deals: int
-    seen: Any
-    waiting: dict[int, dict] = field(default_factory=dict)
+    seen: Moments
+    waiting: dict[int, DealRecord] = field(default_factory=dict)
 
-    def finished(self, part, bar) -> None:
+    def finished(self, part: list[DealRecord], bar: tqdm[Any]) -> None:
         """Take the records of a finished part; look at the test for every chunk now whole;
         raise :class:`_Decided` when it decides."""
         for record in part:
@@ -110,16 +117,9 @@ class _Looks:
                 raise _Decided
 
 
-def _set_up(args: argparse.Namespace):
+def _set_up(args: argparse.Namespace) -> tuple[Sprt, Rules, int, list[dict[str, Any]]]:
     """The test, the rules, the seed and the identities of the two bots (``bots.identity``) of a
     match, every argument checked before any work."""
-    from bench.analysis.sprt import Sprt, SprtError
-    from bench.cli.parsing import UsageError
-    from bench.cli.progress import note
-    from bench.run.play import make_bots
-    from bots.identity import bot_identity
-    from solver.rules import Rules
-
     rules = Rules.parse(args.rules)
     try:
         test = Sprt(*_hypotheses(args.sprt), alpha=args.alpha, beta=args.beta, most=rules.most_units)
@@ -135,16 +135,9 @@ def _set_up(args: argparse.Namespace):
     return test, rules, entropy, identities
 
 
-def _play(args: argparse.Namespace, looks: _Looks, entropy: int):
+def _play(args: argparse.Namespace, looks: _Looks, entropy: int) -> Stopped | None:
     """Play chunks until the test decides, --max-deals is reached or a signal stops the match
     (returned, to report what was looked at)."""
-    from bench.cli.parsing import UsageError
-    from bench.cli.progress import note, progress
-    from bench.run.play import RunSettings, TournamentError
-    from bench.run.runner import run_chunks
-    from solver import system
-    from solver.interrupts import Stopped, stoppable
-
     settings = RunSettings((args.a, args.b), 2, entropy, looks.rules)
     jobs = system.available_cores() if args.jobs < 1 else args.jobs
     with progress(total=args.max_deals, desc="deals", unit="deal") as bar:
@@ -162,51 +155,60 @@ def _play(args: argparse.Namespace, looks: _Looks, entropy: int):
     return None
 
 
-def match_document(args: argparse.Namespace, test, moments, entropy: int, rules, stopped,
+@dataclass(frozen=True)
+class _Outcome:
+    """Where a match ended: its test, the moments of the deals looked at, and the signal that
+    stopped it (None when it ran to a decision or to --max-deals)."""
+
+    test: Sprt
+    seen: Moments
+    stopped: Stopped | None = None
+
+    @property
+    def llr(self) -> float:
+        return self.test.llr(self.seen)
+
+    @property
+    def decided(self) -> str | None:
+        return self.test.decide(self.llr)
+
+    @property
+    def estimate(self) -> Estimate:
+        """A's mean advantage per deal with its standard error (NaN where there are too few deals)."""
+        deals = self.seen.n
+        se = math.sqrt(self.seen.m2 / (deals - 1) / deals) if deals > 1 else math.nan
+        return Estimate(self.seen.mean if deals else math.nan, se, deals)
+
+
+def match_document(args: argparse.Namespace, outcome: _Outcome, entropy: int, rules: Rules,
                    identities: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """The ``bench match --json`` document (bench/records/schemas/match.schema.json)."""
-    estimate = _estimate(moments)
-    llr = test.llr(moments)
-    decided = test.decide(llr)
+    test, moments, estimate, decided = outcome.test, outcome.seen, outcome.estimate, outcome.decided
     return {"schema_version": SCHEMA_VERSION, "document": DOCUMENT, "a": args.a, "b": args.b,
             "rules": rules.to_dict(), "seed": entropy, "max_deal_count": args.max_deals, "look_deal_count": CHUNK,
             "decision": decided or "none", "verdict": test.verdict(decided) if decided else None,
-            "no_evidence": test.no_evidence(moments), "stopped": stopped.name if stopped else None,
-            "deal_count": moments.n, "llr": llr, "bounds": [test.lower, test.upper], "h0": test.h0, "h1": test.h1,
-            "alpha": test.alpha, "beta": test.beta, "mean": estimate.mean, "se": estimate.se,
+            "no_evidence": test.no_evidence(moments), "stopped": outcome.stopped.name if outcome.stopped else None,
+            "deal_count": moments.n, "llr": outcome.llr, "bounds": [test.lower, test.upper], "h0": test.h0,
+            "h1": test.h1, "alpha": test.alpha, "beta": test.beta, "mean": estimate.mean, "se": estimate.se,
             "ci95": [estimate.low, estimate.high], "bot_identities": identities}
 
 
-def _estimate(moments):
-    """A's mean advantage per deal with its standard error (NaN where there are too few deals)."""
-    from solver.statistics import Estimate
-
-    deals = moments.n
-    se = math.sqrt(moments.m2 / (deals - 1) / deals) if deals > 1 else math.nan
-    return Estimate(moments.mean if deals else math.nan, se, deals)
-
-
 def run(args: argparse.Namespace) -> int:
-    from bench.analysis.sprt import Moments
-
     test, rules, entropy, identities = _set_up(args)
     chunks = [list(range(start, min(start + CHUNK, args.max_deals))) for start in range(0, args.max_deals, CHUNK)]
     looks = _Looks(test, chunks, rules, args.max_deals, Moments())
     stopped = _play(args, looks, entropy)
-    status = stopped.status if stopped else 0
+    outcome = _Outcome(test, looks.seen, stopped)
+    status = outcome.stopped.status if outcome.stopped else 0
     if args.json:
-        from solver.documents import json_ready
-
-        doc = match_document(args, test, looks.seen, entropy, rules, stopped, identities)
+        doc = match_document(args, outcome, entropy, rules, identities)
         show(json.dumps(json_ready(doc, digits=6), indent=1, allow_nan=False), exact=True)
         return status
-    moments, estimate = looks.seen, _estimate(looks.seen)
-    deals, final_llr = moments.n, test.llr(moments)
-    decided = test.decide(final_llr)
-    show(_verdict_line(args, test, decided, stopped, deals, estimate, test.no_evidence(moments)))
+    deals, estimate = outcome.seen.n, outcome.estimate
+    show(_verdict_line(args, outcome))
     if deals:
         spread = f" ± {estimate.se:.4f}" if deals > 1 else " (one deal: no standard error)"
-        show(f"A's mean {estimate.mean:+.4f}{spread} units per deal over {_deals(deals)}; LLR {final_llr:+.3f} in "
+        show(f"A's mean {estimate.mean:+.4f}{spread} units per deal over {_deals(deals)}; LLR {outcome.llr:+.3f} in "
              f"[{test.lower:.3f}, {test.upper:.3f}] (alpha {test.alpha:g}, beta {test.beta:g}), seed {entropy}")
     return status
 
@@ -215,17 +217,19 @@ def _deals(n: int) -> str:
     return f"{n:,} deal{'' if n == 1 else 's'}"
 
 
-def _verdict_line(args, test, decided, stopped, deals, estimate, reason) -> str:
+def _verdict_line(args: argparse.Namespace, outcome: _Outcome) -> str:
     """What the test accepted (or why it did not decide), with A's mean and its 95% interval beside it."""
+    deals, decided, estimate = outcome.seen.n, outcome.decided, outcome.estimate
     if not deals:
         return (f"{terminal(args.a)} vs {terminal(args.b)}: no decision (stopped) after 0 deals: no look at the test "
                 f"was finished (it looks every {CHUNK} deals)")
     if decided:
-        head = f"{test.verdict(decided)} after {_deals(deals)} (each in both seats)"
-    elif stopped:
+        head = f"{outcome.test.verdict(decided)} after {_deals(deals)} (each in both seats)"
+    elif outcome.stopped:
         head = f"no decision (stopped) after {_deals(deals)} (each in both seats)"
     else:
         head = f"no decision before --max-deals, after {_deals(deals)} (each in both seats)"
+    reason = outcome.test.no_evidence(outcome.seen)
     if reason and not decided:
         head += f": {reason}"
     interval = (f"95% interval [{estimate.low:+.4f}, {estimate.high:+.4f}]" if deals > 1 else "no interval from one deal")

@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from bench.cli.parsing import Parser, seed
+from bench.analysis.perf import PerfError, benchmarks_problem, run_suite, write_report
+from bench.cli.parsing import Parser, UsageError, read_json, seed, writable_folder
+from solver import files
 from solver.text import show
 
 
@@ -23,10 +25,6 @@ def add_parser(sub: argparse._SubParsersAction[Parser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from bench.analysis.perf import PerfError, benchmarks_problem, run_suite, write_report
-    from bench.cli.parsing import UsageError, read_json, writable_folder
-    from solver import files
-
     out = writable_folder(Path(args.out))
     raw_path = Path(args.from_json) if args.from_json else out / "benchmarks.json"
     if not args.from_json:

@@ -6,7 +6,13 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from bench.cli.parsing import Parser
+from bench.cli.parsing import Parser, UsageError, writable_folder
+from bench.records.schema import results_problem
+from bench.report.render import render_terminal, write_report
+from bench.report.summary import refresh_results
+from solver import files
+from solver.documents import JSONRefused, strict_json
+from solver.limits import ceiling
 from solver.text import show
 
 
@@ -27,11 +33,6 @@ def read_results(path: Path, follow: bool = True) -> Any:
     refuses (NaN, Infinity, a name given twice, nesting too deep) is refused in one line, as a
     file that cannot be read or is not JSON is. A file the user names may be a link they made
     (``follow``); a run folder's own results.json is read with ``follow=False``."""
-    from bench.cli.parsing import UsageError
-    from solver import files
-    from solver.documents import JSONRefused, strict_json
-    from solver.limits import ceiling
-
     try:
         text = files.read_text(path, int(ceiling("document_bytes")), follow=follow)
     except OSError as error:
@@ -45,11 +46,6 @@ def read_results(path: Path, follow: bool = True) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    from bench.cli.parsing import UsageError, writable_folder
-    from bench.records.schema import results_problem
-    from bench.report.render import render_terminal, write_report
-    from bench.report.summary import refresh_results
-
     path = Path(args.results)
     doc = read_results(path)
     problem = results_problem(doc)

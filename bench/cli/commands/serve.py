@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import errno
+import math
 import socket
+import threading
+import webbrowser
 
-from bench.cli.parsing import Parser
+from bench.cli.parsing import Parser, UsageError
+from solver.limits import LIMITS
 from solver.text import show
 
 LISTEN_BACKLOG = 2048  # connections that wait to be taken, as uvicorn asks for
@@ -38,7 +43,7 @@ def allowed_hosts(host: str, extra: list[str]) -> tuple[str, ...]:
     >>> allowed_hosts("192.168.1.20", [])
     ('127.0.0.1', 'localhost', '::1', '192.168.1.20')
     """
-    from bench.web.app import LOCAL_HOSTS
+    from bench.web.app import LOCAL_HOSTS  # noqa: PLC0415  (optional, the web extra: loaded only by bench serve)
 
     hosts = list(LOCAL_HOSTS)
     for name in ([host] if host not in ("0.0.0.0", "::", "") else []) + extra:
@@ -54,22 +59,17 @@ def page_url(host: str, port: int) -> str:
     >>> page_url("::1", 8000), page_url("0.0.0.0", 8000), page_url("192.168.1.20", 80)
     ('http://[::1]:8000/', 'http://127.0.0.1:8000/', 'http://192.168.1.20:80/')
     """
-    from bench.web.app import url_host
+    from bench.web.app import url_host  # noqa: PLC0415  (optional, the web extra: loaded only by bench serve)
 
     shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
     return f"http://{url_host(shown)}:{port}/"
 
 
 def run(args: argparse.Namespace) -> int:
-    import math
-
-    from bench.cli.parsing import UsageError
-    from solver.limits import LIMITS
-
     try:
-        import uvicorn
+        import uvicorn  # noqa: PLC0415  (optional, the web extra: loaded only by bench serve)
 
-        from bench.web.app import Settings, create_app
+        from bench.web.app import Settings, create_app  # noqa: PLC0415  (optional, the web extra: loaded only by bench serve)
     except ImportError:
         raise UsageError("the web page needs the web extra; from the project's folder: pip install -e '.[web]'") from None
     for flag, name, value in (("--port", "port", args.port), ("--workers", "web_workers", args.workers),
@@ -92,8 +92,6 @@ def run(args: argparse.Namespace) -> int:
     server = uvicorn.Server(uvicorn.Config(create_app(settings), log_level="warning"))
     opener = None
     if args.open:
-        import threading
-
         opener = threading.Timer(1.0, open_page, args=(url,))
         opener.start()
     try:
@@ -109,10 +107,6 @@ def run(args: argparse.Namespace) -> int:
 def bind(host: str, port: int) -> socket.socket:
     """A socket listening on ``host:port`` for the server (so the address printed next answers
     at once: connections wait until the server takes them), or one line saying why there is none."""
-    import errno
-
-    from bench.cli.parsing import UsageError
-
     listener = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn does: a closed server's port is free
     try:
@@ -129,7 +123,5 @@ def bind(host: str, port: int) -> socket.socket:
 
 def open_page(url: str) -> None:
     """Open ``url`` in a browser, or say that none opened and where the page is."""
-    import webbrowser
-
     if not webbrowser.open(url):
         show(f"no browser opened; open {url} yourself", flush=True)

@@ -14,17 +14,40 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from bench.cli.parsing import job_count, positive, seconds, seed, writable_folder
+from bench.cli.parsing import Parser, UsageError, job_count, positive, seconds, seed, writable_folder
+from bench.cli.progress import note, progress
+from bench.records.check import Run, records_problem, size_problem
 from bench.records.model import DealRecord, RunPlan
-from bench.run.runner import BACKENDS
+from bench.report.render import render_terminal, write_report
+from bench.report.summary import RunTiming, build_document, write_json
+from bench.run.journal import (
+    JOURNAL,
+    Contents,
+    Journal,
+    JournalError,
+    identity_change,
+    replay_problem,
+    run_identity,
+    unreplayable,
+)
+from bench.run.play import RunSettings, TournamentError, make_bots
+from bench.run.runner import BACKENDS, play_sized
+from bots import BotError, bot_spec
+from bots.identity import bot_identity, run_names
+from solver import files, system
+from solver.documents import json_ready
+from solver.files import FolderBusy, FolderLock, describe
 from solver.interrupts import Stopped, stoppable
+from solver.limits import ceiling
+from solver.rules import Rules, RulesError
 from solver.text import show
 
+Locker = Callable[[Path], FolderLock]  # locks a run's folder, or refuses in one line
 DEFAULT_DECISION_TIMEOUT = 60.0
 DEFAULT_STARTUP_TIMEOUT = 60.0
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: argparse._SubParsersAction[Parser]) -> None:
     parser = sub.add_parser(
         "tournament",
         help="duplicate 8-hand sessions between bots",
@@ -65,10 +88,7 @@ RUN_FILES = ("journal.jsonl", "results.json", "report.md", "crosstable.png", "me
              "sessions.png")
 
 
-def _rules(text: str):
-    from bench.cli.parsing import UsageError
-    from solver.rules import Rules, RulesError
-
+def _rules(text: str) -> Rules:
     try:
         return Rules.parse(text)
     except RulesError as error:
@@ -77,8 +97,6 @@ def _rules(text: str):
 
 def _conflicts(args: argparse.Namespace, plan: RunPlan) -> None:
     """Refuse flags given with --resume that say otherwise than the journal."""
-    from bench.cli.parsing import UsageError
-
     given: dict[str, tuple[Any, Callable[[Any], Any], Any]] = {
         "--bots": (args.bots, lambda v: tuple(x.strip() for x in v.split(",") if x.strip()), plan.bots),
         "--players": (args.players, lambda v: v, plan.players),
@@ -98,10 +116,6 @@ def _conflicts(args: argparse.Namespace, plan: RunPlan) -> None:
 def _settings(args: argparse.Namespace) -> RunPlan:
     """The run's settings from the command line (rules resolved in full), refused before any
     work where ``bench report`` would refuse the run's results (``bench.records.check.size_problem``)."""
-    from bench.cli.parsing import UsageError
-    from bench.records.check import size_problem
-    from solver.limits import ceiling
-
     if not args.bots:
         raise UsageError("--bots is needed (or --resume DIR)")
     specs = [x.strip() for x in args.bots.split(",") if x.strip()]
@@ -127,20 +141,13 @@ def _settings(args: argparse.Namespace) -> RunPlan:
 def _within_limits(out: Path, plan: RunPlan) -> None:
     """Refuse a journal whose run is beyond the limits (``bench.records.check.size_problem``) before
     any of its bots is made."""
-    from bench.cli.parsing import UsageError
-    from bench.records.check import size_problem
-
     too_large = size_problem(len(plan.bots), plan.players, plan.sessions)
     if too_large:
         raise UsageError(f"--resume {out}: the journal's run is too large: {too_large}")
 
 
-def _resumed(args: argparse.Namespace, lock_folder):
+def _resumed(args: argparse.Namespace, lock_folder: Locker) -> tuple[Path, FolderLock, Contents]:
     """The journal of the run in --resume DIR (checked line by line), with DIR locked."""
-    from bench.cli.parsing import UsageError
-    from bench.run.journal import JOURNAL, Journal, JournalError
-    from solver import files
-
     if args.out or args.force:
         raise UsageError("--resume DIR continues the run in DIR; give no --out or --force")
     folder = Path(args.resume)
@@ -160,14 +167,9 @@ def _resumed(args: argparse.Namespace, lock_folder):
     return folder, lock, contents
 
 
-def _fresh_folder(args: argparse.Namespace, lock_folder):
+def _fresh_folder(args: argparse.Namespace, lock_folder: Locker) -> tuple[Path, FolderLock]:
     """The --out folder, made if need be and locked; a folder that holds another run is
     refused, or with --force its run is discarded (saying what)."""
-    from bench.cli.parsing import UsageError
-    from bench.cli.progress import note
-    from bench.run.journal import JOURNAL, Journal, JournalError
-    from solver import files
-
     folder = writable_folder(Path(args.out))
     lock = lock_folder(folder)
     held = [name for name in RUN_FILES if os.path.lexists(folder / name)]
@@ -202,12 +204,8 @@ def _fresh_folder(args: argparse.Namespace, lock_folder):
     return folder, lock
 
 
-def _locker():
-    from bench.cli.parsing import UsageError
-    from solver import files
-    from solver.files import FolderBusy, FolderLock
-
-    def lock_folder(folder: Path):
+def _locker() -> Locker:
+    def lock_folder(folder: Path) -> FolderLock:
         try:
             lock = FolderLock(folder)
         except FolderBusy as error:
@@ -224,21 +222,19 @@ def _locker():
 
 
 def run(args: argparse.Namespace) -> int:
-    from bench.cli.parsing import UsageError
-
     if args.scheduler and args.backend != "dask":
         raise UsageError("--scheduler goes with --backend dask")
     if args.force and not args.out:
         raise UsageError("--force goes with --out DIR")
-    lock = None
+    lock: FolderLock | None = None
     try:
         if args.resume:
-            out, lock, contents = _resumed(args, _locker())
+            folder, lock, contents = _resumed(args, _locker())
             _conflicts(args, contents.plan)
-            _within_limits(out, contents.plan)
-            return _run(args, contents.plan, out, contents)
+            _within_limits(folder, contents.plan)
+            return _run(args, contents.plan, folder, contents)
         settings = _settings(args)
-        out = None
+        out: Path | None = None
         if args.out:
             out, lock = _fresh_folder(args, _locker())
         return _run(args, settings, out, None)
@@ -247,12 +243,7 @@ def run(args: argparse.Namespace) -> int:
             lock.release()
 
 
-def _run(args: argparse.Namespace, plan: RunPlan, out: Path | None, contents) -> int:
-    from bench.cli.progress import note
-    from bench.run.journal import JOURNAL, run_identity
-    from bots.identity import run_names
-    from solver import system
-
+def _run(args: argparse.Namespace, plan: RunPlan, out: Path | None, contents: Contents | None) -> int:
     rules = _settled_rules(args, plan)
     specs, entropy = list(plan.bots), plan.seed
     made = _made_bots(args, specs, rules, out)
@@ -282,31 +273,22 @@ def _run(args: argparse.Namespace, plan: RunPlan, out: Path | None, contents) ->
         note(f"stopped by {stopped.name} after {len(records):,} of {n_deals:,} deals; to continue: {hint}")
         if not records:
             return status
-    _write_results(args, out, records, n_deals, resume, command=plan.command, specs=specs,
-                   names=run_names(specs, made), bot_specs=_bot_specs(specs, made), players=plan.players,
-                   sessions=plan.sessions, entropy=entropy, wall=wall, jobs=jobs, rules=rules,
-                   deals_played=len(records) - before, on_fault=plan.on_fault,
-                   decision_timeout=plan.decision_timeout)
+    timing = RunTiming(args.backend, jobs, wall, len(records) - before)
+    _write_results(args, out, records, n_deals, resume,
+                   lambda: build_document(plan, rules, records, _bot_specs(specs, made), timing, run_names(specs, made)))
     return status
 
 
-def _settled_rules(args: argparse.Namespace, plan: RunPlan):
+def _settled_rules(args: argparse.Namespace, plan: RunPlan) -> Rules:
     """The run's rules, from its settings (a resumed run's from its journal)."""
-    from bench.cli.parsing import UsageError
-    from solver.rules import Rules, RulesError
-
     try:
         return Rules.from_dict(plan.rules, label=plan.rules.get("name"))
     except RulesError as error:
         raise UsageError(f"--resume {args.resume}: the journal's rules: {error}") from None
 
 
-def _made_bots(args: argparse.Namespace, specs: list[str], rules, out: Path | None) -> dict:
+def _made_bots(args: argparse.Namespace, specs: list[str], rules: Rules, out: Path | None) -> dict[str, Any]:
     """One bot of each spec, made here so that a bad spec fails in one line before any deal."""
-    from bench.cli.parsing import UsageError
-    from bench.run.play import make_bots
-    from bots import BotError
-
     try:
         return make_bots(specs, rules, str(out) if out is not None else None)
     except BotError as error:
@@ -314,13 +296,9 @@ def _made_bots(args: argparse.Namespace, specs: list[str], rules, out: Path | No
         raise UsageError(f"{error}{where}") from None
 
 
-def _resumed_records(contents, identity: dict, plan: RunPlan, out: Path | None,
+def _resumed_records(contents: Contents | None, identity: dict[str, Any], plan: RunPlan, out: Path | None,
                      journal_path: Path | None) -> list[DealRecord]:
     """The deals a resumed run's journal holds, once its bots and records are checked; none for a new run."""
-    from bench.cli.parsing import UsageError
-    from bench.records.check import Run, records_problem
-    from bench.run.journal import identity_change
-
     if contents is None:
         return []
     changed = identity_change(contents.identity, identity)
@@ -332,13 +310,9 @@ def _resumed_records(contents, identity: dict, plan: RunPlan, out: Path | None,
     return contents.records
 
 
-def _run_settings(args: argparse.Namespace, plan: RunPlan, rules, out: Path | None, contents,
-                  journal_path: Path | None):
+def _run_settings(args: argparse.Namespace, plan: RunPlan, rules: Rules, out: Path | None, contents: Contents | None,
+                  journal_path: Path | None) -> RunSettings:
     """What every worker needs to play the deals; a resumed run's journal must replay under it."""
-    from bench.cli.parsing import UsageError
-    from bench.run.journal import replay_problem
-    from bench.run.play import RunSettings, TournamentError
-
     try:
         run_settings = RunSettings(plan.bots, plan.players, plan.seed, rules, plan.decision_timeout, plan.on_fault,
                                    str(out) if out is not None else None, args.startup_timeout)
@@ -352,11 +326,8 @@ def _run_settings(args: argparse.Namespace, plan: RunPlan, rules, out: Path | No
     return run_settings
 
 
-def _say_unreplayed(contents, out: Path | None) -> None:
+def _say_unreplayed(contents: Contents, out: Path | None) -> None:
     """One line naming the bots whose recorded plays a resume could not play again to check."""
-    from bench.cli.progress import note
-    from bench.run.journal import unreplayable
-
     specs = unreplayable(contents)
     if specs:
         which = ", ".join(repr(spec) for spec in specs)
@@ -365,7 +336,7 @@ def _say_unreplayed(contents, out: Path | None) -> None:
              "own (its hello says \"random\": true); they were checked against the deals and the rules only")
 
 
-def _command(args: argparse.Namespace, plan: RunPlan, rules, run_settings) -> str:
+def _command(args: argparse.Namespace, plan: RunPlan, rules: Rules, run_settings: RunSettings) -> str:
     """The command line that plays this run again."""
     return (f"bench tournament --bots {','.join(plan.bots)} --players {plan.players} "
             f"--sessions {plan.sessions} --seed {plan.seed} "
@@ -373,12 +344,9 @@ def _command(args: argparse.Namespace, plan: RunPlan, rules, run_settings) -> st
             f" --on-fault {run_settings.on_fault} --decision-timeout {run_settings.decision_timeout:g}")
 
 
-def _open_journal(contents, journal_path: Path | None, plan: RunPlan, identity: dict):
+def _open_journal(contents: Contents | None, journal_path: Path | None, plan: RunPlan,
+                  identity: dict[str, Any]) -> Journal | None:
     """The run's journal, reopened to append to (a resumed run) or created; None without --out."""
-    from bench.cli.parsing import UsageError
-    from bench.cli.progress import note
-    from bench.run.journal import Journal, JournalError
-
     try:
         if contents is not None and journal_path is not None:
             if contents.dropped:
@@ -391,13 +359,11 @@ def _open_journal(contents, journal_path: Path | None, plan: RunPlan, identity: 
     return None
 
 
-def _play_missing(run_settings, missing: list[int], records: list[DealRecord], journal, jobs: int, args: argparse.Namespace,
+def _play_missing(run_settings: RunSettings, missing: list[int], records: list[DealRecord], journal: Journal | None,
+                  jobs: int, args: argparse.Namespace,
                   resume: str | None) -> Stopped | None:
     """Play the missing deals until done or stopped by a signal (returned); the journal is
     closed either way."""
-    from bench.cli.parsing import UsageError
-    from bench.run.journal import JournalError
-
     try:
         with stoppable():
             _play(run_settings, missing, records, journal, jobs, args)
@@ -412,14 +378,11 @@ def _play_missing(run_settings, missing: list[int], records: list[DealRecord], j
     return None
 
 
-def _write_results(args: argparse.Namespace, out: Path | None, records: list[DealRecord], n_deals: int, resume: str | None,
-                   **document) -> None:
+def _write_results(args: argparse.Namespace, out: Path | None, records: list[DealRecord], n_deals: int,
+                   resume: str | None, document: Callable[[], dict[str, Any]]) -> None:
     """The report; a run's file that cannot be written is one line that says how to write it later."""
-    from bench.cli.parsing import UsageError
-    from solver.files import describe
-
     try:
-        _report(args, out, records, n_deals, **document)
+        _report(args, out, records, n_deals, document())
     except OSError as error:
         if out is None or error.filename is None:  # the standard output, not the run's files
             raise
@@ -427,12 +390,9 @@ def _write_results(args: argparse.Namespace, out: Path | None, records: list[Dea
                          f"{len(records):,} deals played; once there is room, write them with: {resume}") from None
 
 
-def _bot_specs(specs: list[str], made: dict) -> list[dict]:
+def _bot_specs(specs: list[str], made: dict[str, Any]) -> list[dict[str, Any]]:
     """Each seated bot as results.json describes it: how to make it again, and its identity
     (``bots.identity``: its own, the files it reads, whether its plays can be replayed)."""
-    from bots import bot_spec
-    from bots.identity import bot_identity
-
     described = []
     for spec in specs:
         identity = bot_identity(spec, made[spec])
@@ -441,13 +401,9 @@ def _bot_specs(specs: list[str], made: dict) -> list[dict]:
     return described
 
 
-def _play(run_settings, missing: list[int], records: list[DealRecord], journal, jobs: int, args: argparse.Namespace) -> None:
+def _play(run_settings: RunSettings, missing: list[int], records: list[DealRecord], journal: Journal | None, jobs: int,
+          args: argparse.Namespace) -> None:
     """Play the missing deals; every finished chunk goes to the journal as it completes."""
-    from bench.cli.parsing import UsageError
-    from bench.cli.progress import progress
-    from bench.run.play import TournamentError
-    from bench.run.runner import play_sized
-
     with progress(total=len(missing), desc="deals", unit="deal") as bar:
 
         def finished(part: list[DealRecord]) -> None:
@@ -462,14 +418,9 @@ def _play(run_settings, missing: list[int], records: list[DealRecord], journal, 
             raise UsageError(str(error)) from None
 
 
-def _report(args, out, records, n_deals, **document) -> None:
+def _report(args: argparse.Namespace, out: Path | None, records: list[DealRecord], n_deals: int,
+            doc: dict[str, Any]) -> None:
     """results.json and report.md (marked partial when deals are missing), and the tables."""
-    from bench.cli.progress import note
-    from bench.report.render import render_terminal, write_report
-    from bench.report.summary import build_document, write_json
-    from solver.documents import json_ready
-
-    doc = build_document(records=records, backend=args.backend, wall_seconds=document.pop("wall"), **document)
     if len(records) < n_deals:
         doc["partial"] = {"played_deal_count": len(records), "planned_deal_count": n_deals}
     if out is not None:

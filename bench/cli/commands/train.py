@@ -10,9 +10,13 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bench.cli.parsing import Parser, job_count, limited, seed, writable_file
-from solver.interrupts import Stopped, stoppable
-from solver.rules import Rules
+from bench.cli.parsing import Parser, UsageError, job_count, limited, seed, writable_file
+from bench.cli.progress import note, progress
+from bots.training import REMOVAL_HANDS, TrainingState, default_start, train
+from solver import files, system
+from solver.files import describe, write_atomic
+from solver.interrupts import Stopped, check_stopped, stoppable
+from solver.rules import Rules, RulesError
 from solver.text import show
 
 if TYPE_CHECKING:
@@ -62,7 +66,6 @@ def checkpoint_of(out: Path) -> Path:
 
 def run(args: argparse.Namespace) -> int:
     resume, out, rules = resolve(args)
-    from bench.cli.progress import note
 
     started = time.perf_counter()
     saved = [resume.round if resume else 0]  # the last round saved in the checkpoint
@@ -81,9 +84,6 @@ def resolve(args: argparse.Namespace) -> tuple[TrainingState | None, Path, Rules
     """The checkpoint to resume (or None), the file to write and the rules, from the arguments;
     ``args.hands``, ``args.rounds``, ``args.seed`` and ``args.start`` are set to what the training
     uses (the defaults, or the checkpoint's settings). Bad input is a UsageError."""
-    from bench.cli.parsing import UsageError
-    from solver.rules import RulesError
-
     if args.resume and getattr(args, "out", None):
         resumed, other = Path(args.resume), Path(args.out)
         raise UsageError(f"--resume {resumed} writes {resumed}, the file its training was started to write; give no "
@@ -101,17 +101,12 @@ def resolve(args: argparse.Namespace) -> tuple[TrainingState | None, Path, Rules
         raise UsageError(str(error)) from None
     _check(args, out, rules, resumed=resume is not None)
     if resume is None:
-        from bots.training import default_start
-
         args.start = args.start or default_start(rules)
     return resume, out, rules
 
 
 def _resume(args: argparse.Namespace) -> TrainingState:
     """The checkpoint of the training whose --out was ``args.resume``, its settings copied into ``args``."""
-    from bench.cli.parsing import UsageError
-    from bots.training import TrainingState
-
     out = Path(args.resume)
     try:
         resume = TrainingState.load(checkpoint_of(out))
@@ -132,9 +127,6 @@ def _resume(args: argparse.Namespace) -> TrainingState:
 def _check(args: argparse.Namespace, out: Path, rules: Rules, resumed: bool) -> None:
     """Refuse, before any work, a training that memory cannot hold, rules tables are not trained
     for, or an --out that cannot be written."""
-    from bench.cli.parsing import UsageError
-    from solver import system
-
     have = system.available_memory()
     removal = getattr(args, "removal_hands", None)
     if removal is not None and removal < 0:
@@ -162,13 +154,6 @@ def _kept(done: int, checkpoint: Path, verb: str) -> str:
 def _train(args: argparse.Namespace, out: Path, rules: Rules, resume: TrainingState | None, saved: list[int]) -> FieldTables:
     """The trained tables, with a progress bar and a checkpoint saved after every round (its
     round in ``saved[0]``); a signal raises Stopped."""
-    from bench.cli.parsing import UsageError
-    from bench.cli.progress import note, progress
-    from bots.training import train
-    from solver import system
-    from solver.files import describe
-    from solver.interrupts import check_stopped
-
     checkpoint = checkpoint_of(out)
 
     def save(state: TrainingState) -> None:
@@ -196,25 +181,17 @@ def _train(args: argparse.Namespace, out: Path, rules: Rules, resume: TrainingSt
 
 
 def removal_hands(args: argparse.Namespace) -> int:
-    from bots.training import REMOVAL_HANDS
-
     return REMOVAL_HANDS if getattr(args, "removal_hands", None) is None else args.removal_hands
 
 
 def command(hands: int, rounds: int, seed: int, rules: str, start: str, removal: int | None = None) -> str:
     """The ``bench train`` command that makes tables with these settings (without its --out)."""
-    from bots.training import REMOVAL_HANDS
-
     tail = "" if removal in (None, REMOVAL_HANDS) else f" --removal-hands {removal}"
     return f"bench train --rules {rules} --hands {hands} --rounds {rounds} --seed {seed} --start {start}{tail}"
 
 
 def _write(tables: FieldTables, out: Path) -> None:
     """Write the tables to ``out`` whole or not at all, then drop the checkpoint."""
-    from bench.cli.parsing import UsageError
-    from solver import files
-    from solver.files import describe, write_atomic
-
     data = io.BytesIO()
     tables.save(data)  # numpy writes to a file object as well as to a path
     try:

@@ -8,9 +8,16 @@ import os
 import sys
 from pathlib import Path
 
-from bench.cli.parsing import Parser, job_count
-from bench.run.journal import Contents
+from bench.cli.commands.report import read_results
+from bench.cli.parsing import Parser, UsageError, job_count
+from bench.cli.progress import note, progress
+from bench.records.check import Run, records_problem
+from bench.report.summary import results_difference
+from bench.run.journal import JOURNAL, Contents, Journal, JournalError, JournalVersionError
+from bench.run.play import close_bots
 from bench.run.runner import BACKENDS
+from bench.run.verify import RunProblem, Tally, document, plan, render, replay, summary
+from solver import files, system
 from solver.interrupts import Stopped, stoppable
 from solver.text import show, terminal
 
@@ -35,11 +42,6 @@ def add_parser(sub: argparse._SubParsersAction[Parser]) -> None:
 def _journal(folder: Path) -> tuple[Contents | None, str | None]:
     """The run's journal, read and checked line by line, or the one line that says what is
     wrong with it (a damaged journal); a folder that holds no run is bad input."""
-    from bench.cli.parsing import UsageError
-    from bench.records.check import Run, records_problem
-    from bench.run.journal import JOURNAL, Journal, JournalError, JournalVersionError
-    from solver import files
-
     if not folder.is_dir():
         raise UsageError(f"{folder} is not a folder; give the folder of a run (bench tournament --out DIR)")
     try:
@@ -64,10 +66,6 @@ def _journal(folder: Path) -> tuple[Contents | None, str | None]:
 def _results(folder: Path, contents: Contents) -> tuple[int | None, str | None]:
     """The deals of the run's results.json and what keeps it from being the journal's; (None,
     None) when the folder holds none."""
-    from bench.cli.commands.report import read_results
-    from bench.cli.parsing import UsageError
-    from bench.report.summary import results_difference
-
     path = folder / "results.json"
     if not os.path.lexists(path):
         return None, None
@@ -80,11 +78,6 @@ def _results(folder: Path, contents: Contents) -> tuple[int | None, str | None]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from bench.cli.progress import note, progress
-    from bench.run.play import close_bots
-    from bench.run.verify import RunProblem, Tally, document, plan, render, replay, summary
-    from solver import system
-
     folder = Path(args.folder)
     jobs = system.available_cores() if args.jobs < 1 else args.jobs
     contents, problem = _journal(folder)
@@ -100,9 +93,13 @@ def run(args: argparse.Namespace) -> int:
         if contents is not None and planned is not None:
             deals = len(contents.records) if planned.replayed else 0
             with progress(total=deals, desc="replayed", unit="deal") as bar:
+
+                def advance(_: Tally, count: int) -> None:
+                    bar.update(count)
+
                 try:
                     with stoppable():
-                        replay(contents, planned, lambda _, count: bar.update(count), jobs=jobs,
+                        replay(contents, planned, advance, jobs=jobs,
                                backend=args.backend, tally=tally)
                 except Stopped as stopped:
                     bar.close()
