@@ -51,6 +51,55 @@ def test_the_walk_sees_lazy_imports(tmp_path):
     assert imported_packages(source) == {"bots", "bench"}
 
 
+
+# Inside bench/, the parts import one way too: the records (what a run is made of) <- the run
+# engine <- the report <- the analyses; the web page and the command line above them all.
+# The engine never imports the command line, the page or the report.
+BENCH_BELOW = {
+    "data": set(),  # files only: the example results
+    "records": set(),
+    "run": {"records"},
+    "report": {"records", "run"},
+    "analysis": {"records", "run", "report"},
+    "web": {"records", "run", "report", "analysis"},
+    "cli": {"records", "run", "report", "analysis", "web"},
+}
+
+
+def bench_parts_imported(path: Path) -> set[str]:
+    """The parts of bench/ (``bench.X...``) a source file imports, at any depth."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
+            [node.module] if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module else [])
+        found |= {name.split(".")[1] for name in names if name.startswith("bench.") and name.count(".") >= 1}
+    return found
+
+
+def bench_offenders(root: Path) -> dict[str, list[str]]:
+    offenders = {}
+    for part, below in BENCH_BELOW.items():
+        for path in sorted((root / "bench" / part).rglob("*.py")):
+            wrong = sorted(bench_parts_imported(path) - below - {part})
+            if wrong:
+                offenders[str(path.relative_to(root))] = wrong
+    return offenders
+
+
+def test_the_parts_of_bench_import_one_way():
+    assert set(BENCH_BELOW) == {p.name for p in (ROOT / "bench").iterdir() if (p / "__init__.py").exists()}, (
+        "a part of bench/ that BENCH_BELOW does not place")
+    offenders = bench_offenders(ROOT)
+    assert not offenders, f"parts of bench/ that import a part above them: {offenders}"
+
+
+def test_the_bench_check_finds_an_engine_that_imports_the_command_line(tmp_path):
+    for part in BENCH_BELOW:
+        (tmp_path / "bench" / part).mkdir(parents=True)
+    (tmp_path / "bench" / "run" / "play.py").write_text("def f():\n    from bench.cli.parsing import UsageError\n")
+    (tmp_path / "bench" / "report" / "summary.py").write_text("import bench.records.model\n")
+    assert bench_offenders(tmp_path) == {"bench/run/play.py": ["cli"]}
+
 PACKAGES = ("solver", "bots", "bench")
 MOST_LINES = 60  # a function a reader holds in their head; kernels are exempt (Numba wants them whole)
 
