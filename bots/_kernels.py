@@ -289,6 +289,62 @@ def _joint_with_back(b, best, best_entry, best_split, c3, c5, by_back, back_midd
 
 
 @kernel
+def _joint_threes(c3, by_class, threes):
+    """Each three's chances and extras as a front (``threes``), and the hand's best front value
+    and chance of winning, for :func:`best_by_class_joint`."""
+    hand_front = -np.inf
+    hand_front_win = 0.0
+    for k in range(286):
+        c = c3[k]
+        threes[0, k] = by_class[c, WIN0]
+        threes[1, k] = by_class[c, TIE0]
+        threes[2, k] = by_class[c, EXTRA0]
+        hand_front = max(hand_front, by_class[c, SEP0])
+        hand_front_win = max(hand_front_win, by_class[c, WIN0])
+    return hand_front, hand_front_win
+
+
+@kernel
+def _joint_fives(c5, by_class, fives, front_win, front_cap, middle_bounds, bound, quick, hand_front, hand_front_win,
+                 hand_middle, tie_max, scoring):
+    """Each five as a middle (``fives``, ``middle_bounds``), and as a back its bound with a
+    quick bonus cap (``bound``, ``quick``), for :func:`best_by_class_joint`; the back with the
+    highest quick cap."""
+    top = 0
+    for k in range(c5.shape[0]):
+        c = c5[k]
+        fives[1, k] = by_class[c, WIN1]
+        fives[2, k] = by_class[c, TIE1]
+        fives[3, k] = by_class[c, EXTRA1]
+        front_win[k] = min(by_class[c, WIN0], hand_front_win)
+        front_cap[k] = min(by_class[c, FRONT_UPTO], hand_front)
+        _middle_bounds(middle_bounds, k, fives[0, k], front_cap[k], front_win[k], tie_max[0], fives[1, k],
+                       fives[2, k], scoring)
+        bound[k] = by_class[c, SEP2] + min(by_class[c, MIDDLE_UPTO], hand_middle) + front_cap[k]
+        quick[k] = bound[k] + _bonus_cap(front_win[k], fives[1, k], by_class[c, WIN2], scoring)
+        if quick[k] > quick[top]:
+            top = k
+    return top
+
+
+@kernel
+def _left_ceiling(left, c, low, high, flushes, keys, numbers, by_class, hand_middle, hand_front, hand_front_win,
+                  tie_max, scoring):
+    """The most a split with a back of class ``c`` is worth, bounded by the eight cards it
+    leaves (``left``, a mask of the hand's positions): no middle beats their best five, no
+    front their best three (``bots._bounds``), for :func:`best_by_class_joint`."""
+    five, three = best_five_and_three(left, low, high, flushes)
+    cm = min(class_number(keys, numbers, five), c)  # the middle's class is at most this
+    cf = min(class_number(keys, numbers, three), c)  # and the front's this
+    w2 = by_class[c, WIN2]
+    t2 = by_class[c, TIE2]
+    return by_class[c, SEP2] + min(by_class[cm, MIDDLE_UPTO], hand_middle) + \
+        min(by_class[cf, FRONT_UPTO], hand_front) + \
+        _bonus_ceiling(min(by_class[cf, WIN0], hand_front_win), tie_max[0], by_class[cm, WIN1], tie_max[1], w2, t2,
+                       scoring)
+
+
+@kernel
 def best_by_class_joint(hands, by_back, back_middle, back_front, canon_of, canon_a, masks5, ranks, keys, numbers,
                         by_class, tie_max, scoring):
     """Best split of each hand for a bonus rule, rows taken as independent.
@@ -303,9 +359,8 @@ def best_by_class_joint(hands, by_back, back_middle, back_front, canon_of, canon
     bonus can add when each row wins and ties no more often than bounds allow (a row's
     chance of winning grows with its class; ``tie_max`` bounds its ties): for a back
     ``_bonus_ceiling``, for a middle the looser one of ``_middle_bounds``. A back that passes
-    is bounded once more by the eight cards it leaves (``masks5``: each five's positions):
-    no middle beats their best five, no front their best three (``bots._bounds``), and the
-    ``*_UPTO`` columns and the chances of winning grow with the class. Equal values go to
+    is bounded once more by the eight cards it leaves (``masks5``: each five's positions;
+    :func:`_left_ceiling`): the ``*_UPTO`` columns and the chances grow with the class. Equal values go to
     the split the canonical scan meets first (the lowest canonical entry). Each subset's
     numbers are looked up once per hand."""
     n = hands.shape[0]
@@ -325,29 +380,9 @@ def best_by_class_joint(hands, by_back, back_middle, back_front, canon_of, canon
     for h in range(n):
         hand_middle = subset_classes(hands[h], ranks, c3, c5, by_class, SEP1, fives[0])
         flushes = suit_tables(hands[h], low, high)
-        hand_front = -np.inf
-        hand_front_win = 0.0
-        for k in range(286):
-            c = c3[k]
-            threes[0, k] = by_class[c, WIN0]
-            threes[1, k] = by_class[c, TIE0]
-            threes[2, k] = by_class[c, EXTRA0]
-            hand_front = max(hand_front, by_class[c, SEP0])
-            hand_front_win = max(hand_front_win, by_class[c, WIN0])
-        top = 0
-        for k in range(n5):  # each five as a middle, and as a back its bound with a quick bonus cap
-            c = c5[k]
-            fives[1, k] = by_class[c, WIN1]
-            fives[2, k] = by_class[c, TIE1]
-            fives[3, k] = by_class[c, EXTRA1]
-            front_win[k] = min(by_class[c, WIN0], hand_front_win)
-            front_cap[k] = min(by_class[c, FRONT_UPTO], hand_front)
-            _middle_bounds(middle_bounds, k, fives[0, k], front_cap[k], front_win[k], tie_max[0], fives[1, k],
-                           fives[2, k], scoring)
-            bound[k] = by_class[c, SEP2] + min(by_class[c, MIDDLE_UPTO], hand_middle) + front_cap[k]
-            quick[k] = bound[k] + _bonus_cap(front_win[k], fives[1, k], by_class[c, WIN2], scoring)
-            if quick[k] > quick[top]:
-                top = k
+        hand_front, hand_front_win = _joint_threes(c3, by_class, threes)
+        top = _joint_fives(c5, by_class, fives, front_win, front_cap, middle_bounds, bound, quick, hand_front,
+                           hand_front_win, hand_middle, tie_max, scoring)
         best = -np.inf
         best_entry = np.int64(canon_of.shape[0])
         best_split = np.int64(-1)
@@ -361,16 +396,9 @@ def best_by_class_joint(hands, by_back, back_middle, back_front, canon_of, canon
             if i > 0:
                 ceiling = bound[b] + _bonus_ceiling(front_win[b], tie_max[0], by_class[c, WIN1], tie_max[1], w2, t2,
                                                     scoring)
-                if ceiling + SLACK < best:
-                    continue
-                five, three = best_five_and_three(0x1FFF ^ masks5[b], low, high, flushes)
-                cm = min(class_number(keys, numbers, five), c)  # the middle's class is at most this
-                cf = min(class_number(keys, numbers, three), c)  # and the front's this
-                ceiling = by_class[c, SEP2] + min(by_class[cm, MIDDLE_UPTO], hand_middle) + \
-                    min(by_class[cf, FRONT_UPTO], hand_front) + \
-                    _bonus_ceiling(min(by_class[cf, WIN0], hand_front_win), tie_max[0],
-                                   by_class[cm, WIN1], tie_max[1], w2, t2, scoring)
-                if ceiling + SLACK < best:
+                if ceiling + SLACK < best or _left_ceiling(0x1FFF ^ masks5[b], c, low, high, flushes, keys, numbers,
+                                                           by_class, hand_middle, hand_front, hand_front_win,
+                                                           tie_max, scoring) + SLACK < best:
                     continue
             best, best_entry, best_split = _joint_with_back(
                 b, best, best_entry, best_split, c3, c5, by_back, back_middle, back_front, canon_of, canon_a,

@@ -100,8 +100,9 @@ def test_the_bench_check_finds_an_engine_that_imports_the_command_line(tmp_path)
     (tmp_path / "bench" / "report" / "summary.py").write_text("import bench.records.model\n")
     assert bench_offenders(tmp_path) == {"bench/run/play.py": ["cli"]}
 
+
 PACKAGES = ("solver", "bots", "bench")
-MOST_LINES = 60  # a function a reader holds in their head; kernels are exempt (Numba wants them whole)
+MOST_LINES = 60  # a function a reader holds in their head, kernels included
 
 
 def module_name(path: Path, root: Path) -> str:
@@ -221,11 +222,6 @@ def test_the_circle_check_finds_a_circle(tmp_path):
     assert import_circles(import_graph(tmp_path, ("pkg",))) == []
 
 
-def is_kernel_module(path: Path) -> bool:
-    name = path.name
-    return (name.startswith("_") and not name.startswith("__")) or path.relative_to(ROOT).as_posix() in KERNEL_MODULES
-
-
 def long_functions(path: Path, root: Path = ROOT, most: int = MOST_LINES) -> list[str]:
     """``file:line name (n lines)`` for each function (nested ones too) longer than ``most``
     lines, counted from its ``def`` line to its last line."""
@@ -238,9 +234,8 @@ def long_functions(path: Path, root: Path = ROOT, most: int = MOST_LINES) -> lis
     return found
 
 
-def test_no_function_is_over_60_lines_outside_the_kernels():
-    offenders = [entry for package in PACKAGES for p in sources(package) if not is_kernel_module(p)
-                 for entry in long_functions(p)]
+def test_no_function_is_over_60_lines():
+    offenders = [entry for package in PACKAGES for p in sources(package) for entry in long_functions(p)]
     assert not offenders, f"functions over {MOST_LINES} lines: {offenders}"
 
 
