@@ -75,7 +75,6 @@ def test_the_speed_study_takes_medians_of_times_and_of_ratios(monkeypatch):
     import itertools
     import types
 
-    import bots
     from bench.analysis import _yardstick, studies
 
     extra = {"basic": [9, 29, 4], "2-4": [19, 1, 49], "1-6": [5, 5, 99]}  # ms a solve of hand i takes
@@ -97,7 +96,7 @@ def test_the_speed_study_takes_medians_of_times_and_of_ratios(monkeypatch):
     monkeypatch.setattr(studies, "time", types.SimpleNamespace(perf_counter=perf_counter))
     sticks = itertools.cycle([1.0, 3.0, 2.0])
     monkeypatch.setattr(_yardstick, "one_ms", lambda: next(sticks))
-    monkeypatch.setattr(bots, "solve_hand", solve_hand)
+    monkeypatch.setattr(studies, "solve_hand", solve_hand)
     result = studies.speed_study(hands=3, samples=20, entropy=5)
     expected = {"basic": (10, 10), "2-4": (20, 20), "1-6": (6, 6)}  # 2-4: 20, 2, 50 ms; 1-6: 6, 6, 100 ms
     for rules, (ms, ratio) in expected.items():

@@ -811,7 +811,7 @@ def test_training_more_hands_than_memory_holds_is_refused_before_any_work(tmp_pa
 def test_a_header_naming_more_bots_than_the_limit_makes_none(finished, tmp_path, capsys, monkeypatch):
     """A journal whose header (checks kept right) names 65 bots is refused by the limits of
     solver.limits before any bot is made, as the tournament refuses such a run before it starts."""
-    import bench.run.play
+    import bench.cli.commands.tournament
 
     def not_now(*args, **kwargs):
         raise AssertionError("a bot was made")
@@ -820,5 +820,5 @@ def test_a_header_naming_more_bots_than_the_limit_makes_none(finished, tmp_path,
     lines = _lines(out)
     lines[0]["settings"]["bots"] = ["greedy"] * 65
     _write(out, lines, rechain=True)
-    monkeypatch.setattr(bench.run.play, "make_bots", not_now)
+    monkeypatch.setattr(bench.cli.commands.tournament, "make_bots", not_now)  # where the tournament makes its bots
     assert "the journal's run is too large: the bot count is 65, above the limit of 64" in _refused(out, capsys)
