@@ -7,7 +7,6 @@
 """
 
 from bots.base import Bot, BotError, BotFault, arrange_many, arrangement_from_row, checked_arrangement, describe_bot
-from bots.exhaustive import DEFAULT_OPPONENT
 from bots.opponents import grade_hand, solve_hand
 from bots.points import RowPoints
 from bots.registry import (
@@ -28,7 +27,7 @@ from bots.training import train, training_hands
 from solver import parse_hand  # noqa: F401  (used by the doctest above)
 
 __all__ = [
-    "BOTS", "DEFAULT_OPPONENT", "ENTRY_POINT_GROUP", "Bot", "BotError", "BotFault", "BotOpponent", "RowPoints", "arrange_many",
+    "BOTS", "ENTRY_POINT_GROUP", "Bot", "BotError", "BotFault", "BotOpponent", "RowPoints", "arrange_many",
     "arrangement_from_row", "bot_names", "bot_parameters", "bot_spec", "checked_arrangement", "describe_bot",
     "FieldTables", "grade_hand", "make_bot", "make_bot_for", "opponent_model", "parse_spec", "resolve_factory", "shipped_tables",
     "solve_hand", "train", "training_hands",

@@ -10,14 +10,13 @@ import numpy as np
 
 from bots.base import BotError, takes_cards
 from bots.table import rules_of
-from solver import Arrangement, Card
+from solver import Arrangement, Card, config
 from solver.limits import check
 from solver.opponent import OpponentModel
 from solver.rules import Rules
 from solver.sampling import check_memory
-from solver.solution import DEFAULT_SAMPLES, Solution, solve
+from solver.solution import Solution, solve
 
-DEFAULT_OPPONENT = "table"
 OpponentModels = Callable[[str, Rules], OpponentModel]  # (bot spec, rules) -> the model of that bot
 
 
@@ -36,8 +35,8 @@ class ExhaustiveBot:
     """
 
     name: ClassVar[str] = "exhaustive"
-    samples: int = DEFAULT_SAMPLES
-    opponent: str = DEFAULT_OPPONENT
+    samples: int = config.DEFAULT_SAMPLES
+    opponent: str = config.DEFAULT_OPPONENT
     rules: Rules | str = "basic"
     opponent_models: InitVar[OpponentModels | None] = None
     _models: OpponentModels = field(init=False, repr=False, compare=False)

@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from bots.base import Bot, BotError
-from bots.exhaustive import DEFAULT_OPPONENT
 from bots.registry import opponent_model
+from solver import config
 from solver.cards import CardsLike
 from solver.errors import SolveError
 from solver.opponent import OpponentModel
@@ -20,7 +20,7 @@ from solver.rules import Rules, RulesError, as_rules
 from solver.solution import Grade, Solution, grade, solve
 
 
-def solve_hand(hand: CardsLike, opponent: str | Bot | OpponentModel = DEFAULT_OPPONENT, *,
+def solve_hand(hand: CardsLike, opponent: str | Bot | OpponentModel = config.DEFAULT_OPPONENT, *,
                rules: Rules | str | None = None, **options: Any) -> Solution:
     """``solver.solve`` against opponents set by a bot named by its spec (``table`` by default,
     playing for the same rules).
@@ -36,7 +36,7 @@ def solve_hand(hand: CardsLike, opponent: str | Bot | OpponentModel = DEFAULT_OP
     return solve(hand, model, rules=rules, **options)
 
 
-def grade_hand(hand: CardsLike, arrangement: Any, opponent: str | Bot | OpponentModel = DEFAULT_OPPONENT, *,
+def grade_hand(hand: CardsLike, arrangement: Any, opponent: str | Bot | OpponentModel = config.DEFAULT_OPPONENT, *,
                rules: Rules | str | None = None, **options: Any) -> Grade:
     """``solver.grade`` against opponents set by a bot named by its spec (``table`` by default,
     playing for the same rules): what a player's own arrangement cost."""

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bots import _kernels
-from solver import system
+from solver import config, system
 from solver.classes import five_card_class_mask, rank_classes
 from solver.splits import checked_hands, split_tables
 
@@ -61,11 +61,6 @@ class RowPoints:
         return out
 
 
-PARALLEL_BATCH = 256  # batches at least this large are split over the cores
-CHUNKS_PER_CORE = 2  # more chunks than cores: a core that is slowed or taken by another process holds up less
-MOST_A_CHUNK = 2048  # and no chunk longer than this: Ctrl-C waits for the chunk the calling thread is setting
-
-
 @functools.cache
 def _pool() -> ThreadPoolExecutor:
     return ThreadPoolExecutor(max_workers=system.available_cores(), thread_name_prefix="bots-kernel")
@@ -80,11 +75,11 @@ def over_cores(function: Callable[[np.ndarray], np.ndarray], hands: np.ndarray) 
     the caller works rather than waits, which saves a thread's wake-up on every batch. An
     error in any chunk is raised here, once no thread is still working on this batch."""
     hands = np.ascontiguousarray(hands, np.uint8)
-    cores = min(system.available_cores(), len(hands) // PARALLEL_BATCH)
+    cores = min(system.available_cores(), len(hands) // config.PARALLEL_BATCH)
     if cores < 2:
         return function(hands)
-    parts = np.array_split(hands, max(cores, min(CHUNKS_PER_CORE * cores, len(hands) // 64),
-                                      -(-len(hands) // MOST_A_CHUNK)))
+    parts = np.array_split(hands, max(cores, min(config.CHUNKS_PER_CORE * cores, len(hands) // 64),
+                                      -(-len(hands) // config.MOST_A_CHUNK)))
     results: list[np.ndarray] = [hands[:0]] * len(parts)
     taken = itertools.count()  # next() is atomic under the GIL: each chunk goes to one thread
     stop = threading.Event()

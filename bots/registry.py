@@ -24,12 +24,13 @@ from typing import Any
 import numpy as np
 
 from bots.base import Bot, BotError, arrange_many
-from bots.exhaustive import DEFAULT_OPPONENT, ExhaustiveBot
+from bots.exhaustive import ExhaustiveBot
 from bots.greedy import GreedyBot
 from bots.heuristic import HeuristicBot
 from bots.protocol import ProtocolBot, ProtocolFactory, protocol_factory
 from bots.random_bot import RandomBot
 from bots.table import TableBot
+from solver import config
 from solver.opponent import OpponentModel
 from solver.rules import Rules, as_rules
 
@@ -241,7 +242,7 @@ class BotOpponent:
         return f"BotOpponent({self.name!r})"
 
 
-def opponent_model(spec: str | Bot | OpponentModel = DEFAULT_OPPONENT, rules: Rules | str | None = None) -> OpponentModel:
+def opponent_model(spec: str | Bot | OpponentModel = config.DEFAULT_OPPONENT, rules: Rules | str | None = None) -> OpponentModel:
     """The opponent model named by a bot spec, playing for ``rules`` unless the spec names its own.
 
     The ``table`` model plays its tables as they are, without the card removal the ``table``

@@ -30,7 +30,7 @@ import numpy as np
 from bots.heuristic import heuristic_points
 from bots.points import RowPoints
 from bots.table import FieldTables, JointPolicy, Removal, play_tables, shipped_tables
-from solver import files, limits
+from solver import config, files, limits
 from solver.classes import row_classes
 from solver.documents import strict_json
 from solver.rules import BASIC, Rules, RulesError, as_rules
@@ -39,7 +39,6 @@ CHUNKS = 16
 CHECK_KEY = 10**6
 REMOVAL_KEY = 10**6 + 1
 REMOVAL_HANDS = 1_000_000  # bench train's field sample for the card-removal factors (train's default: none)
-HANDS, ROUNDS, SEED, CHECK_HANDS = 200_000, 24, 0, 10_000  # the defaults: the shipped tables are made with them
 STARTS = ("heuristic", "basic")  # the field of round 0: the heuristic bot's rows, or the shipped basic tables
 
 
@@ -195,10 +194,10 @@ def _checkpoint_problem(arrays: dict[str, np.ndarray], meta: Any) -> str | None:
 
 
 def train(
-    hands: int = HANDS,
-    rounds: int = ROUNDS,
-    seed: int = SEED,
-    check_hands: int = CHECK_HANDS,
+    hands: int = config.TRAINING_HANDS,
+    rounds: int = config.TRAINING_ROUNDS,
+    seed: int = config.TRAINING_SEED,
+    check_hands: int = config.TRAINING_CHECK_HANDS,
     jobs: int = 1,
     on_round: Callable[[RoundReport], None] | None = None,
     rules: Rules | str | None = None,

@@ -37,11 +37,11 @@ import tempfile
 
 from platformdirs import user_cache_dir
 
+from solver import config
 from solver.text import show
 
 APP = "chinese-poker-solver"
 ROOT_UID = 0
-MOST_LINKS = 40  # links followed on the way up before a path counts as a loop
 
 
 def _owner_problem(info: os.stat_result, path: str, owners: tuple[int, ...]) -> str | None:
@@ -90,7 +90,7 @@ def _parent_problem(path: str, links: int = 0) -> str | None:
         if problem:
             return problem
         if stat.S_ISLNK(info.st_mode):
-            if links >= MOST_LINKS:
+            if links >= config.MOST_LINKS:
                 return f"{current} is a loop of links"
             target = os.path.realpath(current)
             return _parent_problem(os.path.join(target, "-"), links + 1) or _parent_problem(current, links + 1)

@@ -19,10 +19,10 @@ import json
 import math
 from typing import Any
 
+from solver import config
 from solver.errors import InputError
 from solver.text import quote
 
-JSON_DEPTH = 64  # arrays and objects inside one another; the documents the package writes nest a dozen deep at most
 INTEGER_DIGITS = 4300  # digits of one integer: Python's own limit on converting text to int, whatever it is set to
 
 
@@ -30,7 +30,7 @@ class JSONRefused(InputError, ValueError):
     """Text that is not JSON the package reads: not UTF-8, not JSON, a number that is not
     finite (``NaN``, ``Infinity``, ``1e999``), an integer of more than ``INTEGER_DIGITS``
     digits, a name given twice in one object, or arrays and objects nested deeper than
-    ``JSON_DEPTH``. The message is one line that names what was read; ``reason`` is its part
+    ``config.JSON_DEPTH``. The message is one line that names what was read; ``reason`` is its part
     that says what is wrong, for a caller that names what was read in words of its own."""
 
     def __init__(self, what: str, reason: str):
@@ -89,7 +89,7 @@ def strict_json(text: str | bytes, what: str, *, non_finite: bool = False) -> An
     :class:`JSONRefused`, naming ``what`` (a file, a line of one, a bot's answer), when it is
     not JSON, holds ``NaN``, ``Infinity`` or a number too large for a float, an integer of more
     than ``INTEGER_DIGITS`` digits, a name given twice in one object, or arrays and objects
-    nested deeper than ``JSON_DEPTH``. With ``non_finite``, ``NaN`` and ``Infinity`` are read as
+    nested deeper than ``config.JSON_DEPTH``. With ``non_finite``, ``NaN`` and ``Infinity`` are read as
     floats: only for a file of the package's own whose format holds them (a training
     checkpoint's reports, which its digest checks); the other rules hold all the same.
 
@@ -120,13 +120,13 @@ def strict_json(text: str | bytes, what: str, *, non_finite: bool = False) -> An
         value = json.loads(text, object_pairs_hook=_object, parse_constant=float if non_finite else _constant,
                            parse_float=float if non_finite else _float, parse_int=_integer)
     except RecursionError:
-        raise refused(f"arrays and objects are nested deeper than {JSON_DEPTH}") from None
+        raise refused(f"arrays and objects are nested deeper than {config.JSON_DEPTH}") from None
     except _Refusal as error:
         raise refused(str(error)) from None
     except ValueError as error:  # json.JSONDecodeError: where, and what was expected there
         raise refused(str(error)) from None
-    if _depth(value) > JSON_DEPTH:
-        raise refused(f"arrays and objects are nested deeper than {JSON_DEPTH}")
+    if _depth(value) > config.JSON_DEPTH:
+        raise refused(f"arrays and objects are nested deeper than {config.JSON_DEPTH}")
     return value
 
 

@@ -22,9 +22,9 @@ What it promises, whoever calls it:
 >>> import tempfile, pathlib
 >>> path = pathlib.Path(tempfile.mkdtemp()) / "a.json"
 >>> write_atomic(path, '\\ufeff{"a": 1}\\n'.encode("utf-8"))
->>> read_text(path, SETTINGS_BYTES), sorted(p.name for p in path.parent.iterdir())
+>>> read_text(path, config.SETTINGS_BYTES), sorted(p.name for p in path.parent.iterdir())
 ('{"a": 1}\\n', ['a.json'])
->>> read_text(path.parent, SETTINGS_BYTES)  # doctest: +ELLIPSIS
+>>> read_text(path.parent, config.SETTINGS_BYTES)  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
 solver.files.FileRefused: ...: it is a folder, not a regular file
@@ -47,12 +47,10 @@ from typing import IO, Any
 
 import numpy as np
 
+from solver import config
 from solver.errors import InputError
 from solver.limits import LIMITS
 
-SETTINGS_BYTES = 1 << 20  # house rules and bot files (TOML or JSON): a page of settings, with room to spare
-LINE_BYTES = 1 << 16  # one line of a hands file (13 cards, or a hand and its arrangement, and a comment)
-ARRAYS_BYTES = 1 << 28  # a tables file or training checkpoint (.npz), on disk and unpacked (shipped: 1.3 MiB)
 DOCUMENT_BYTES = int(LIMITS["document_bytes"].high)  # a journal, results.json or benchmark JSON: solver.limits
 
 _KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISSOCK, "a socket"),
@@ -196,7 +194,7 @@ def standard_input() -> IO[bytes]:
 
 
 @contextlib.contextmanager
-def arrays(path: str | Path, *, follow: bool = True, limit: int = ARRAYS_BYTES) -> Iterator[Any]:
+def arrays(path: str | Path, *, follow: bool = True, limit: int = config.ARRAYS_BYTES) -> Iterator[Any]:
     """The arrays of an ``.npz`` file (numpy's ``NpzFile``), read without pickles: the file is
     opened through the gate, and the sizes its arrays declare, unpacked, must fit ``limit``
     as well (a small archive cannot unpack into more memory than that)."""

@@ -32,10 +32,9 @@ from collections.abc import Callable, Collection, Iterator
 from types import FrameType
 from typing import Protocol, TypeVar
 
-from solver import files
+from solver import config, files
 
 NATIVE_PACKAGES = ("numba", "llvmlite")  # packages whose Python code an exception must not cross
-RETRY_SECONDS = 0.005  # how soon a time limit that landed in native code looks again
 
 
 def _native_folders() -> tuple[str, ...]:
@@ -67,7 +66,7 @@ def in_native_code(frame: FrameType | None) -> bool:
 
 def again_later(signum: int, frame: FrameType | None) -> bool:
     """For a signal handler that is about to raise: True when it may (``frame`` is not in
-    native code); otherwise the same signal is sent to this process again ``RETRY_SECONDS``
+    native code); otherwise the same signal is sent to this process again ``config.RETRY_SECONDS``
     later, from a timer thread, while the same handler is installed, and False: the handler
     returns and raises next time.
 
@@ -83,7 +82,7 @@ def again_later(signum: int, frame: FrameType | None) -> bool:
         if signal.getsignal(signum) is handler:  # not once the handler is gone
             os.kill(os.getpid(), signum)
 
-    timer = threading.Timer(RETRY_SECONDS, again)
+    timer = threading.Timer(config.RETRY_SECONDS, again)
     timer.daemon = True
     timer.start()
     return False
@@ -96,7 +95,7 @@ def alarm(seconds: float | None, error: Callable[[], BaseException]) -> Iterator
     A real-time timer signal stops the block, so only in a process's main thread;
     elsewhere the block runs to its end and the caller judges its time. The signal never
     raises inside native code (:func:`in_native_code`): there it looks again every
-    ``RETRY_SECONDS`` and raises once the block is back in Python code of its own. A block
+    ``config.RETRY_SECONDS`` and raises once the block is back in Python code of its own. A block
     that stays in compiled code without returning is not stopped (no signal can do that
     safely); it is judged late when it returns."""
     usable = bool(seconds) and hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
@@ -106,7 +105,7 @@ def alarm(seconds: float | None, error: Callable[[], BaseException]) -> Iterator
 
     def expired(signum: int, frame: FrameType | None) -> None:
         if in_native_code(frame):
-            signal.setitimer(signal.ITIMER_REAL, RETRY_SECONDS)
+            signal.setitimer(signal.ITIMER_REAL, config.RETRY_SECONDS)
             return
         raise error()
 
@@ -225,7 +224,7 @@ def become_subreaper() -> bool:
 
 def _process_stat(pid: int | str) -> str:
     """The line ``/proc/PID/stat`` holds (a process's name in it may be any bytes)."""
-    return files.read_bytes(f"/proc/{pid}/stat", files.LINE_BYTES).decode("utf-8", "replace")
+    return files.read_bytes(f"/proc/{pid}/stat", config.LINE_BYTES).decode("utf-8", "replace")
 
 
 def _parents() -> dict[int, int]:

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from solver import files
+from solver import config, files
 from solver.arrangement import ROWS
 from solver.documents import JSONRefused, strict_json
 from solver.errors import InputError
@@ -263,9 +263,9 @@ def parse_toml(text: str) -> dict[str, Any]:
 
 def _read(path: Path) -> dict[str, Any]:
     """The settings table of a TOML or JSON file: a regular file (a link is followed to one) of
-    UTF-8 text, a byte-order mark in front dropped, no bigger than ``files.SETTINGS_BYTES``."""
+    UTF-8 text, a byte-order mark in front dropped, no bigger than ``config.SETTINGS_BYTES``."""
     try:
-        text = files.read_text(path, files.SETTINGS_BYTES)
+        text = files.read_text(path, config.SETTINGS_BYTES)
     except OSError as error:
         raise RulesError(f"cannot read rules file {str(path)!r}: {error.strerror}") from None
     except UnicodeDecodeError:

@@ -14,16 +14,13 @@ import time
 
 import numpy as np
 
-from solver import _evaluator, system
+from solver import _evaluator, config, system
 from solver.cards import Card
 from solver.errors import SolveError
 from solver.naturals import Natural, best_natural, natural_mask, settle_naturals
 from solver.opponent import OpponentModel, arrange_checked
 from solver.rules import Rules
 from solver.scoring import fouls, row_results_of, settle_values
-
-BYTES_PER_SAMPLE = 700  # peak memory a simulated opponent takes while dealt (39 floats and their order), measured ~620
-SMALL_NEED = 64 * 2**20  # a sample needing less than this is not weighed against the memory left
 
 
 def _gib(n: float) -> str:
@@ -32,7 +29,7 @@ def _gib(n: float) -> str:
 
 def check_memory(samples: int) -> None:
     """Refuse, before any work, a sample that would not fit in the memory left. A sample that
-    needs less than ``SMALL_NEED`` (less than the interpreter itself takes) is let through
+    needs less than ``config.SMALL_NEED`` (less than the interpreter itself takes) is let through
     without reading the system's figures, which would take longer than the check is worth.
 
     >>> check_memory(10**15)  # doctest: +ELLIPSIS
@@ -40,13 +37,13 @@ def check_memory(samples: int) -> None:
     ...
     solver.errors.SolveError: 1,000,000,000,000,000 samples would need about 651,925,802.2 GiB of memory, more than the ...
     """
-    need = int(samples) * BYTES_PER_SAMPLE
-    if need < SMALL_NEED:
+    need = int(samples) * config.BYTES_PER_SAMPLE
+    if need < config.SMALL_NEED:
         return
     have = system.available_memory()
     if have is not None and need > have:
         raise SolveError(f"{int(samples):,} samples would need about {_gib(need)} of memory, more than the "
-                         f"{_gib(have)} available; ask for at most {have // BYTES_PER_SAMPLE:,}")
+                         f"{_gib(have)} available; ask for at most {have // config.BYTES_PER_SAMPLE:,}")
 
 
 def deal_opponents(hand: tuple[Card, ...], samples: int, rng: np.random.Generator) -> np.ndarray:

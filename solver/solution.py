@@ -40,6 +40,7 @@ from typing import Any
 
 import numpy as np
 
+from solver import config
 from solver.arrangement import ROWS, Arrangement, as_arrangement, foul_reason
 from solver.cards import Card, CardsLike, format_cards, parse_hand, reading_order
 from solver.documents import json_ready
@@ -55,7 +56,6 @@ from solver.splits import split_arrangement
 from solver.statistics import Z95
 
 SCHEMA_VERSION = 3  # of the solve and hand-grade documents; 3: document, *_count, foul_reason, ev_parts.per_opponent.rows
-DEFAULT_SAMPLES = 1000
 
 
 @dataclass(frozen=True, slots=True)
@@ -254,7 +254,7 @@ def solve(
     hand: CardsLike,
     opponent: OpponentModel,
     *,
-    samples: int = DEFAULT_SAMPLES,
+    samples: int = config.DEFAULT_SAMPLES,
     seed: int | None = None,
     players: int = 2,
     top: int = 3,
@@ -282,9 +282,8 @@ def solve(
     ('table', 18642)
     """
     started = time.perf_counter()
-    cards = parse_hand(hand)
-    rules = _check_options(samples, players, top, rules)
-    _check_search(opponent, seed, distinct)
+    cards, rules = check_request(hand, opponent, samples=samples, seed=seed, players=players, top=top, rules=rules,
+                                 distinct=distinct)
     entropy = int(seed) if seed is not None else secrets.randbits(32)  # short enough to read and type
     deals, arranged, timings = simulate(cards, opponent, samples, entropy)
     scoring = time.perf_counter()
@@ -309,6 +308,26 @@ def solve(
         timings=timings | {"score": finished - scoring},
         sample=arranged if keep_sample else None,
     )
+
+
+def check_request(hand: CardsLike, opponent: OpponentModel, arrangement: Arrangement | str | None = None, *,
+                  samples: int = config.DEFAULT_SAMPLES, seed: int | None = None, players: int = 2, top: int = 3,
+                  rules: Rules | str | None = None, distinct: str = "hands") -> tuple[tuple[Card, ...], Rules]:
+    """The hand's cards and the rules, once everything :func:`solve` (and :func:`grade`, given
+    the ``arrangement``) is asked is checked, at once and without any work: the same
+    ``SolveError`` (or a ``CardError``, ``RulesError``) the call would raise.
+
+    >>> check_request("AS KS", None)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    solver.cards.CardCountError: expected 13 cards for the hand, got 2: 'AS KS'
+    """
+    cards = parse_hand(hand)
+    if arrangement is not None:
+        _play_of(cards, arrangement)
+    checked = _check_options(samples, players, top, rules)
+    _check_search(opponent, seed, distinct)
+    return cards, checked
 
 
 def _check_search(opponent: Any, seed: Any, distinct: Any) -> None:
@@ -418,7 +437,7 @@ def _play_of(cards: tuple[Card, ...], play: Arrangement | str) -> Arrangement:
 
 
 def play_scores(hand: CardsLike, plays: list[Arrangement | str], opponent: OpponentModel, *,
-                samples: int = DEFAULT_SAMPLES, seed: int, rules: Rules | str | None = None) -> np.ndarray:
+                samples: int = config.DEFAULT_SAMPLES, seed: int, rules: Rules | str | None = None) -> np.ndarray:
     """Units each of ``plays`` (arrangements of ``hand``) wins from each of ``samples``
     opponents, dealt and set as :func:`solve` deals and sets them with this ``seed``: an array
     (len(plays), samples). The same opponents face every play, so differences are paired.

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 
-from solver import files
+from solver import config, files
 
 
 def available_cores() -> int:
@@ -24,7 +24,7 @@ def available_memory() -> int | None:
     where there is one; None where neither can be read."""
     def read(path: str) -> str | None:
         try:
-            return files.read_text(path, files.SETTINGS_BYTES)
+            return files.read_text(path, config.SETTINGS_BYTES)
         except (OSError, UnicodeDecodeError):
             return None
 

@@ -10,7 +10,7 @@ megabytes on one line. Whatever prints it or puts it in a document goes through 
 - :func:`terminal`: one line for a terminal or a message: every character that does not
   print (controls, C1 controls, bidi and other format characters, line and paragraph
   separators, ends of line) is written as JSON writes it, ``\\u001b``;
-- :func:`quote`: a short quote of outside text for an error message: at most ``EXCERPT``
+- :func:`quote`: a short quote of outside text for an error message: at most ``config.EXCERPT``
   characters of it, repr-quoted, with ``...`` and its full length when it is longer;
   :func:`excerpt` cuts the same way without quoting;
 - :func:`markdown`: one line of Markdown (a table cell or a paragraph) that shows the text
@@ -34,7 +34,7 @@ import re
 import sys
 from typing import TextIO
 
-EXCERPT = 80  # characters of outside text quoted in an error message
+from solver import config
 
 ASCII_SPELLINGS = {  # what a stream that cannot encode a character gets instead
     "±": "+/-", "×": "x", "−": "-", "–": "-", "—": "-", "…": "...", "·": ".", "≥": ">=", "≤": "<=", "→": "->",
@@ -66,7 +66,7 @@ def terminal(text: str) -> str:
     return "".join(c if c.isprintable() else _escape(c) for c in text)
 
 
-def quote(text: str | bytes, limit: int = EXCERPT) -> str:
+def quote(text: str | bytes, limit: int = config.EXCERPT) -> str:
     r"""A short quote of outside text for an error message: repr-quoted (nothing in it that
     does not print), cut at ``limit`` characters (or bytes) with ``...`` and the full length.
 
@@ -85,7 +85,7 @@ def quote(text: str | bytes, limit: int = EXCERPT) -> str:
     return f"{repr(shown + '...')} ({len(text):,} {unit})"
 
 
-def excerpt(text: str, limit: int = EXCERPT) -> str:
+def excerpt(text: str, limit: int = config.EXCERPT) -> str:
     r"""Outside text as a short part of one line, unquoted (:func:`terminal`), cut at
     ``limit`` characters with ``...`` and the full length; for a ``repr`` that is quoted already.
 

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import bots.points
 from bots import make_bot, opponent_model
-from solver import system
+from solver import config, system
 from solver.errors import OpponentError
 from solver.opponent import check_batch
 
@@ -21,7 +21,7 @@ def test_a_batch_split_over_the_cores_sets_each_hand_as_one_core_does(monkeypatc
     model = opponent_model(spec, rules)
     monkeypatch.setattr(system, "available_cores", lambda: 2)
     split = model.arrange_many(hands, np.random.default_rng(0))
-    monkeypatch.setattr(bots.points, "PARALLEL_BATCH", 10**9)
+    monkeypatch.setattr(config, "PARALLEL_BATCH", 10**9)
     whole = model.arrange_many(hands, np.random.default_rng(0))
     assert split.shape == (700, 13)
     assert (split == whole).all()
@@ -35,7 +35,7 @@ def test_a_batch_too_small_for_four_chunks_a_core_is_still_split_and_set_right(m
     model = opponent_model("table", "basic")
     whole = model.arrange_many(hands, np.random.default_rng(0))
     monkeypatch.setattr(system, "available_cores", lambda: 3)
-    monkeypatch.setattr(bots.points, "PARALLEL_BATCH", 1)
+    monkeypatch.setattr(config, "PARALLEL_BATCH", 1)
     assert (model.arrange_many(hands, np.random.default_rng(0)) == whole).all()
 
 
@@ -43,7 +43,7 @@ def test_an_error_in_one_chunk_is_raised_once_every_chunk_is_done(monkeypatch):
     """The calling thread sets chunks too: an error in any chunk, its own or a helper's, is raised
     by the call, and no chunk is still being set when it returns."""
     monkeypatch.setattr(system, "available_cores", lambda: 3)
-    monkeypatch.setattr(bots.points, "PARALLEL_BATCH", 1)
+    monkeypatch.setattr(config, "PARALLEL_BATCH", 1)
     hands = np.zeros((600, 13), np.uint8)
     for bad in range(6):
         running: list[int] = []
@@ -84,7 +84,7 @@ def test_an_error_in_a_helper_is_raised_once_every_helper_is_done(monkeypatch):
     import time
 
     monkeypatch.setattr(system, "available_cores", lambda: 4)
-    monkeypatch.setattr(bots.points, "PARALLEL_BATCH", 1)
+    monkeypatch.setattr(config, "PARALLEL_BATCH", 1)
     lock = threading.Lock()
     calls: list[int] = []
     ended: list[int] = []

@@ -12,7 +12,7 @@ import pytest
 
 from bench.cli import main as bench_main
 from bench.cli.solve import main as solve_main
-from solver import sampling, system
+from solver import config, sampling, system
 
 ROOT = Path(__file__).resolve().parents[1]
 ENV = os.environ | {"PYTHONPATH": str(ROOT)}
@@ -54,13 +54,13 @@ def test_the_ceiling_is_the_memory_left(monkeypatch, capsys, argv):
 
 
 def test_a_small_sample_does_not_read_the_memory_left(monkeypatch):
-    """Below SMALL_NEED the memory left is not read (it costs more than the check is worth);
+    """Below config.SMALL_NEED the memory left is not read (it costs more than the check is worth);
     one sample above it is weighed against it."""
     def unreadable():
         raise AssertionError("the memory left was read")
 
     monkeypatch.setattr(system, "available_memory", unreadable)
-    small = (sampling.SMALL_NEED - 1) // sampling.BYTES_PER_SAMPLE
+    small = (config.SMALL_NEED - 1) // config.BYTES_PER_SAMPLE
     sampling.check_memory(small)
     with pytest.raises(AssertionError, match="was read"):
         sampling.check_memory(small + 1)

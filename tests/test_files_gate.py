@@ -21,7 +21,7 @@ import pytest
 from bench.cli import main as bench_main
 from bench.run.journal import JOURNAL, Journal
 from bots.protocol import ProtocolSpec
-from solver import files
+from solver import config, files
 from solver.rules import Rules
 from tests.helpers import ENV, ROOT
 
@@ -254,9 +254,9 @@ def test_a_byte_order_mark_after_the_first_line_is_not_dropped(tmp_path, capsys)
 @pytest.mark.slow
 def test_an_overlong_line_of_hands_is_one_line(tmp_path):
     path = tmp_path / "hands.txt"
-    path.write_bytes(b"A" * (files.LINE_BYTES + 1))
+    path.write_bytes(b"A" * (config.LINE_BYTES + 1))
     line = _one_line(_bench("arrange", "--bot", "greedy", "--input", str(path)))
-    assert f"line 1 is longer than {files.LINE_BYTES:,} bytes" in line, line
+    assert f"line 1 is longer than {config.LINE_BYTES:,} bytes" in line, line
 
 
 def test_house_rules_with_a_byte_order_mark_read_as_utf8(tmp_path):
@@ -278,11 +278,11 @@ def test_a_bot_file_with_a_byte_order_mark_reads_as_utf8(tmp_path):
 def test_a_house_rules_file_too_big_to_be_one_is_refused_before_it_is_read(tmp_path, capsys):
     path = tmp_path / "house.toml"
     with open(path, "wb") as file:
-        file.truncate(files.SETTINGS_BYTES + 1)  # sparse: no disk used
+        file.truncate(config.SETTINGS_BYTES + 1)  # sparse: no disk used
     capsys.readouterr()
     assert bench_main(["arrange", "--bot", "greedy", "--rules", str(path), HAND]) == 2
     err = capsys.readouterr().err
-    assert f"more than the {files.SETTINGS_BYTES:,} the program reads" in err, err
+    assert f"more than the {config.SETTINGS_BYTES:,} the program reads" in err, err
 
 
 def test_a_link_the_user_made_to_an_input_is_followed(tmp_path):
@@ -291,7 +291,7 @@ def test_a_link_the_user_made_to_an_input_is_followed(tmp_path):
     (tmp_path / "link.toml").symlink_to(path)
     assert Rules.load(tmp_path / "link.toml").scoring == "2-4"
     with pytest.raises(files.FileRefused, match="is a link"):
-        files.read_text(tmp_path / "link.toml", files.SETTINGS_BYTES, follow=False)
+        files.read_text(tmp_path / "link.toml", config.SETTINGS_BYTES, follow=False)
 
 
 # --- the gate itself ------------------------------------------------------------------------
@@ -398,7 +398,7 @@ def test_the_search_sees_raw_accesses(line):
     assert any(re.search(pattern, line) for pattern in RAW.values())
 
 
-@pytest.mark.parametrize("line", ["files.read_text(path, files.SETTINGS_BYTES)", "files.open_input(path, None)",
+@pytest.mark.parametrize("line", ["files.read_text(path, config.SETTINGS_BYTES)", "files.open_input(path, None)",
                                   "subprocess.Popen(command)", "cls._open(path)", "Journal.reopen(path)"])
 def test_the_search_passes_the_gate(line):
     assert not any(re.search(pattern, line) for pattern in RAW.values())

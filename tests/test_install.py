@@ -61,6 +61,22 @@ def test_a_first_run_says_it_is_compiling(tmp_path):
     assert second.returncode == 0 and second.stderr == ""
 
 
+@pytest.mark.parametrize("argv", [
+    ["AS KS"],  # not a hand
+    ["AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C", "--samples", "1000000000"],  # more than memory holds
+    ["AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C", "--grade", "AS KS QS / JS TS 9H 9D 8C / 7C 6D 5H 4S 3C"],  # other cards
+    ["AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C", "--opponent", "nobody"],
+])
+def test_a_first_run_refuses_bad_input_in_its_one_line_before_any_notice(tmp_path, argv):
+    """With an empty cache, what is refused is refused first: the error's one line, exit 2,
+    and no notice of a compilation the refused request does not wait for."""
+    env = os.environ | {"NUMBA_CACHE_DIR": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-m", "bench.cli.solve", *argv], env=env, capture_output=True, text=True,
+                          cwd=Path(__file__).parents[1], timeout=300)
+    assert done.returncode == 2, done.stderr
+    assert len(done.stderr.splitlines()) == 1 and done.stderr.startswith("solve: error: "), done.stderr
+
+
 @pytest.mark.slow
 def test_a_change_to_any_kernel_module_recompiles_the_kernels_that_inline_it(tmp_path):
     """Kernels inline helpers from other files; numba alone checks a cached kernel against

@@ -17,7 +17,8 @@ import pytest
 from bench.cli import main as bench_main
 from bench.run.journal import JOURNAL
 from bots.base import checked_arrangement
-from solver.documents import JSON_DEPTH, JSONRefused, strict_json
+from solver.config import JSON_DEPTH
+from solver.documents import JSONRefused, strict_json
 from solver.errors import BotFault, InputError
 from tests.helpers import ROOT, bench
 from tests.test_protocol_faults import ACE, PLAIN, RNG, make  # noqa: F401  (make is a fixture)

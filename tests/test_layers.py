@@ -6,6 +6,8 @@ imports inside functions count too). Fails when a solver module imports ``bots``
 kernel modules (``_*.py``, ``solver/kernels.py``)."""
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -247,3 +249,50 @@ def test_the_length_check_counts_every_line(tmp_path):
                       + "\n\ndef outer():\n    def inner():\n" + ("    " + body) * 60)
     found = [entry.split(" ", 1)[1] for entry in long_functions(source, tmp_path)]
     assert found == ["over (61 lines)", "outer (62 lines)", "inner (61 lines)"]
+
+
+def config_misuse(path: Path, tunables: set[str]) -> list[str]:
+    """``file:line what`` for each module-level assignment to a tunable's name outside
+    ``solver/config.py`` (a second home for it), and each ``from solver.config import``
+    (a copy made at import, which a change to ``config`` would not reach)."""
+    found = []
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+        names = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+        for name in sorted(names & tunables):
+            found.append(f"{path.name}:{node.lineno} defines {name}")
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module == "solver.config":
+            found.append(f"{path.name}:{node.lineno} copies {', '.join(a.name for a in node.names)} from solver.config")
+    return found
+
+
+def tunable_names() -> set[str]:
+    tree = ast.parse((ROOT / "solver" / "config.py").read_text(encoding="utf-8"))
+    return {t.id for node in tree.body if isinstance(node, ast.Assign) for t in node.targets if isinstance(t, ast.Name)}
+
+
+def test_each_tunable_has_one_home_read_when_used():
+    tunables = tunable_names()
+    assert {"QUIT_GRACE", "PARALLEL_BATCH", "DEFAULT_SAMPLES", "LINE_BYTES"} <= tunables
+    offenders = [entry for package in PACKAGES for p in sources(package) if p != ROOT / "solver" / "config.py"
+                 for entry in config_misuse(p, tunables)]
+    assert not offenders, f"tunables defined or copied outside solver/config.py: {offenders}"
+
+
+def test_the_config_check_finds_a_copy_and_a_second_home(tmp_path):
+    source = tmp_path / "m.py"
+    source.write_text("from solver.config import QUIT_GRACE\nPOLL, QUIT_GRACE = 1, 2\nOTHER: int = 3\n"
+                      "def f():\n    QUIT_GRACE = 4\n")
+    assert config_misuse(source, {"QUIT_GRACE", "OTHER"}) == ["m.py:2 defines QUIT_GRACE", "m.py:3 defines OTHER",
+                                                             "m.py:1 copies QUIT_GRACE from solver.config"]
+
+
+def test_the_heavy_imports_wait_until_they_are_needed():
+    """jsonschema (a seventh of a command's start-up) loads when a document is first checked,
+    not when the modules that check documents are imported."""
+    code = ("import sys, bench.records.schema, bench.cli, bench.cli.solve; print('jsonschema' in sys.modules); "
+            "bench.records.schema.validator('results'); print('jsonschema' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "True"]

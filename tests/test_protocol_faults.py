@@ -23,7 +23,7 @@ import pytest
 
 from bots import BotError, BotFault, make_bot, make_bot_for, protocol
 from bots.base import BotGivenUp
-from solver import parse_hand
+from solver import config, parse_hand
 from solver.rules import as_rules
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -246,7 +246,7 @@ def test_each_bot_process_has_its_own_log(make, tmp_path):
 def test_a_bot_restarted_again_and_again_keeps_a_bounded_number_of_logs(make, tmp_path, monkeypatch):
     """Crashes spaced by good answers never use up the budget, so the restarts go on for as
     long as the run: the first process's log and the last ones are kept, no more."""
-    monkeypatch.setattr(protocol.bot, "LOG_FILES", 3)
+    monkeypatch.setattr(config, "LOG_FILES", 3)
     bot = make("crash", log_dir=str(tmp_path / "logs"))
     for _ in range(6):
         with pytest.raises(BotFault, match="exited"):
@@ -273,7 +273,7 @@ def test_a_flood_of_standard_error_is_capped(make, tmp_path):
     bot.close()
     (log,) = bot.logs
     data = log.read_bytes()
-    assert len(data) <= protocol.LOG_HEAD + protocol.LOG_TAIL + 200
+    assert len(data) <= config.LOG_HEAD + config.LOG_TAIL + 200
     assert data.startswith(b"x" * 1023 + b"\n") and data.endswith(b"the last line of the flood\n")
     assert b"bytes of standard error left out" in data
 
@@ -285,7 +285,7 @@ def test_a_flood_of_standard_error_is_capped(make, tmp_path):
 def test_close_asks_the_bot_to_quit_and_gives_it_a_grace_period(make, tmp_path, monkeypatch):
     """A bot that needs 1 s after quit, with a grace period of 60 s: it finishes (and close
     returns as soon as it has)."""
-    monkeypatch.setattr(protocol.bot, "QUIT_GRACE", 60.0)
+    monkeypatch.setattr(config, "QUIT_GRACE", 60.0)
     bot = make("slow-quit", env={"SLEEP": "1"})
     bot.close()
     assert (tmp_path / "flag").read_text() == "quit in time"
@@ -293,7 +293,7 @@ def test_close_asks_the_bot_to_quit_and_gives_it_a_grace_period(make, tmp_path, 
 
 @pytest.mark.slow
 def test_a_bot_that_ignores_quit_and_sigterm_is_ended(make, tmp_path, monkeypatch):
-    monkeypatch.setattr(protocol.bot, "QUIT_GRACE", 0.2)
+    monkeypatch.setattr(config, "QUIT_GRACE", 0.2)
     bot = make("stubborn")
     pid = bot._process.popen.pid
     bot.close()

@@ -8,7 +8,7 @@ from bench.run.runner import run_deals
 from bots import BotError, make_bot
 from bots.table import FieldTables, shipped_tables
 from bots.training import train, training_hands
-from solver import Arrangement, Card, all_splits, is_foul
+from solver import Arrangement, Card, all_splits, config, is_foul
 from solver.classes import row_classes
 from tests.conftest import random_hands
 
@@ -45,7 +45,6 @@ def test_training_is_reproducible_and_independent_of_workers(rules, monkeypatch)
     """The same seed gives the same tables, card-removal sample included, bit for bit: run twice, on
     one worker and one core, or on two workers with each batch split in three over a pool of
     threads; another seed does not."""
-    from bots import points
     from solver import system
 
     monkeypatch.setattr(system, "available_cores", lambda: 1)
@@ -54,7 +53,7 @@ def test_training_is_reproducible_and_independent_of_workers(rules, monkeypatch)
     again, _ = train(seed=5, jobs=1, **kw)
     other, _ = train(seed=6, jobs=1, **kw)
     monkeypatch.setattr(system, "available_cores", lambda: 3)
-    monkeypatch.setattr(points, "PARALLEL_BATCH", 16)  # each chunk of 125 hands is split in three
+    monkeypatch.setattr(config, "PARALLEL_BATCH", 16)  # each chunk of 125 hands is split in three
     b, _ = train(seed=5, jobs=2, **kw)
     for x, y, z, w in zip((*a.shares(), a.removal.shares, a.removal.factors),
                           (*again.shares(), again.removal.shares, again.removal.factors),

@@ -39,9 +39,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
+from solver import config
 from solver.errors import InputError
-
-TINY = 1e-6  # a standard deviation below TINY * (h1 - h0) counts as no spread at all
 
 
 class SprtError(InputError, ValueError):
@@ -105,7 +104,7 @@ class Sprt:
             raise SprtError(f"H0 and H1 must be finite numbers, got H0 = {self.h0:g} and H1 = {self.h1:g}")
         if not self.h0 < self.h1:
             raise SprtError(f"H0 must be below H1, got H0 = {self.h0:g} and H1 = {self.h1:g}")
-        if not math.isfinite(self.h1 - self.h0) or not (self.h1 - self.h0) * TINY > 0:
+        if not math.isfinite(self.h1 - self.h0) or not (self.h1 - self.h0) * config.NO_SPREAD > 0:
             raise SprtError(f"H0 and H1 are too far apart or too close to test, got H0 = {self.h0:g} "
                             f"and H1 = {self.h1:g}")
         if not -self.most <= self.h0 < self.h1 <= self.most:
@@ -126,7 +125,7 @@ class Sprt:
     @property
     def min_variance(self) -> float:
         """The variance at or below which observations are taken to have no spread."""
-        return (TINY * (self.h1 - self.h0)) ** 2
+        return (config.NO_SPREAD * (self.h1 - self.h0)) ** 2
 
     def no_evidence(self, observations: Moments | ArrayLike) -> str | None:
         """Why these observations (or their :class:`Moments`) cannot move the test, or None

@@ -22,10 +22,10 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, NoReturn, TextIO, cast
 
-from solver import files
+from solver import config, files
 from solver.documents import JSONRefused, strict_json
 from solver.errors import BotFault, InfrastructureError, InputError
-from solver.files import LINE_BYTES, describe
+from solver.files import describe
 from solver.interrupts import Stopped
 from solver.limits import LIMITS, LimitError, check
 from solver.text import quote, show, terminal
@@ -230,18 +230,18 @@ def input_lines(path: str) -> Iterator[tuple[int, str | None]]:
     """(line number, text without comment, or None) of each non-blank line of a file ('-' for
     stdin); None marks a line that is not UTF-8 text. The file must be a regular file (a link
     is followed to one); a byte-order mark in front is dropped, and a line longer than
-    ``solver.files.LINE_BYTES`` is refused (a file of hands has short lines)."""
+    ``config.LINE_BYTES`` is refused (a file of hands has short lines)."""
     stream, name = _hands_source(path)
     with stream:
         for number in itertools.count(1):
             try:
-                raw = stream.readline(LINE_BYTES + 1)
+                raw = stream.readline(config.LINE_BYTES + 1)
             except OSError as error:
                 raise UsageError(f"cannot read {name}: {error.strerror}") from None
             if not raw:
                 return
-            if len(raw) > LINE_BYTES:
-                raise UsageError(f"{name}: line {number} is longer than {LINE_BYTES:,} bytes; a line holds one hand")
+            if len(raw) > config.LINE_BYTES:
+                raise UsageError(f"{name}: line {number} is longer than {config.LINE_BYTES:,} bytes; a line holds one hand")
             try:
                 text = raw.decode("utf-8-sig" if number == 1 else "utf-8").split("#", 1)[0].strip()
             except UnicodeDecodeError:
@@ -318,12 +318,9 @@ def quiet_on_closed_stdout(main: Callable[..., int]) -> Callable[..., int]:
     return wrapper
 
 
-ERROR_LIMIT = 1000  # characters of an error's words on its one line; more is cut, with the length said
-
-
 def one_line(error: BaseException | str) -> str:
     r"""An error's words as one line that only prints (:func:`solver.text.terminal`), cut at
-    ``ERROR_LIMIT`` characters: a message that quoted too much of its input stays readable.
+    ``config.ERROR_LIMIT`` characters: a message that quoted too much of its input stays readable.
 
     >>> one_line(ValueError("bad card 'X\x1b[2J'\nsee the docs"))
     "bad card 'X\\u001b[2J'\\u000asee the docs"
@@ -331,8 +328,8 @@ def one_line(error: BaseException | str) -> str:
     1033
     """
     text = str(error)
-    if len(text) > ERROR_LIMIT:
-        text = f"{text[:ERROR_LIMIT]}... ({len(text):,} characters in all)"
+    if len(text) > config.ERROR_LIMIT:
+        text = f"{text[:config.ERROR_LIMIT]}... ({len(text):,} characters in all)"
     return terminal(text)
 
 

@@ -14,15 +14,13 @@ from bench.cli import warmup
 from bench.cli.parsing import Parser, add_debug, add_version, guarded, limited, quiet_on_closed_stdout, seed
 from bots import BotError, _kernels, grade_hand, opponent_model, solve_hand
 from bots.identity import opponent_identity
-from solver import Grade, OpponentModel, Solution, _evaluator, _search
+from solver import Grade, OpponentModel, Solution, _evaluator, _search, config
 from solver._jit import cache_dir, compiled_before
 from solver.cards import format_cards, symbols_supported
 from solver.errors import SolveError
 from solver.rules import RulesError, as_rules
+from solver.solution import check_request
 from solver.text import show
-
-DEFAULT_OPPONENT = "table"
-DEFAULT_SAMPLES = 1000
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -33,11 +31,11 @@ def build_parser() -> argparse.ArgumentParser:
         epilog='example: solve "AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C" --samples 2000 --seed 1',
     )
     parser.add_argument("hand", nargs="+", help="13 cards such as 'AS KS 10h 2c' (spaces or commas; 10 or T)")
-    parser.add_argument("--samples", type=limited("samples"), default=DEFAULT_SAMPLES,
+    parser.add_argument("--samples", type=limited("samples"), default=config.DEFAULT_SAMPLES,
                         help="simulated opponents (default %(default)s)")
     parser.add_argument("--seed", type=seed, default=None, help="random seed (a whole number >= 0); the same seed "
                         "gives the same output")
-    parser.add_argument("--opponent", default=DEFAULT_OPPONENT, metavar="BOT",
+    parser.add_argument("--opponent", default=config.DEFAULT_OPPONENT, metavar="BOT",
                         help="bot that sets the simulated opponents' cards (default %(default)s)")
     parser.add_argument("--players", type=int, default=2, help="players at the table, 2-4 (default %(default)s)")
     parser.add_argument("--top", type=limited("top"), default=3, help="runner-up plays to show (default %(default)s)")
@@ -180,9 +178,13 @@ def _first_run_notice(ascii: bool = False) -> bool:
 
 
 def _solve(args: argparse.Namespace) -> int:
+    model = _opponent(args)
+    # what is asked is refused before the first-run notice: bad input gets its one line alone
+    check_request(" ".join(args.hand), model, args.grade, samples=args.samples, seed=args.seed, players=args.players,
+                  top=args.top, rules=args.rules, distinct=args.distinct)
     helper = warmup.start(args.rules) if _first_run_notice(args.ascii) else None  # the scoring kernels, on another core
     try:
-        return _solve_and_print(args)
+        return _solve_and_print(args, model)
     finally:
         warmup.end(helper)
 
@@ -196,9 +198,8 @@ def _opponent(args: argparse.Namespace) -> OpponentModel:
         raise SolveError(str(error)) from None
 
 
-def _solve_and_print(args: argparse.Namespace) -> int:
+def _solve_and_print(args: argparse.Namespace, model: OpponentModel) -> int:
     symbols = not args.ascii and symbols_supported(sys.stdout)
-    model = _opponent(args)
     identity = {"opponent_identity": opponent_identity(args.opponent, model)}
     if args.grade:
         graded = grade_hand(" ".join(args.hand), args.grade, model, samples=args.samples, seed=args.seed,

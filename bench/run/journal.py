@@ -40,7 +40,7 @@ from bench.records.schema import schema as document_schema
 from bench.records.schema import validator
 from bench.run.play import play_deals
 from bots.identity import bot_change, bot_identity, replayable
-from solver import files
+from solver import config, files
 from solver.documents import JSONRefused, strict_json
 from solver.errors import InputError
 from solver.naturals import Natural
@@ -344,9 +344,6 @@ def package_change(was: dict[str, Any], now: dict[str, Any]) -> str | None:
     return None
 
 
-REPLAYED_LINES = 16  # a resume plays again one deal of this many journal lines (of every line, when fewer)
-
-
 def unreplayable(contents: Contents) -> list[str]:
     """The specs of a journal's bots whose plays cannot be played again to check them
     (``bots.identity.replayable``): bots that draw randomness of their own."""
@@ -354,7 +351,7 @@ def unreplayable(contents: Contents) -> list[str]:
 
 
 def replay_problem(contents: Contents, match: Any) -> str | None:
-    """Play again one deal (at random) of up to ``REPLAYED_LINES`` lines (at random) of a journal
+    """Play again one deal (at random) of up to ``config.REPLAYED_LINES`` lines (at random) of a journal
     with the run's bots, and say where a recorded play differs from the bots' play, or None.
     Bots set a hand from its cards and their seeded rng alone, so a record that these bots
     would not have made (another run's plays, edited plays) shows here. The plays of bots that
@@ -365,8 +362,8 @@ def replay_problem(contents: Contents, match: Any) -> str | None:
         return None
     pick = random.SystemRandom()
     entries = contents.entries
-    if len(entries) > REPLAYED_LINES:
-        entries = pick.sample(entries, REPLAYED_LINES)
+    if len(entries) > config.REPLAYED_LINES:
+        entries = pick.sample(entries, config.REPLAYED_LINES)
     recorded = {record.deal: record for record in rows_to_records([pick.choice(entry["records"]) for entry in entries])}
     if not recorded:
         return None

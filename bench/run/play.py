@@ -28,7 +28,7 @@ from bench.records.model import DealRecord, Play
 from bots import BotError, arrange_many, checked_arrangement, make_bot_for, parse_spec
 from bots.base import Bot, BotFault, BotGivenUp, declared_natural
 from bots.protocol import close_together
-from solver import Arrangement, Card, files, format_cards, parse_hand, row_values
+from solver import Arrangement, Card, config, files, format_cards, parse_hand, row_values
 from solver.arrangement import format_rows
 from solver.errors import InputError
 from solver.interrupts import alarm
@@ -73,13 +73,12 @@ def make_bots(specs: Sequence[str], rules: Rules, log_dir: str | None = None,
         bots.warm = True
     with _MADE_LOCK:
         made[key] = bots  # the most recently used last
-        evicted = [made.pop(k) for k in list(made)[:-MADE_PER_THREAD]]
+        evicted = [made.pop(k) for k in list(made)[:-config.MADE_PER_THREAD]]
     for old in evicted:
         old.close()
     return dict(bots.bots)
 
 
-MADE_PER_THREAD = 4  # sets of bots a thread keeps; older ones are closed
 WARM_UP_HAND = "2C 3D 4H 5S 6C 7D 8H 9S TC JD QH KS AC"  # the fixed hand of a warm-up decision
 
 

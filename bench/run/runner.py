@@ -21,7 +21,7 @@ chunks may run anywhere, in any order, and be run again: the records do not chan
   keeps what had finished.
 - Ending: however a run ends, the bots its threads and worker processes made are closed
   (a protocol bot is asked to quit, with a grace period, before it is killed): a worker
-  process is sent SIGTERM, closes its bots and waits to be killed; after ``ENDING_SECONDS``
+  process is sent SIGTERM, closes its bots and waits to be killed; after ``config.ENDING_SECONDS``
   for all of them, every worker and every process below it is killed, even when a signal
   comes meanwhile. A worker process dies
   with the process that started it (``PR_SET_PDEATHSIG`` on Linux), and a bot process with
@@ -63,7 +63,7 @@ from bench.run.play import (
     read_marker,
 )
 from bots.base import BotFault
-from solver import files
+from solver import config, files
 from solver.interrupts import STOP_SIGNALS, check_stopped, end_tree, held
 from solver.limits import check
 from solver.rules import BASIC, Rules, as_rules
@@ -72,8 +72,6 @@ if TYPE_CHECKING:  # dask is optional: '.[dask]'
     from dask.distributed import Client
 
 BACKENDS = ("loky", "threading", "sequential", "dask")  # where chunks of deals are played: --backend
-POLL_SECONDS = 0.2  # how often the waiting loop wakes up to notice a signal
-ENDING_SECONDS = 5.0  # how long worker processes have to close their bots before they are killed
 Records = list[DealRecord]
 
 
@@ -190,7 +188,7 @@ def _run_threads(settings: RunSettings, chunks: list[list[int]], on_done: Callab
             for _ in batch:
                 while True:
                     try:
-                        records, error = results.get(timeout=POLL_SECONDS)
+                        records, error = results.get(timeout=config.RUN_POLL_SECONDS)
                         break
                     except queue.Empty:
                         continue
@@ -239,7 +237,7 @@ class _ProcessPool:
         self.__init__(self.jobs)  # type: ignore[misc]
 
     def end(self) -> None:
-        """Every worker closes its bots (SIGTERM, see ``_start_worker``), within ``ENDING_SECONDS``
+        """Every worker closes its bots (SIGTERM, see ``_start_worker``), within ``config.ENDING_SECONDS``
         for all of them together; then every worker, and every process below it (bots and what
         they started), is killed. A signal that comes meanwhile (a second Ctrl-C, SIGTERM) cuts
         the wait short but not the killing: it is raised once nothing is left running."""
@@ -250,7 +248,7 @@ class _ProcessPool:
                     os.kill(process.pid, signal.SIGTERM)
                 except ProcessLookupError:
                     pass
-            deadline = time.monotonic() + ENDING_SECONDS
+            deadline = time.monotonic() + config.ENDING_SECONDS
             while time.monotonic() < deadline and any(
                     process.is_alive() and not os.path.exists(os.path.join(self.folder, str(process.pid)))
                     for process in workers):
@@ -292,7 +290,7 @@ def _run_processes(settings: RunSettings, chunks: list[list[int]], on_done: Call
                 isolated.add(submit(*suspects.popleft(), alone=True))
             while queue and not suspects and not isolated and len(running) < 2 * jobs:
                 submit(*queue.popleft())
-            done, _ = wait(set(running), timeout=POLL_SECONDS, return_when=FIRST_COMPLETED)
+            done, _ = wait(set(running), timeout=config.RUN_POLL_SECONDS, return_when=FIRST_COMPLETED)
             for future in done:
                 number, chunk = running.pop(future)
                 alone = future in isolated
@@ -347,7 +345,7 @@ def _run_dask(settings: RunSettings, chunks: list[list[int]], on_done: Callable[
             for future in pending.next_batch(block=False) or []:
                 on_done(future.result())
             if not pending.is_empty():
-                threading.Event().wait(POLL_SECONDS)
+                threading.Event().wait(config.RUN_POLL_SECONDS)
     finally:
         if futures:
             client.cancel(futures)
@@ -373,14 +371,12 @@ def dask_client(scheduler: str | None, jobs: int = 2) -> Client:
     return _scheduler_client(Client, scheduler)
 
 
-SCHEDULER_SECONDS = 10.0  # how long a --scheduler address has to answer as a dask scheduler does
-SCHEDULER_GRACE = 2.0  # a moment more, so that dask's own message comes first when it has one
 WEB_SCHEMES = ("http://", "https://")
 
 
 def _scheduler_client(client_class: type[Client], scheduler: str) -> Client:
     """A client of the dask scheduler at ``scheduler``, or a one-line :class:`TournamentError`
-    within :data:`SCHEDULER_SECONDS` (and a moment), whatever is at the address: nothing, a
+    within :data:`config.SCHEDULER_SECONDS` (and a moment), whatever is at the address: nothing, a
     web server, a listener that never speaks.
 
     Dask's own time-out bounds the connection, not the handshake after it (it waits for the
@@ -408,7 +404,7 @@ def _scheduler_client(client_class: type[Client], scheduler: str) -> Client:
     def connect() -> None:
         client: Client | Exception
         try:
-            client = client_class(scheduler, timeout=f"{SCHEDULER_SECONDS:g}s", set_as_default=False)
+            client = client_class(scheduler, timeout=f"{config.SCHEDULER_SECONDS:g}s", set_as_default=False)
         except Exception as error:  # noqa: BLE001  (whatever the address does, said in one line)
             client = error.with_traceback(None)  # the half-made client goes now, not at exit
         with lock:
@@ -419,13 +415,13 @@ def _scheduler_client(client_class: type[Client], scheduler: str) -> Client:
 
     thread = threading.Thread(target=connect, name="dask-connect", daemon=True)
     thread.start()
-    thread.join(SCHEDULER_SECONDS + SCHEDULER_GRACE)
+    thread.join(config.SCHEDULER_SECONDS + config.SCHEDULER_GRACE)
     with lock:
         made.append(None)  # whatever comes later is too late
         answer = made[0]
     if answer is None:
         raise TournamentError(f"{scheduler} accepted the connection but did not answer as a dask scheduler within "
-                              f"{SCHEDULER_SECONDS:g} s; give the address `dask scheduler` prints, such as "
+                              f"{config.SCHEDULER_SECONDS:g} s; give the address `dask scheduler` prints, such as "
                               "tcp://HOST:8786")
     if isinstance(answer, (OSError, TimeoutError)):
         raise TournamentError(f"cannot reach the dask scheduler at {scheduler}: {answer}") from None
@@ -439,11 +435,8 @@ def _scheduler_client(client_class: type[Client], scheduler: str) -> Client:
 # --- whole runs: chunks sized from timed pilot deals ----------------------------------------
 
 
-MOST_DEALS_PER_CHUNK = 1024  # a chunk is one journal line: the journal grows at least this often
-
-
 def plan_chunks(deals: Sequence[int], seconds_per_deal: float, target: float = 0.2,
-                most: int = MOST_DEALS_PER_CHUNK) -> list[list[int]]:
+                most: int = config.MOST_DEALS_PER_CHUNK) -> list[list[int]]:
     """The deals in consecutive chunks worth about ``target`` seconds each, and at most ``most``
     deals; a time per deal that was not measured (0 or less, or not finite) gives chunks of one deal.
 
@@ -476,7 +469,7 @@ def play_sized(settings: RunSettings, deals: Sequence[int], on_done: Callable[[l
                jobs: int = 1, backend: str = "loky", scheduler: str | None = None) -> None:
     """Play ``deals`` on the chosen backend (:func:`run_chunks`): pilot deals first, one a chunk,
     two for each worker, then the rest in chunks sized from the quickest pilot (``_deal_seconds``)
-    to about 0.2 s each (at most ``MOST_DEALS_PER_CHUNK``). With one worker, two pilots are played
+    to about 0.2 s each (at most ``config.MOST_DEALS_PER_CHUNK``). With one worker, two pilots are played
     and timed (their wall time, which includes what the decisions' own clocks leave out) before
     the rest is sized."""
     deals = list(deals)

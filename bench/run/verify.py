@@ -16,7 +16,7 @@ compared; the other bots of the same deals still are (a bot's play depends on it
 seat and deal, never on who else is at the table). Decisions that failed, in the journal or
 in the replay, are not compared either.
 
-Deals are replayed in chunks of at most :data:`CHUNK_DEALS` on the chosen backend
+Deals are replayed in chunks of at most :data:`config.REPLAY_CHUNK` on the chosen backend
 (``bench.run.runner.run_chunks``); the first differences are those of the lowest deal numbers,
 so nothing in the outcome depends on the number of workers.
 """
@@ -33,12 +33,10 @@ from bench.run.play import RunSettings, TournamentError, make_bots
 from bench.run.runner import run_chunks
 from bots import BotError
 from bots.identity import bot_change, bot_identity, replayable
+from solver import config
 from solver.errors import InputError
 from solver.rules import Rules, RulesError
 from solver.text import terminal
-
-CHUNK_DEALS = 32  # deals a chunk of the replay: progress (and a stop) comes at least this often
-FIRST_DIFFERENCES = 10  # differences kept and shown, those of the lowest deal numbers
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +72,7 @@ class Tally:
     differing_deal_count: int = 0
     compared_play_count: int = 0
     uncompared_fault_count: int = 0
-    differences: list[Difference] = field(default_factory=list)  # the first FIRST_DIFFERENCES, by deal
+    differences: list[Difference] = field(default_factory=list)  # the first config.FIRST_DIFFERENCES, by deal
 
     def add(self, found: list[tuple[int, list[Difference], int, int]]) -> None:
         """Count replayed deals, each as (deal, its differences, plays compared, faults not compared)."""
@@ -88,7 +86,7 @@ class Tally:
             else:
                 self.matched_deal_count += 1
         self.differences.sort(key=lambda d: d.deal)
-        del self.differences[FIRST_DIFFERENCES:]
+        del self.differences[config.FIRST_DIFFERENCES:]
 
 
 @dataclass(frozen=True)
@@ -180,7 +178,7 @@ def replay(contents: Contents, planned: Plan, on_done: Callable[[Tally, int], No
     records = {record.deal: record for record in contents.records}
     deals = sorted(records)
     specs = list(contents.plan.bots)
-    chunks = [deals[start:start + CHUNK_DEALS] for start in range(0, len(deals), CHUNK_DEALS)]
+    chunks = [deals[start:start + config.REPLAY_CHUNK] for start in range(0, len(deals), config.REPLAY_CHUNK)]
 
     def done(part: list[DealRecord]) -> None:
         tally.add([(again.deal, *compare(records[again.deal], again, specs, planned.replayed)) for again in part])

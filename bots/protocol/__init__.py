@@ -14,13 +14,13 @@ The package is split as fastchess splits its engine process from its engine prot
 The public names are importable from ``bots.protocol``.
 """
 
-from bots.protocol.bot import LOG_FILES, QUIT_GRACE, ProtocolBot, ProtocolFactory, close_together, protocol_factory
+from bots.protocol.bot import ProtocolBot, ProtocolFactory, close_together, protocol_factory
 from bots.protocol.messages import BATCH_HANDS, BUDGETS, PLAIN, PROTOCOL, PROTOCOLS, ProtocolFault
 from bots.protocol.spec import TIMEOUT_RANGE, ProtocolSpec, check_seconds, program_path
-from bots.protocol.transport import LINE_LIMIT, LOG_HEAD, LOG_TAIL, log_name, set_death_signal
+from bots.protocol.transport import LINE_LIMIT, log_name, set_death_signal
 
 __all__ = [
-    "BATCH_HANDS", "BUDGETS", "LINE_LIMIT", "LOG_FILES", "LOG_HEAD", "LOG_TAIL", "PLAIN", "PROTOCOL", "PROTOCOLS",
-    "QUIT_GRACE", "TIMEOUT_RANGE", "ProtocolBot", "ProtocolFactory", "ProtocolFault", "ProtocolSpec",
+    "BATCH_HANDS", "BUDGETS", "LINE_LIMIT", "PLAIN", "PROTOCOL", "PROTOCOLS",
+    "TIMEOUT_RANGE", "ProtocolBot", "ProtocolFactory", "ProtocolFault", "ProtocolSpec",
     "check_seconds", "close_together", "log_name", "program_path", "protocol_factory", "set_death_signal",
 ]  # fmt: skip

@@ -32,12 +32,8 @@ from bots.protocol import messages
 from bots.protocol.messages import BUDGETS, PLURALS, BadAnswer, Crash, ProtocolFault, StartFailed, Timeout, quote
 from bots.protocol.spec import ProtocolSpec
 from bots.protocol.transport import LINE_LIMIT, Closed, Overlong, Process, StderrLog
-from solver import Arrangement, Card, files, format_cards
+from solver import Arrangement, Card, config, files, format_cards
 from solver.rules import Rules
-
-QUIT_GRACE = 2.0  # seconds a bot has to exit after quit before its group is ended
-LOG_FILES = 10  # logs kept of one bot's processes: the first, and the last ones started
-
 
 _LIVE: weakref.WeakSet[ProtocolBot] = weakref.WeakSet()
 _Checked = TypeVar("_Checked")  # what a request's check makes of its answer
@@ -124,7 +120,7 @@ class ProtocolBot:
             raise BotError(f"cannot write the log of bot {self.spec.name!r} in {str(self._log_folder())!r}: "
                            f"{error.strerror}") from None
         self.logs.append(log.path)
-        if len(self.logs) > LOG_FILES:  # a bot restarted without end must not fill the disk
+        if len(self.logs) > config.LOG_FILES:  # a bot restarted without end must not fill the disk
             with contextlib.suppress(OSError):
                 files.remove(self.logs.pop(1), missing_ok=True)
         try:
@@ -178,16 +174,16 @@ class ProtocolBot:
         waits only for what is left of its grace period (:func:`close_together`)."""
         with self._lock:
             if self._process is not None and os.getpid() == self._owner:
-                self._process.ask_to_quit(QUIT_GRACE)
+                self._process.ask_to_quit(config.QUIT_GRACE)
 
     def close(self) -> None:
-        """Ask the bot to quit, give it ``QUIT_GRACE`` seconds, then end its process group
+        """Ask the bot to quit, give it ``config.QUIT_GRACE`` seconds, then end its process group
         (idempotent). Its logs stay in the log folder; a temporary one is removed."""
         _LIVE.discard(self)
         if os.getpid() != self._owner:  # a copy in a forked process: the bot is not its to end
             self._process = None
             return
-        self._end(QUIT_GRACE)
+        self._end(config.QUIT_GRACE)
         if self._temporary is not None:
             shutil.rmtree(self._temporary, ignore_errors=True)
             self._temporary = None

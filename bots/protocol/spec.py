@@ -21,7 +21,7 @@ from typing import Any
 
 from bots.base import BotError
 from bots.protocol.messages import PLAIN, plain, quote
-from solver import files
+from solver import config, files
 from solver.limits import LIMITS, ceiling
 from solver.rules import parse_toml
 
@@ -45,12 +45,12 @@ class ProtocolSpec:
     @classmethod
     def from_toml(cls, path: str | Path) -> ProtocolSpec:
         """A spec from a bot file (a regular file of UTF-8 text, a byte-order mark in front
-        dropped, no bigger than ``files.SETTINGS_BYTES``); ``BotError`` naming the key when it is
+        dropped, no bigger than ``config.SETTINGS_BYTES``); ``BotError`` naming the key when it is
         not one."""
         path = Path(path)
         where = f"bot file {str(path)!r}"
         try:
-            raw = files.read_bytes(path, files.SETTINGS_BYTES)
+            raw = files.read_bytes(path, config.SETTINGS_BYTES)
         except OSError as error:
             raise BotError(f"cannot read {where}: {error.strerror}") from None
         try:

@@ -25,14 +25,12 @@ from pathlib import Path
 
 from bots.base import BotError, BotFault
 from bots.protocol.spec import ProtocolSpec, not_a_folder
-from solver import files
+from solver import config, files
 from solver.interrupts import become_subreaper, descendants, disown, end_orphans, end_tree, start_own
 from solver.limits import ceiling
 from solver.text import LogText, cut_utf8, tail_utf8, terminal
 
 LINE_LIMIT = int(ceiling("bot_line"))  # a line from a bot longer than this is a bad answer (solver.limits)
-LOG_HEAD = LOG_TAIL = 1 << 20  # bytes of a bot process's standard error kept from its start and its end
-POLL = 0.05  # seconds between looks at whether a bot process is still running while waiting on it
 
 
 def set_death_signal() -> None:
@@ -73,9 +71,9 @@ def log_name(name: str) -> str:
 
 
 class StderrLog:
-    """A bot process's standard error in a file of bounded size: the first ``LOG_HEAD`` bytes
+    """A bot process's standard error in a file of bounded size: the first ``config.LOG_HEAD`` bytes
     as they come, then, when the process ends, a line saying how much was left out and the
-    last ``LOG_TAIL`` bytes; in UTF-8, any other byte as ``\\xNN`` (:class:`solver.text.LogText`).
+    last ``config.LOG_TAIL`` bytes; in UTF-8, any other byte as ``\\xNN`` (:class:`solver.text.LogText`).
     The last few KiB are also kept to quote in fault messages."""
 
     def __init__(self, folder: Path, name: str):
@@ -97,20 +95,20 @@ class StderrLog:
         self.recent += data
         del self.recent[:-4096]
         data = self.text.feed(data)
-        room = LOG_HEAD - self.written
+        room = config.LOG_HEAD - self.written
         if room > 0 and self.fd >= 0:
             head = cut_utf8(data, room)
             try:
                 os.write(self.fd, head)
             except OSError:  # a full disk costs the log, never the run
                 pass
-            self.written = self.written + len(head) if len(head) == len(data) else LOG_HEAD
+            self.written = self.written + len(head) if len(head) == len(data) else config.LOG_HEAD
             data = data[len(head):]
         if data:
             self.tail += data
-            if len(self.tail) > LOG_TAIL:
-                self.left_out += len(self.tail) - LOG_TAIL
-                del self.tail[:-LOG_TAIL]
+            if len(self.tail) > config.LOG_TAIL:
+                self.left_out += len(self.tail) - config.LOG_TAIL
+                del self.tail[:-config.LOG_TAIL]
 
     def last_words(self, lines: int = 6) -> str:
         """The last lines the process wrote to its standard error, quoted for a message: each
@@ -184,7 +182,7 @@ class Process:
         self.asked: float | None = None  # when quit was sent
 
     def _pump(self, deadline: float, writing: bool = False) -> bool:
-        """Wait until something happens or the deadline passes (at most ``POLL`` seconds),
+        """Wait until something happens or the deadline passes (at most ``config.BOT_POLL_SECONDS`` seconds),
         reading what came on both output pipes; True when stdin can take more (``writing``)
         or output arrived. Output is not read while over ``4 × LINE_LIMIT`` of it waits
         unread (a bot that floods its output waits too)."""
@@ -198,7 +196,7 @@ class Process:
         if writing:
             self.selector.register(self.stdin, selectors.EVENT_WRITE)
         try:
-            events = self.selector.select(max(0.0, min(deadline - time.monotonic(), POLL)))
+            events = self.selector.select(max(0.0, min(deadline - time.monotonic(), config.BOT_POLL_SECONDS)))
         finally:
             if writing:
                 self.selector.unregister(self.stdin)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from bots import BOTS, arrange_many, make_bot
-from solver import Card
+from solver import Card, config
 from tests.benchmarks.conftest import random_hands, rng
 
 
@@ -51,7 +51,6 @@ def test_batch_of_1000(benchmark, timed, name):
 @pytest.mark.parametrize("name", ["greedy", "heuristic", "table"])
 def test_batch_of_1000_one_core(benchmark, timed, monkeypatch, name):
     """As above with the batch kept on one core (large batches are otherwise split over the cores)."""
-    import bots.points
 
-    monkeypatch.setattr(bots.points, "PARALLEL_BATCH", 10**9)
+    monkeypatch.setattr(config, "PARALLEL_BATCH", 10**9)
     _batch_of_1000(benchmark, timed, name)

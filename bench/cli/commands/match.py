@@ -20,14 +20,12 @@ from bench.report.summary import table_scores
 from bench.run.play import RunSettings, TournamentError, make_bots
 from bench.run.runner import BACKENDS, run_chunks
 from bots.identity import bot_identity
-from solver import system
+from solver import config, system
 from solver.documents import json_ready
 from solver.interrupts import Stopped, stoppable
 from solver.rules import Rules
 from solver.statistics import Estimate
 from solver.text import quote, show, terminal
-
-CHUNK = 16  # deals between two looks at the test; the same for any number of workers
 
 
 def add_parser(sub: argparse._SubParsersAction[Parser]) -> None:
@@ -56,16 +54,13 @@ def add_parser(sub: argparse._SubParsersAction[Parser]) -> None:
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
 
 
-BYTES_PER_DEAL = 200  # the plan of deals held while a match runs (the chunks, and their tasks on the workers)
-
-
 def _check_plan(max_deals: int) -> None:
     """Refuse, before any work, a --max-deals whose plan would not fit in the memory left."""
-    need, have = max_deals * BYTES_PER_DEAL, system.available_memory()
+    need, have = max_deals * config.BYTES_PER_DEAL, system.available_memory()
     if have is not None and need > have:
         raise UsageError(f"--max-deals {max_deals:,} would need about {need / 2**30:,.1f} GiB of memory for its plan "
                          f"of deals, more than the {have / 2**30:,.1f} GiB available; ask for at most "
-                         f"{have // BYTES_PER_DEAL:,}")
+                         f"{have // config.BYTES_PER_DEAL:,}")
 
 
 class _Decided(Exception):
@@ -108,8 +103,8 @@ class _Looks:
         for record in part:
             self.waiting[record.deal] = record
         bar.update(len(part))
-        while self.seen.n < self.max_deals and all(d in self.waiting for d in self.chunks[self.seen.n // CHUNK]):
-            look = self.chunks[self.seen.n // CHUNK]
+        while self.seen.n < self.max_deals and all(d in self.waiting for d in self.chunks[self.seen.n // config.MATCH_CHUNK]):
+            look = self.chunks[self.seen.n // config.MATCH_CHUNK]
             self.seen = self.seen.add(duplicate_results([self.waiting.pop(d) for d in look], self.rules))
             llr = self.test.llr(self.seen)
             bar.set_postfix_str(f"LLR {llr:+.2f} in [{self.test.lower:.2f}, {self.test.upper:.2f}]")
@@ -185,7 +180,7 @@ def match_document(args: argparse.Namespace, outcome: _Outcome, entropy: int, ru
     """The ``bench match --json`` document (bench/records/schemas/match.schema.json)."""
     test, moments, estimate, decided = outcome.test, outcome.seen, outcome.estimate, outcome.decided
     return {"schema_version": SCHEMA_VERSION, "document": DOCUMENT, "a": args.a, "b": args.b,
-            "rules": rules.to_dict(), "seed": entropy, "max_deal_count": args.max_deals, "look_deal_count": CHUNK,
+            "rules": rules.to_dict(), "seed": entropy, "max_deal_count": args.max_deals, "look_deal_count": config.MATCH_CHUNK,
             "decision": decided or "none", "verdict": test.verdict(decided) if decided else None,
             "no_evidence": test.no_evidence(moments), "stopped": outcome.stopped.name if outcome.stopped else None,
             "deal_count": moments.n, "llr": outcome.llr, "bounds": [test.lower, test.upper], "h0": test.h0,
@@ -195,7 +190,8 @@ def match_document(args: argparse.Namespace, outcome: _Outcome, entropy: int, ru
 
 def run(args: argparse.Namespace) -> int:
     test, rules, entropy, identities = _set_up(args)
-    chunks = [list(range(start, min(start + CHUNK, args.max_deals))) for start in range(0, args.max_deals, CHUNK)]
+    step = config.MATCH_CHUNK
+    chunks = [list(range(start, min(start + step, args.max_deals))) for start in range(0, args.max_deals, step)]
     looks = _Looks(test, chunks, rules, args.max_deals, Moments())
     stopped = _play(args, looks, entropy)
     outcome = _Outcome(test, looks.seen, stopped)
@@ -222,7 +218,7 @@ def _verdict_line(args: argparse.Namespace, outcome: _Outcome) -> str:
     deals, decided, estimate = outcome.seen.n, outcome.decided, outcome.estimate
     if not deals:
         return (f"{terminal(args.a)} vs {terminal(args.b)}: no decision (stopped) after 0 deals: no look at the test "
-                f"was finished (it looks every {CHUNK} deals)")
+                f"was finished (it looks every {config.MATCH_CHUNK} deals)")
     if decided:
         head = f"{outcome.test.verdict(decided)} after {_deals(deals)} (each in both seats)"
     elif outcome.stopped:

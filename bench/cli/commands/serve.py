@@ -10,10 +10,9 @@ import threading
 import webbrowser
 
 from bench.cli.parsing import Parser, UsageError
+from solver import config
 from solver.limits import LIMITS
 from solver.text import show
-
-LISTEN_BACKLOG = 2048  # connections that wait to be taken, as uvicorn asks for
 
 
 def add_parser(sub: argparse._SubParsersAction[Parser]) -> None:
@@ -111,7 +110,7 @@ def bind(host: str, port: int) -> socket.socket:
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn does: a closed server's port is free
     try:
         listener.bind((host, port))
-        listener.listen(LISTEN_BACKLOG)
+        listener.listen(config.LISTEN_BACKLOG)
     except OSError as error:
         listener.close()
         if error.errno == errno.EADDRINUSE:

@@ -34,7 +34,7 @@ from bench.run.play import RunSettings, TournamentError, make_bots
 from bench.run.runner import BACKENDS, play_sized
 from bots import BotError, bot_spec
 from bots.identity import bot_identity, run_names
-from solver import files, system
+from solver import config, files, system
 from solver.documents import json_ready
 from solver.files import FolderBusy, FolderLock, describe
 from solver.interrupts import Stopped, stoppable
@@ -43,8 +43,6 @@ from solver.rules import Rules, RulesError
 from solver.text import show
 
 Locker = Callable[[Path], FolderLock]  # locks a run's folder, or refuses in one line
-DEFAULT_DECISION_TIMEOUT = 60.0
-DEFAULT_STARTUP_TIMEOUT = 60.0
 
 
 def add_parser(sub: argparse._SubParsersAction[Parser]) -> None:
@@ -67,9 +65,9 @@ def add_parser(sub: argparse._SubParsersAction[Parser]) -> None:
                         help="rule set: basic (default), 1-6, 2-4, royalties, royalties-win, naturals, joined with +, "
                         "or a .toml/.json file")
     parser.add_argument("--decision-timeout", type=seconds, default=None, metavar="SECONDS",
-                        help=f"time limit of one decision (default {DEFAULT_DECISION_TIMEOUT:g} s); in threads (threading, "
-                        "a local dask cluster) a decision is not interrupted but judged late when it returns")
-    parser.add_argument("--startup-timeout", type=seconds, default=DEFAULT_STARTUP_TIMEOUT, metavar="SECONDS",
+                        help=f"time limit of one decision (default {config.DEFAULT_DECISION_TIMEOUT:g} s); in threads "
+                        "(threading, a local dask cluster) a decision is not interrupted but judged late when it returns")
+    parser.add_argument("--startup-timeout", type=seconds, default=config.DEFAULT_STARTUP_TIMEOUT, metavar="SECONDS",
                         help="time limit of a bot's start-up in each worker, before the decision clock starts: "
                         "making it and one warm-up decision on a fixed hand (default %(default)g s)")
     parser.add_argument("--on-fault", choices=("stop", "foul"), default=None,
@@ -130,7 +128,7 @@ def _settings(args: argparse.Namespace) -> RunPlan:
     too_large = size_problem(len(specs), players, args.sessions or 100)
     if too_large:
         raise UsageError(f"{too_large}; bench report would refuse its results.json")
-    timeout = args.decision_timeout if args.decision_timeout is not None else DEFAULT_DECISION_TIMEOUT
+    timeout = args.decision_timeout if args.decision_timeout is not None else config.DEFAULT_DECISION_TIMEOUT
     if not 0 < timeout < float("inf"):
         raise UsageError(f"--decision-timeout must be a number of seconds > 0, got {args.decision_timeout}")
     entropy = args.seed if args.seed is not None else secrets.randbits(32)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from bench.cli.parsing import Parser, UsageError, job_count, limited, seed, writable_file
 from bench.cli.progress import note, progress
 from bots.training import REMOVAL_HANDS, TrainingState, default_start, train
-from solver import files, system
+from solver import config, files, system
 from solver.files import describe, write_atomic
 from solver.interrupts import Stopped, check_stopped, stoppable
 from solver.rules import Rules, RulesError
@@ -22,10 +22,6 @@ from solver.text import show
 if TYPE_CHECKING:
     from bots.table import FieldTables
     from bots.training import RoundReport, TrainingState
-
-HANDS, ROUNDS, SEED = 200_000, 24, 0  # the settings the shipped tables are made with
-OUT = "table.npz"
-BYTES_PER_HAND = 400  # peak memory a hand of a round takes in training, measured ~240
 
 
 def add_parser(sub: argparse._SubParsersAction[Parser]) -> None:
@@ -39,9 +35,11 @@ def add_parser(sub: argparse._SubParsersAction[Parser]) -> None:
         "(checked on x86-64 only, with the kernels built for generic x86-64 and for AVX-512). Each tables file "
         "records the command that made it and the sha256 of its shares.",
     )
-    parser.add_argument("--hands", type=limited("hands"), default=None, help=f"hands dealt per round (default {HANDS})")
-    parser.add_argument("--rounds", type=limited("rounds"), default=None, help=f"rounds of self-play (default {ROUNDS})")
-    parser.add_argument("--seed", type=seed, default=None, help="random seed (default 0)")
+    parser.add_argument("--hands", type=limited("hands"), default=None,
+                        help=f"hands dealt per round (default {config.TRAINING_HANDS})")
+    parser.add_argument("--rounds", type=limited("rounds"), default=None,
+                        help=f"rounds of self-play (default {config.TRAINING_ROUNDS})")
+    parser.add_argument("--seed", type=seed, default=None, help=f"random seed (default {config.TRAINING_SEED})")
     parser.add_argument("--jobs", type=job_count, default=-1,
                         help="threads (default: all cores; at most 4 a core); does not change the result")
     parser.add_argument("--rules", default=None, help="scoring method to train for: basic, 1-6 or 2-4 "
@@ -53,7 +51,7 @@ def add_parser(sub: argparse._SubParsersAction[Parser]) -> None:
     parser.add_argument("--removal-hands", type=limited("removal_hands"), default=None, metavar="N",
                         help="hands the trained tables set at the end, to measure how the field changes when it "
                         "cannot hold the player's cards (table:removal=true; default 1,000,000; 0: none)")
-    parser.add_argument("--out", default=None, help=f"file to write (default {OUT}); after every round "
+    parser.add_argument("--out", default=None, help=f"file to write (default {config.TRAINING_OUT}); after every round "
                         "the training so far is saved beside it, as FILE.checkpoint.npz")
     parser.add_argument("--resume", metavar="FILE", help="continue the training whose --out was FILE, from its "
                         "checkpoint, with the settings it was started with; the tables equal an uninterrupted run's")
@@ -90,11 +88,11 @@ def resolve(args: argparse.Namespace) -> tuple[TrainingState | None, Path, Rules
                          f"--out (to write {other}, copy {checkpoint_of(resumed)} to {checkpoint_of(other)} and "
                          f"resume {other})")
     resume = _resume(args) if args.resume else None
-    out = Path(args.resume or getattr(args, "out", None) or OUT)
+    out = Path(args.resume or getattr(args, "out", None) or config.TRAINING_OUT)
     if resume is None:
-        args.hands = args.hands or HANDS
-        args.rounds = args.rounds or ROUNDS
-        args.seed = args.seed if args.seed is not None else SEED
+        args.hands = args.hands or config.TRAINING_HANDS
+        args.rounds = args.rounds or config.TRAINING_ROUNDS
+        args.seed = args.seed if args.seed is not None else config.TRAINING_SEED
     try:
         rules = Rules.parse(resume.settings["rules"] if resume else args.rules or "basic")
     except RulesError as error:
@@ -131,14 +129,15 @@ def _check(args: argparse.Namespace, out: Path, rules: Rules, resumed: bool) -> 
     removal = getattr(args, "removal_hands", None)
     if removal is not None and removal < 0:
         raise UsageError(f"--removal-hands must be 0 or more, got {removal}")
-    if have is not None and removal is not None and removal * BYTES_PER_HAND > have:
-        raise UsageError(f"--removal-hands {removal:,} would need about {removal * BYTES_PER_HAND / 2**30:,.1f} GiB of "
+    per_hand = config.TRAINING_BYTES_PER_HAND
+    if have is not None and removal is not None and removal * per_hand > have:
+        raise UsageError(f"--removal-hands {removal:,} would need about {removal * per_hand / 2**30:,.1f} GiB of "
                          f"memory, more than the {have / 2**30:,.1f} GiB available; ask for at most "
-                         f"{have // BYTES_PER_HAND:,}")
-    if have is not None and args.hands * BYTES_PER_HAND > have:
+                         f"{have // per_hand:,}")
+    if have is not None and args.hands * per_hand > have:
         raise UsageError(f"{'--resume ' + str(out) + ': ' if resumed else ''}--hands {args.hands:,} would need about "
-                         f"{args.hands * BYTES_PER_HAND / 2**30:,.1f} GiB of memory, more than the "
-                         f"{have / 2**30:,.1f} GiB available; ask for at most {have // BYTES_PER_HAND:,}")
+                         f"{args.hands * per_hand / 2**30:,.1f} GiB of memory, more than the "
+                         f"{have / 2**30:,.1f} GiB available; ask for at most {have // per_hand:,}")
     if rules.royalties or rules.naturals:
         raise UsageError("tables are trained per scoring method (basic, 1-6, 2-4); royalties and naturals are "
                          "added in play, without training")
