@@ -5,6 +5,7 @@ record proves"): what is refused besides the schema, and a partial run that adds
 from __future__ import annotations
 
 import copy
+import json
 import math
 
 import numpy as np
@@ -60,6 +61,8 @@ def test_rules_that_are_not_rules_are_refused(example):
 def test_more_records_than_the_sessions_deal_are_refused_before_any_record_is_read(example):
     assert results_problem(_with(example, lambda d: d.update(records=d["records"] * 2))) == \
         "it holds 160 records, more than the 80 deals of 10 sessions"
+    assert results_problem(_with(example, lambda d: d.update(records=(d["records"] * 2)[:81]))) == \
+        "it holds 81 records, more than the 80 deals of 10 sessions"
 
 
 def test_the_timing_names_the_runs_bots_and_no_other(example):
@@ -115,3 +118,68 @@ def test_each_bots_median_and_95th_percentile_are_those_of_its_own_decision_time
         median_ms=d["timing"]["decision_time_by_bot"]["greedy"]["median_ms"] * 1.001))
     assert results_problem(off) == ("timing.decision_time_by_bot['greedy'] gives a median or 95th percentile that its "
                                     "decision times in timing.seconds do not")
+
+
+def _drop_timing(doc: dict, names: tuple[str, ...]) -> None:
+    for name in names:
+        del doc["timing"]["decision_time_by_bot"][name]
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (lambda d: d["records"][0].update(deal=-1), "results.records[0].deal is -1, below 0"),
+    (lambda d: d["records"][0].update(deal=10**100),
+     "results.records[0].deal is a number of 101 digits, above 9,007,199,254,740,992"),
+    (lambda d: d["records"][0].update(deal=10**50),
+     "results.records[0].deal is 10000000000000000000..., above 9,007,199,254,740,992"),
+    (lambda d: d["records"][0].update(deal=2**199), "results.records[0].deal is a number of 60 digits, above "
+     "9,007,199,254,740,992"),  # 200 bits: by its digits
+    (lambda d: d["records"][0].update(deal=2**198), f"results.records[0].deal is {str(2**198)[:20]}..., above "
+     "9,007,199,254,740,992"),  # 199 bits: cut
+    (lambda d: d["records"][0].update(deal=10**40), "results.records[0].deal is 10000000000000000000..., above "
+     "9,007,199,254,740,992"),  # 41 characters: cut
+    (lambda d: d["records"][0].update(deal=10**39), f"results.records[0].deal is {10**39}, above "
+     "9,007,199,254,740,992"),  # 40 characters: whole
+    (lambda d: d["records"][0].update(deal="x" * 100), "results.records[0].deal is text, not a whole number"),
+    (lambda d: d["timing"].update(deals_per_second=-2.5), "results.timing.deals_per_second is -2.5, below 0"),
+    (lambda d: d.update(document="y" * 100), f"it is a {('y' * 100)!r:.40}... document, not results"),
+    (lambda d: d.update(document="match"), "it is a 'match' document, not results"),
+    (lambda d: d.update(document="y" * 38), f"it is a {'y' * 38!r} document, not results"),  # 40 characters quoted
+    (lambda d: d.update(document="y" * 39), f"it is a {'y' * 39!r:.40}... document, not results"),  # 41: cut
+    (lambda d: [d["records"][0].pop(k) for k in ("plays", "hands")], "results.records[0] has no 'hands'"),
+    (lambda d: d["records"][0].update(zz=1, aa=2), "results.records[0] has a field 'aa' that no results.json has"),
+    (lambda d: d.update(rules=5), "results.rules is a whole number, not text or a table"),
+    (lambda d: d.update(rules={"scoring": "basic"}), "results.rules has no 'name'"),
+    (lambda d: d.update(rules={"name": "basic"}), "results.rules has no 'scoring'"),
+    (lambda d: d.update(rules="x" * 1001), "results.rules is 1,001 characters long, above 1,000"),
+    (lambda d: _drop_timing(d, ("table", "heuristic")), "timing.decision_time_by_bot has no entry for bot 'heuristic'"),
+    (lambda d: d["timing"]["decision_time_by_bot"].update({"q" * 60: d["timing"]["decision_time_by_bot"]["greedy"]}),
+     f"timing.decision_time_by_bot names {'q' * 40!r}, which is not one of its bots"),
+    (lambda d: d["timing"]["decision_time_by_bot"].update(zz=d["timing"]["decision_time_by_bot"]["greedy"],
+                                                          aa=d["timing"]["decision_time_by_bot"]["greedy"]),
+     "timing.decision_time_by_bot names 'aa', which is not one of its bots"),  # the first of them, in sorted order
+    (lambda d: d["bots"][1].update(name="greedy"),
+     "bot name 'greedy' is given to more than one bot: the tables could not tell them apart"),
+])
+def test_each_refusal_says_which_field_and_what_is_wrong_in_these_words(example, change, message):
+    """The one line a refused results.json gets, word for word: the field by its place (the
+    first missing field a table's schema lists, the first unknown one in sorted order, the
+    first bot in the run's order), what is wrong with it, a long value cut at 40 characters
+    with ``...`` and a huge number by its digits; of a value that fits no branch of a
+    ``oneOf``, the complaint of the branch of its own type, or every type it could have been."""
+    assert results_problem(_with(example, change)) == message
+
+
+def _long_named(doc: dict) -> dict:
+    """The document with the bot greedy named by 60 characters, everywhere its name is."""
+    return json.loads(json.dumps(doc).replace('"greedy"', json.dumps("g" * 60)))
+
+
+def test_a_long_bot_name_is_cut_at_40_characters_where_a_refusal_names_it(example):
+    named = _long_named(example)
+    assert results_problem(named) is None
+    timing = "timing.decision_time_by_bot['" + "g" * 40 + "']"
+    count = _with(named, lambda d: d["timing"]["decision_time_by_bot"]["g" * 60].update(decision_count=321))
+    assert results_problem(count) == f"{timing}.decision_count is 321, but the records hold 320 of its plays"
+    median = _with(named, lambda d: d["timing"]["decision_time_by_bot"]["g" * 60].update(median_ms=1e6))
+    assert results_problem(median) == (f"{timing} gives a median or 95th percentile that its decision times in "
+                                       "timing.seconds do not")

@@ -4,6 +4,8 @@ import json
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bots import solve_hand as solve
 from solver import Arrangement, score_pair, score_table, settle_values
@@ -308,6 +310,39 @@ def test_bad_rule_tables():
         Rules.from_dict({"royalties": {"back": {"flush": -1}}})
     with pytest.raises(RulesError, match="unknown rules setting 'scoop'"):
         Rules.from_dict({"scoop": 6})
+
+
+_JSON = st.recursive(st.none() | st.booleans() | st.integers(-10, 10**6) | st.floats(allow_nan=False)
+                     | st.sampled_from(["basic", "2-4", "front", "back", "pair", "flush", "dragon", "common", "x"]),
+                     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
+                         st.sampled_from(["front", "middle", "back", "pair", "flush", "dragon", "row", "hand",
+                                          "category", "units", "x"]), inner, max_size=3), max_leaves=8)
+_SETTINGS = st.dictionaries(st.sampled_from(["name", "scoring", "royalties", "royalty_needs_win", "naturals",
+                                             "natural_payouts", "scoop"]), _JSON, max_size=4)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_SETTINGS)
+def test_rules_from_any_json_are_rules_or_a_rules_error(settings_):
+    """Whatever a file holds where rules go, ``Rules.from_dict`` makes rules or raises
+    ``RulesError`` (one line naming the setting), never another exception: what
+    ``bench report`` and a resumed run quote when they refuse a document's rules."""
+    try:
+        Rules.from_dict(settings_)
+    except RulesError as error:
+        assert str(error) and "\n" not in str(error)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["basic", "1-6", "2-4", "royalties", "royalties-win", "naturals", "+", " ", "x",
+                                 "common", "=", "front", "1", "{", "[", ".toml", "/", "\\", "\x00"]), max_size=6).map("".join)
+       | st.text(max_size=40))
+def test_rules_from_any_text_are_rules_or_a_rules_error(text):
+    """The same for a rule set given by name, as results.json, a journal and ``--rules`` give it."""
+    try:
+        Rules.parse(text)
+    except RulesError as error:
+        assert str(error) and "\n" not in str(error)
 
 
 @pytest.mark.slow
