@@ -412,3 +412,21 @@ def test_a_file_above_the_byte_limit_is_not_read(tmp_path, capsys, monkeypatch, 
     monkeypatch.setattr(json, "loads", not_now)
     status, err = _report(tmp_path, json.dumps(example), capsys)
     assert status == 2 and "more than the 1,000 the program reads" in err, err
+
+
+def test_figures_a_results_json_holds_as_null_are_shown_as_a_dash(tmp_path):
+    """A figure that is not finite is null in results.json (a share of no sessions, a foul rate
+    of a bot that declared every hand, the spread of one deal); the tables and plots drawn from
+    such a document show a dash or leave it out, and never fail on it."""
+    from bench.report.plots import write_plots
+    from bench.report.render import render_markdown, render_terminal
+
+    doc = example_results()
+    greedy = doc["results"]["by_bot"]["greedy"]
+    greedy["session_win_share"] = greedy["foul_rate"] = greedy["row_win_rate"]["front"] = None
+    greedy["units_per_hand"].update(se=None, ci95=[None, None])
+    doc["results"]["crosstable"]["greedy"]["random"].update(mean=None, same_arrangement=None)
+    line = next(row for row in render_terminal(doc).splitlines() if row.split()[:2] == ["greedy", "—"])
+    assert line.split()[1:5] == ["—", "—", "80", "—"] and line.split()[5:9] == ["—", "55.5%", "77.1%", "—"], line
+    assert "greedy / random: —" in render_markdown(doc, plots=False)
+    assert len(write_plots(doc, tmp_path)) == 4

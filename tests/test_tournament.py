@@ -101,15 +101,15 @@ def test_units_and_sessions_agree_with_the_reference():
     a seat's score, the averaging over seatings or the session winner is wrong."""
     names = ["greedy", "heuristic", "table"]
     records, summary, _ = _run(names, players=3, sessions=3)
-    assert summary["deals"] == 24 and summary["sessions"] == 3
+    assert summary["deal_count"] == 24 and summary["complete_session_count"] == 3
     assert [r.deal for r in records] == list(range(24))
     assert [r.dealer for r in records[:8]] == [0, 1, 2, 0, 1, 2, 0, 1]
     for r in records:
         assert list(r.hands) == [" ".join(str(Card(int(c))) for c in h) for h in deal_table(2026, r.deal, 3)]
     units, won, _ = _by_the_reference(records, 3, 3, Rules())
     for b, name in enumerate(names):
-        assert summary["bots"][name]["units_per_hand"]["mean"] == pytest.approx(units[b], abs=1e-12)
-        assert summary["bots"][name]["session_win_share"] == pytest.approx(won[b], abs=1e-12)
+        assert summary["by_bot"][name]["units_per_hand"]["mean"] == pytest.approx(units[b], abs=1e-12)
+        assert summary["by_bot"][name]["session_win_share"] == pytest.approx(won[b], abs=1e-12)
     assert len(set(np.round(units, 9))) == 3  # the bots differ: a swap of two would show
 
 
@@ -117,8 +117,8 @@ def test_units_and_sessions_agree_with_the_reference():
 def test_a_bot_against_itself_scores_exactly_zero_and_shares_the_sessions(spec):
     _, summary, names = _run([spec, spec])
     for name in names:
-        assert summary["bots"][name]["units_per_hand"]["mean"] == 0
-        assert summary["bots"][name]["session_win_share"] == 0.5  # every session tied: half a win each
+        assert summary["by_bot"][name]["units_per_hand"]["mean"] == 0
+        assert summary["by_bot"][name]["session_win_share"] == 0.5  # every session tied: half a win each
     assert summary["crosstable"][names[0]][names[1]]["same_arrangement"] == 1.0
 
 
@@ -223,8 +223,8 @@ def test_tournaments_under_other_rules(rules):
     summary = summarise(records, names, 3, parsed)
     units, _, by_naturals = _by_the_reference(sorted(records, key=lambda r: r.deal), 3, 3, parsed)
     for b, name in enumerate(names):
-        assert summary["bots"][name]["units_per_hand"]["mean"] == pytest.approx(units[b], abs=1e-12)
-        assert summary["bots"][name]["pairings_by_naturals"] == by_naturals[b]
+        assert summary["by_bot"][name]["units_per_hand"]["mean"] == pytest.approx(units[b], abs=1e-12)
+        assert summary["by_bot"][name]["natural_pairing_count"] == by_naturals[b]
     assert by_naturals.sum() > 0 or not parsed.naturals
 
 
@@ -264,7 +264,7 @@ def test_row_statistics_count_only_pairings_settled_by_rows():
     deals = [d for d in range(3000) if natural_mask(deal_table(3, d, 2)).any()][:3] + [0, 1, 2]
     records = play_deals(["greedy", "random"], 2, 3, deals, rules="naturals")
     summary = summarise(records, ["greedy", "random"], 2, "naturals")
-    greedy = summary["bots"]["greedy"]
+    greedy = summary["by_bot"]["greedy"]
     wins, counted, by_naturals = np.zeros(3), 0, 0
     for r in records:
         for mine, theirs in (((0, 0), (1, 1)), ((0, 1), (1, 0))):  # greedy in seat 0, then in seat 1
@@ -277,7 +277,7 @@ def test_row_statistics_count_only_pairings_settled_by_rows():
                 wins += 1
             elif not a.foul and not b.foul:
                 wins += np.array(a.values) > np.array(b.values)
-    assert by_naturals > 0 and greedy["pairings_by_naturals"] == by_naturals
+    assert by_naturals > 0 and greedy["natural_pairing_count"] == by_naturals
     assert [greedy["row_win_rate"][r] for r in ("front", "middle", "back")] == pytest.approx(wins / counted)
 
 
@@ -329,7 +329,7 @@ def test_tournament_units_equal_an_independent_settlement():
         for name in specs:
             per_bot[name].append(np.mean(seat_totals[name]))
     for name in specs:
-        assert summary["bots"][name]["units_per_hand"]["mean"] == pytest.approx(np.mean(per_bot[name]), abs=1e-12)
+        assert summary["by_bot"][name]["units_per_hand"]["mean"] == pytest.approx(np.mean(per_bot[name]), abs=1e-12)
 
 
 @pytest.mark.slow

@@ -22,7 +22,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any, TypedDict
+from typing import Any, Literal, TypedDict
 
 from bench.records.deals import HANDS_PER_SESSION
 from solver.arrangement import foul_reason
@@ -187,6 +187,9 @@ EXAMPLE_RECORD = DealRecord(  # a record of one deal of two greedy bots (seed 1)
     plays=((Play("4c 3c 2c / 9c 8c 7c 6c 5c / Ac Kc Qc Jc Tc", (1, 2, 3), False, None),) * 2,))
 
 
+FaultPolicy = Literal["stop", "foul"]  # what a fault does to a run (bench tournament --on-fault)
+
+
 class RunPlanRow(TypedDict):
     """A run's settings as its journal's header holds them (``$defs/settings`` of journal.schema.json)."""
 
@@ -196,7 +199,7 @@ class RunPlanRow(TypedDict):
     seed: int
     rules: dict[str, Any]
     decision_timeout: float | None
-    on_fault: str
+    on_fault: FaultPolicy
     command: str
 
 
@@ -213,7 +216,7 @@ class RunPlan:
     seed: int
     rules: dict[str, Any]
     decision_timeout: float | None
-    on_fault: str
+    on_fault: FaultPolicy
     command: str = ""
 
     @property

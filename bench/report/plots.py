@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import io
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from bench.records.deals import seatings
+from bench.records.documents import ResultsDocument
 from bench.records.schema import rules_of
 from bench.report.summary import records_of, session_totals, table_scores
 from solver.files import write_atomic
@@ -32,12 +33,18 @@ def _save(fig: Figure, path: Path) -> Path:
     return path
 
 
+def _number(value: float | None) -> float:
+    """A figure of the document as a number to draw: a null (a figure that is not finite,
+    as results.json writes it) as NaN, which is not drawn."""
+    return float("nan") if value is None else value
+
+
 def _labels(names: list[str]) -> list[str]:
     """Bot names as plot labels (:func:`solver.text.plot_label`)."""
     return [plot_label(name) for name in names]
 
 
-def _crosstable_plot(doc: dict[str, Any], names: list[str]) -> Figure:
+def _crosstable_plot(doc: ResultsDocument, names: list[str]) -> Figure:
     import matplotlib.pyplot as plt  # noqa: PLC0415  (optional, the plots extra, and heavy: loaded only to draw)
 
     cross = doc["results"]["crosstable"]
@@ -46,15 +53,15 @@ def _crosstable_plot(doc: dict[str, Any], names: list[str]) -> Figure:
     for i, a in enumerate(names):
         for j, b in enumerate(names):
             if b in cross.get(a, {}):
-                grid[i, j] = cross[a][b]["mean"]
+                grid[i, j] = _number(cross[a][b]["mean"])
     limit = np.nanmax(np.abs(grid)) if np.isfinite(grid).any() else 1.0
     image = ax.imshow(grid, cmap="RdBu", vmin=-limit, vmax=limit)
     for i in range(len(names)):
         for j in range(len(names)):
             if np.isfinite(grid[i, j]):
                 c = cross[names[i]][names[j]]
-                dark = abs(c["mean"]) > 0.6 * limit
-                ax.text(j, i, f"{c['mean']:+.3f}\n±{Z95 * c['se']:.3f}", ha="center", va="center", fontsize=8,
+                dark = abs(grid[i, j]) > 0.6 * limit
+                ax.text(j, i, f"{grid[i, j]:+.3f}\n±{Z95 * _number(c['se']):.3f}", ha="center", va="center", fontsize=8,
                         color="white" if dark else "black")
     ax.set_xticks(range(len(names)), _labels(names), rotation=30, ha="right")
     ax.set_yticks(range(len(names)), _labels(names))
@@ -63,13 +70,13 @@ def _crosstable_plot(doc: dict[str, Any], names: list[str]) -> Figure:
     return fig
 
 
-def _means_plot(doc: dict[str, Any], names: list[str]) -> Figure:
+def _means_plot(doc: ResultsDocument, names: list[str]) -> Figure:
     import matplotlib.pyplot as plt  # noqa: PLC0415  (optional, the plots extra, and heavy: loaded only to draw)
 
     bots = doc["results"]["by_bot"]
     fig, ax = plt.subplots(figsize=(7, 0.6 * len(names) + 1.5))
-    means = [bots[n]["units_per_hand"]["mean"] for n in names]
-    errors = [Z95 * bots[n]["units_per_hand"]["se"] for n in names]
+    means = [_number(bots[n]["units_per_hand"]["mean"]) for n in names]
+    errors = [Z95 * _number(bots[n]["units_per_hand"]["se"]) for n in names]
     ax.errorbar(means, range(len(names)), xerr=errors, fmt="o", capsize=4)
     ax.axvline(0, color="grey", lw=0.8)
     ax.set_yticks(range(len(names)), _labels(names))
@@ -78,7 +85,7 @@ def _means_plot(doc: dict[str, Any], names: list[str]) -> Figure:
     return fig
 
 
-def _cumulative_plot(doc: dict[str, Any], names: list[str]) -> Figure:
+def _cumulative_plot(doc: ResultsDocument, names: list[str]) -> Figure:
     import matplotlib.pyplot as plt  # noqa: PLC0415  (optional, the plots extra, and heavy: loaded only to draw)
 
     seats = np.array(seatings(len(names), doc["player_count"]))
@@ -96,7 +103,7 @@ def _cumulative_plot(doc: dict[str, Any], names: list[str]) -> Figure:
     return fig
 
 
-def _sessions_plot(doc: dict[str, Any], names: list[str]) -> Figure:
+def _sessions_plot(doc: ResultsDocument, names: list[str]) -> Figure:
     import matplotlib.pyplot as plt  # noqa: PLC0415  (optional, the plots extra, and heavy: loaded only to draw)
 
     totals = session_totals(records_of(doc), names, doc["player_count"], rules_of(doc))
@@ -110,7 +117,7 @@ def _sessions_plot(doc: dict[str, Any], names: list[str]) -> Figure:
     return fig
 
 
-def write_plots(doc: dict[str, Any], out: Path) -> list[Path]:
+def write_plots(doc: ResultsDocument, out: Path) -> list[Path]:
     """The four PNG plots (``PLOTS``); raises ImportError without matplotlib."""
     import matplotlib  # noqa: PLC0415  (optional, the plots extra, and heavy: loaded only to draw)
 

@@ -4,22 +4,29 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
 
+from bench.records.documents import ResultsDocument, ResultsEstimate
 from bench.records.schema import rules_of
 from bench.report.plots import PLOTS, write_plots
 from solver.files import make_folder, write_atomic
 from solver.text import markdown as _markdown
 from solver.text import markdown_code, show, terminal
 
-
-def _pm(estimate: dict[str, Any], digits: int = 3) -> str:
-    return f"{estimate['mean']:+.{digits}f} ± {estimate['se']:.{digits}f}"
+# A figure of a results document is null where it is not finite (docs/json.md): shown as "—".
 
 
-def _ci(estimate: dict[str, Any]) -> str:
+def _pm(estimate: ResultsEstimate, digits: int = 3) -> str:
+    mean, se = estimate["mean"], estimate["se"]
+    return "—" if mean is None or se is None else f"{mean:+.{digits}f} ± {se:.{digits}f}"
+
+
+def _ci(estimate: ResultsEstimate) -> str:
     low, high = estimate["ci95"]
-    return f"[{low:+.3f}, {high:+.3f}]"
+    return "—" if low is None or high is None else f"[{low:+.3f}, {high:+.3f}]"
+
+
+def _percent(share: float | None) -> str:
+    return "—" if share is None else f"{100 * share:.1f}%"
 
 
 def _table(header: list[str], rows: list[list[str]], markdown: bool) -> list[str]:
@@ -35,14 +42,14 @@ def _table(header: list[str], rows: list[list[str]], markdown: bool) -> list[str
     return [fmt(header), fmt(["-" * w for w in widths])] + [fmt(r) for r in rows]
 
 
-def _names(doc: dict[str, Any]) -> list[str]:
+def _names(doc: ResultsDocument) -> list[str]:
     return [b["name"] for b in doc["bots"]]
 
 
-def per_bot_table(doc: dict[str, Any], markdown: bool = False) -> list[str]:
+def per_bot_table(doc: ResultsDocument, markdown: bool = False) -> list[str]:
     res = doc["results"]["by_bot"]
     timing = doc["timing"]["decision_time_by_bot"]
-    order = sorted(_names(doc), key=lambda n: -res[n]["units_per_hand"]["mean"])
+    order = sorted(_names(doc), key=lambda n: -(res[n]["units_per_hand"]["mean"] or 0.0))
     header = ["bot", "units/hand ± se", "95% CI", "n deals", "sessions won", "front", "middle", "back",
               "fouls", "scoops", "ms/decision", "p95 ms"]
     rows = []
@@ -50,15 +57,15 @@ def per_bot_table(doc: dict[str, Any], markdown: bool = False) -> list[str]:
         r = res[name]
         u = r["units_per_hand"]
         rows.append([
-            name, _pm(u), _ci(u), f"{u['n']:,}", f"{100 * r['session_win_share']:.1f}%",
-            *(f"{100 * r['row_win_rate'][row]:.1f}%" for row in ("front", "middle", "back")),
-            f"{100 * r['foul_rate']:.1f}%", f"{100 * r['scoop_rate']:.1f}%",
+            name, _pm(u), _ci(u), f"{u['n']:,}", _percent(r["session_win_share"]),
+            *(_percent(r["row_win_rate"][row]) for row in ("front", "middle", "back")),
+            _percent(r["foul_rate"]), _percent(r["scoop_rate"]),
             f"{timing[name]['median_ms']:.3f}", f"{timing[name]['p95_ms']:.3f}",
         ])  # fmt: skip
     return _table(header, rows, markdown)
 
 
-def crosstable_lines(doc: dict[str, Any], markdown: bool = False) -> list[str]:
+def crosstable_lines(doc: ResultsDocument, markdown: bool = False) -> list[str]:
     names = _names(doc)
     cross = doc["results"]["crosstable"]
     rows = []
@@ -74,16 +81,16 @@ def crosstable_lines(doc: dict[str, Any], markdown: bool = False) -> list[str]:
     return _table(["row vs column", *names], rows, markdown)
 
 
-def same_arrangement_lines(doc: dict[str, Any]) -> list[str]:
+def same_arrangement_lines(doc: ResultsDocument) -> list[str]:
     names = _names(doc)
     cross = doc["results"]["crosstable"]
     return [
-        f"{a} / {b}: {100 * cross[a][b]['same_arrangement']:.1f}%"
+        f"{a} / {b}: {_percent(cross[a][b].get('same_arrangement'))}"
         for i, a in enumerate(names) for b in names[i + 1:] if b in cross[a]
     ]  # fmt: skip
 
 
-def headline(doc: dict[str, Any]) -> str:
+def headline(doc: ResultsDocument) -> str:
     res = doc["results"]
     names = _names(doc)
     partial = doc.get("partial")
@@ -96,14 +103,14 @@ def headline(doc: dict[str, Any]) -> str:
     )
 
 
-def variance_lines(doc: dict[str, Any]) -> list[str]:
+def variance_lines(doc: ResultsDocument) -> list[str]:
     res = doc["results"]["by_bot"]
     parts = ", ".join(f"{n} {res[n]['variance_reduction']:.1f}×" for n in _names(doc))
     return [f"duplicate cut the variance of a deal's result by: {parts} (one seating alone against the average "
             "over every seating)"]
 
 
-def speed_line(doc: dict[str, Any]) -> str:
+def speed_line(doc: ResultsDocument) -> str:
     t = doc["timing"]
     deals = doc["results"]["deal_count"]
     timed = t["timed_deal_count"]
@@ -116,7 +123,7 @@ def speed_line(doc: dict[str, Any]) -> str:
             f"{t['hands_played_per_second']:.0f} hands played/s over all seatings")
 
 
-def unproven_lines(doc: dict[str, Any]) -> list[str]:
+def unproven_lines(doc: ResultsDocument) -> list[str]:
     """What the report prints that its records cannot prove: the timings always (they are what
     the run measured), and the faults of a file that does not say its fault policy (written
     before results.json stored it: a forged fault could not be told from a ``foul`` run's)."""
@@ -128,12 +135,12 @@ def unproven_lines(doc: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _timeout_text(doc: dict[str, Any]) -> str:
+def _timeout_text(doc: ResultsDocument) -> str:
     limit = doc.get("decision_timeout")
     return "not recorded" if limit is None else f"{limit:g} s"
 
 
-def render_terminal(doc: dict[str, Any]) -> str:
+def render_terminal(doc: ResultsDocument) -> str:
     """The tables for the terminal; each line one line that only prints (:func:`solver.text.terminal`)."""
     lines = [headline(doc), ""]
     lines += per_bot_table(doc)
@@ -146,7 +153,7 @@ def render_terminal(doc: dict[str, Any]) -> str:
     return "\n".join(terminal(line) for line in lines)
 
 
-def render_markdown(doc: dict[str, Any], plots: bool) -> str:
+def render_markdown(doc: ResultsDocument, plots: bool) -> str:
     """report.md: the same tables, the plots, and how to read them."""
     lines = ["# Tournament report", "", _markdown(headline(doc), start=True) + ".", "",
              f"Command: {markdown_code(doc['command'])}", ""]
@@ -181,7 +188,7 @@ def render_markdown(doc: dict[str, Any], plots: bool) -> str:
     return "\n".join(lines)
 
 
-def write_report(doc: dict[str, Any], out: Path) -> tuple[Path, bool]:
+def write_report(doc: ResultsDocument, out: Path) -> tuple[Path, bool]:
     """report.md (and the plots when matplotlib is installed) in ``out``."""
     make_folder(out)
     try:

@@ -17,12 +17,24 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from bench.records.deals import HANDS_PER_SESSION, seatings
-from bench.records.model import DealRecord, RunPlan, rows_of, rows_to_records
+from bench.records.documents import (
+    ResultsBot,
+    ResultsBotResults,
+    ResultsBotResultsFirstFaultsItem,
+    ResultsDocument,
+    ResultsDocumentMachine,
+    ResultsEstimate,
+    ResultsRecord,
+    ResultsResults,
+    ResultsTiming,
+    ResultsTimingDecisionTimeByBotValue,
+)
+from bench.records.model import DealRecord, RecordRow, RunPlan, rows_of, rows_to_records
 from bench.records.schema import DOCUMENT, SCHEMA_VERSION, results_problem, rules_of
 from bench.run.journal import Contents
 from bench.run.versions import installed_version as _version
@@ -116,10 +128,14 @@ def _session_share(seat_scores: np.ndarray, occupied: np.ndarray) -> float:
     return float(share[:, occupied].mean())
 
 
-def _faults(records: Sequence[DealRecord], b: int) -> dict[str, Any]:
+def _faults(records: Sequence[DealRecord], b: int) -> tuple[int, list[ResultsBotResultsFirstFaultsItem]]:
     """How often a bot failed a decision (scored as a foul), and its first errors."""
     found = [(r.deal, seat, p.fault) for r in records for seat, p in enumerate(r.plays[b]) if p.fault]
-    return {"count": len(found), "first": [{"deal": d, "seat": s, "error": e} for d, s, e in found[:3]]}
+    return len(found), [{"deal": d, "seat": s, "error": e} for d, s, e in found[:3]]
+
+
+def _estimate(estimate: Estimate) -> ResultsEstimate:
+    return {"mean": estimate.mean, "se": estimate.se, "n": estimate.n, "ci95": [estimate.low, estimate.high]}
 
 
 @dataclass(frozen=True)
@@ -134,7 +150,7 @@ class _Table:
     sessions_index: np.ndarray  # positions of the deals of complete sessions
 
 
-def _bot_results(b: int, table: _Table) -> dict[str, Any]:
+def _bot_results(b: int, table: _Table, records: Sequence[DealRecord]) -> ResultsBotResults:
     """One bot's results. Row wins, scoops and fouls count only what the rows settled;
     pairings settled by a natural are counted apart."""
     plan, seat_scores = table.plan, table.seat_scores
@@ -151,21 +167,24 @@ def _bot_results(b: int, table: _Table) -> dict[str, Any]:
     wins = (bot_rows == 1).mean(axis=0) if len(bot_rows) else np.full(3, np.nan)
     played = ~table.declared[:, b]  # (D, seats): hands played out, not declared
     foul = fouls(table.values[:, b])
+    fault_count, first_faults = _faults(records, b)
     return {
-        "units_per_hand": Estimate.of(per_deal).to_dict(),
+        "units_per_hand": _estimate(Estimate.of(per_deal)),
         "session_win_share": _session_share(seat_scores[table.sessions_index], occupied),
         "row_win_rate": {"front": float(wins[0]), "middle": float(wins[1]), "back": float(wins[2])},
         "foul_rate": float(foul[played].mean()) if played.any() else float("nan"),
         "scoop_rate": float((bot_rows == 1).all(axis=-1).mean()) if len(bot_rows) else float("nan"),
-        "pairings_by_naturals": int((~settled).sum()),
         "variance_reduction": var_single / var_dup if var_dup > 0 else float("inf"),
+        "natural_pairing_count": int((~settled).sum()),
+        "fault_count": fault_count,
+        "first_faults": first_faults,
     }
 
 
 def _crosstable(names: Sequence[str], plan: np.ndarray, pair_scores: np.ndarray,
-                arrangements: np.ndarray) -> dict[str, Any]:
+                arrangements: np.ndarray) -> dict[str, dict[str, ResultsEstimate]]:
     """Each bot against each other: units per hand when they meet, and how often they set a hand alike."""
-    crosstable: dict[str, dict[str, Any]] = {}
+    crosstable: dict[str, dict[str, ResultsEstimate]] = {}
     for a, name_a in enumerate(names):
         crosstable[name_a] = {}
         for b, name_b in enumerate(names):
@@ -176,14 +195,15 @@ def _crosstable(names: Sequence[str], plan: np.ndarray, pair_scores: np.ndarray,
                 continue
             estimate = Estimate.of((pair_scores * mask).sum(axis=(1, 2, 3)) / mask.sum())
             same = float((arrangements[:, a] == arrangements[:, b]).mean())
-            crosstable[name_a][name_b] = estimate.to_dict() | {"significant": estimate.significant,
-                                                               "same_arrangement": same}
+            crosstable[name_a][name_b] = _estimate(estimate) | {"significant": estimate.significant,
+                                                                "same_arrangement": same}
     return crosstable
 
 
 def summarise(records: Sequence[DealRecord], names: Sequence[str], players: int,
-              rules: Rules | str = BASIC) -> dict[str, Any]:
-    """Per-bot results, the crosstable and the variance reduction, from the records alone."""
+              rules: Rules | str = BASIC) -> ResultsResults:
+    """Per-bot results, the crosstable and the variance reduction, from the records alone: the
+    ``results`` of a results.json (before ``json_ready`` writes a float that is not finite as null)."""
     records = sorted(records, key=lambda r: r.deal)
     values, _, arrangements = arrays_of(records)
     plan = np.array(seatings(len(names), players))  # (Q, players)
@@ -195,23 +215,23 @@ def summarise(records: Sequence[DealRecord], names: Sequence[str], players: int,
     table = _Table(plan, scores, scores.scores.sum(axis=-1), values, declared, sessions_index)
     pair_scores = scores.scores
     return {
-        "deals": len(records),
-        "sessions": len(sessions_index) // HANDS_PER_SESSION,
+        "deal_count": len(records),
+        "complete_session_count": len(sessions_index) // HANDS_PER_SESSION,
         "seatings": [[names[b] for b in s] for s in plan.tolist()],
-        "hands_played": int(len(records) * len(plan) * players),
+        "played_hand_count": int(len(records) * len(plan) * players),
         "zero_sum": bool((pair_scores + np.swapaxes(pair_scores, -1, -2) == 0).all()),
-        "bots": {name: _bot_results(b, table) | {"faults": _faults(records, b)} for b, name in enumerate(names)},
+        "by_bot": {name: _bot_results(b, table, records) for b, name in enumerate(names)},
         "crosstable": _crosstable(names, plan, pair_scores, arrangements),
     }
 
 
-def timing_summary(records: Sequence[DealRecord], names: Sequence[str]) -> dict[str, Any]:
-    """Decision time per bot: median and 95th percentile, in milliseconds."""
-    out = {}
+def timing_summary(records: Sequence[DealRecord], names: Sequence[str]) -> dict[str, ResultsTimingDecisionTimeByBotValue]:
+    """Decision time per bot: median and 95th percentile, in milliseconds, and how many."""
+    out: dict[str, ResultsTimingDecisionTimeByBotValue] = {}
     for b, name in enumerate(names):
         seconds = np.array([p.seconds for r in records for p in r.plays[b]])
         out[name] = {"median_ms": float(np.median(seconds) * 1e3), "p95_ms": float(np.percentile(seconds, 95) * 1e3),
-                     "decisions": int(seconds.size)}
+                     "decision_count": int(seconds.size)}
     return out
 
 
@@ -228,11 +248,12 @@ def session_totals(records: Sequence[DealRecord], names: Sequence[str], players:
 # --- the results document ---------------------------------------------------------------------
 
 
-def example_results() -> dict[str, Any]:
+def example_results() -> ResultsDocument:
     """A small results.json that ships with the package (4 bots, 10 sessions), for the
     notebooks and for trying ``bench report``; made by
     ``bench tournament --bots greedy,heuristic,table,random --players 4 --sessions 10 --seed 7 --jobs 1``."""
-    return json.loads(resources.files("bench.data").joinpath("example_results.json").read_text(encoding="utf-8"))
+    doc: ResultsDocument = json.loads(resources.files("bench.data").joinpath("example_results.json").read_text(encoding="utf-8"))
+    return doc
 
 
 def _git_commit() -> str | None:
@@ -245,45 +266,39 @@ def _git_commit() -> str | None:
     return out.stdout.strip() or None if out.returncode == 0 else None
 
 
-def results_section(summary: dict[str, Any]) -> dict[str, Any]:
-    """``bench.run.play.summarise`` in the document's words: counts named as counts, the
-    per-bot tables keyed by bot name under ``by_bot``."""
-    def bot(r: dict[str, Any]) -> dict[str, Any]:
-        rest = {k: v for k, v in r.items() if k not in ("faults", "pairings_by_naturals")}
-        return rest | {"natural_pairing_count": r["pairings_by_naturals"], "fault_count": r["faults"]["count"],
-                       "first_faults": r["faults"]["first"]}
-
-    return {"deal_count": summary["deals"], "complete_session_count": summary["sessions"],
-            "seatings": summary["seatings"], "played_hand_count": summary["hands_played"],
-            "zero_sum": summary["zero_sum"], "by_bot": {n: bot(r) for n, r in summary["bots"].items()},
-            "crosstable": summary["crosstable"]}
-
-
-def _bot_entries(names: list[str], specs: list[str], bot_specs: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [{"name": n, "spec": s, "bot": b["name"], "params": b["params"], "class": b.get("class"),
-             "package": b.get("package"), "package_version": b.get("version"), "identity": b.get("identity")}
-            | {key: b[key] for key in ("sha256_by_file", "replayable") if key in b}
-            for n, s, b in zip(names, specs, bot_specs)]
+def _bot_entries(names: list[str], specs: list[str], bot_specs: list[dict[str, Any]]) -> list[ResultsBot]:
+    entries = []
+    for n, s, b in zip(names, specs, bot_specs):
+        entry: ResultsBot = {"name": n, "spec": s, "bot": b["name"], "params": b["params"], "class": b.get("class"),
+                             "package": b.get("package"), "package_version": b.get("version"),
+                             "identity": b.get("identity")}
+        if "sha256_by_file" in b:  # a protocol bot's files
+            entry["sha256_by_file"] = b["sha256_by_file"]
+        if "replayable" in b:
+            entry["replayable"] = b["replayable"]
+        entries.append(entry)
+    return entries
 
 
-def _provenance() -> dict[str, Any]:
-    """The software and machine a run was played with."""
+def _versions() -> dict[str, str | None]:
+    """The software a run was played with."""
     return {
-        "version_by_package": {
-            "chinese-poker-solver": _version("chinese-poker-solver"),
-            "python": platform.python_version(),
-            "numpy": _version("numpy"),
-            "numba": _version("numba"),
-            "joblib": _version("joblib"),
-        },
-        "git_commit": _git_commit(),
-        "machine": {"platform": platform.platform(), "processor": platform.processor() or platform.machine(),
-                    "cpu_count": os.cpu_count()},
+        "chinese-poker-solver": _version("chinese-poker-solver"),
+        "python": platform.python_version(),
+        "numpy": _version("numpy"),
+        "numba": _version("numba"),
+        "joblib": _version("joblib"),
     }
 
 
+def _machine() -> ResultsDocumentMachine:
+    """The machine a run was played on."""
+    return {"platform": platform.platform(), "processor": platform.processor() or platform.machine(),
+            "cpu_count": os.cpu_count()}
+
+
 def _timing(records: list[DealRecord], names: list[str], players: int, played_hands: int, *, backend: str,
-            jobs: int, wall_seconds: float, timed: int) -> dict[str, Any]:
+            jobs: int, wall_seconds: float, timed: int) -> ResultsTiming:
     """How long the run took: speeds over the ``timed`` deals, and each bot's decision times."""
     deals = len(records)
     per_second = (lambda n: n / wall_seconds) if wall_seconds > 0 else (lambda n: None)
@@ -295,9 +310,7 @@ def _timing(records: list[DealRecord], names: list[str], players: int, played_ha
         "deals_per_second": per_second(timed),
         "hands_per_second": per_second(timed * players),
         "hands_played_per_second": per_second(played_hands * timed / deals) if deals else None,
-        "decision_time_by_bot": {name: {"median_ms": t["median_ms"], "p95_ms": t["p95_ms"],
-                                        "decision_count": t["decisions"]}
-                                 for name, t in timing_summary(records, names).items()},
+        "decision_time_by_bot": timing_summary(records, names),
         "seconds": [[[p.seconds for p in row] for row in r.plays] for r in records],
     }
 
@@ -315,7 +328,7 @@ class RunTiming:
 
 
 def build_document(plan: RunPlan, rules: Rules, records: list[DealRecord], bot_specs: list[dict[str, Any]],
-                   timing: RunTiming, names: list[str] | None = None) -> dict[str, Any]:
+                   timing: RunTiming, names: list[str] | None = None) -> ResultsDocument:
     """The results.json document of a tournament played as ``plan`` says under ``rules``, its
     seated bots described by ``bot_specs`` (``bots.bot_spec`` with their identities). ``names``
     are the bots' names in the tables (their specs by default), told apart by
@@ -327,7 +340,7 @@ def build_document(plan: RunPlan, rules: Rules, records: list[DealRecord], bot_s
     clean = [r.without_seconds() for r in records]
     summary = summarise(clean, names, plan.players, rules)
     timed = len(records) if timing.deals_played is None else timing.deals_played
-    return {
+    doc: ResultsDocument = {
         "schema_version": SCHEMA_VERSION,
         "document": DOCUMENT,
         "command": plan.command,
@@ -338,24 +351,31 @@ def build_document(plan: RunPlan, rules: Rules, records: list[DealRecord], bot_s
         "hands_per_session": 8,
         "seed": plan.seed,
         "on_fault": plan.on_fault,
-        **({"decision_timeout": plan.decision_timeout} if plan.decision_timeout is not None else {}),
-        **_provenance(),
-        "results": results_section(summary),
-        "timing": _timing(records, names, plan.players, summary["hands_played"], backend=timing.backend,
+        "decision_timeout": plan.decision_timeout or 0.0,  # in its place among the settings; left out below when unset
+        "version_by_package": _versions(),
+        "git_commit": _git_commit(),
+        "machine": _machine(),
+        "results": summary,
+        "timing": _timing(records, names, plan.players, summary["played_hand_count"], backend=timing.backend,
                           jobs=timing.jobs, wall_seconds=timing.wall_seconds, timed=timed),
-        "records": rows_of(clean, seconds=False),
+        "records": cast("list[ResultsRecord]", rows_of(clean, seconds=False)),  # rows without seconds: the schema's
     }
+    if plan.decision_timeout is None:
+        del doc["decision_timeout"]
+    return doc
 
 
-def records_of(doc: dict[str, Any]) -> list[DealRecord]:
+def records_of(doc: ResultsDocument) -> list[DealRecord]:
     """A results document's records as the tournament code takes them."""
-    return rows_to_records(doc["records"])
+    return rows_to_records(cast("list[RecordRow]", doc["records"]))  # a journal's rows, without their seconds
 
 
-def refresh_results(doc: dict[str, Any]) -> dict[str, Any]:
+def refresh_results(doc: ResultsDocument) -> ResultsDocument:
     """The document with its results computed again from its per-deal records."""
     names = [b["name"] for b in doc["bots"]]
-    return doc | {"results": results_section(summarise(records_of(doc), names, doc["player_count"], rules_of(doc)))}
+    fresh = doc.copy()
+    fresh["results"] = summarise(records_of(doc), names, doc["player_count"], rules_of(doc))
+    return fresh
 
 
 def results_difference(doc: Any, contents: Contents) -> str | None:
@@ -386,6 +406,6 @@ def results_difference(doc: Any, contents: Contents) -> str | None:
     return None
 
 
-def write_json(doc: dict[str, Any], path: Path) -> None:
+def write_json(doc: ResultsDocument, path: Path) -> None:
     """results.json, written whole or not at all (``OSError`` when it cannot be)."""
     write_atomic(path, json.dumps(json_ready(doc, digits=6), indent=1, allow_nan=False) + "\n")

@@ -17,6 +17,7 @@ from typing import Any
 from bench.cli.parsing import Parser, UsageError, job_count, positive, seconds, seed, writable_folder
 from bench.cli.progress import note, progress
 from bench.records.check import Run, records_problem, size_problem
+from bench.records.documents import ResultsDocument
 from bench.records.model import DealRecord, RunPlan
 from bench.report.render import render_terminal, write_report
 from bench.report.summary import RunTiming, build_document, write_json
@@ -377,7 +378,7 @@ def _play_missing(run_settings: RunSettings, missing: list[int], records: list[D
 
 
 def _write_results(args: argparse.Namespace, out: Path | None, records: list[DealRecord], n_deals: int,
-                   resume: str | None, document: Callable[[], dict[str, Any]]) -> None:
+                   resume: str | None, document: Callable[[], ResultsDocument]) -> None:
     """The report; a run's file that cannot be written is one line that says how to write it later."""
     try:
         _report(args, out, records, n_deals, document())
@@ -417,7 +418,7 @@ def _play(run_settings: RunSettings, missing: list[int], records: list[DealRecor
 
 
 def _report(args: argparse.Namespace, out: Path | None, records: list[DealRecord], n_deals: int,
-            doc: dict[str, Any]) -> None:
+            doc: ResultsDocument) -> None:
     """results.json and report.md (marked partial when deals are missing), and the tables."""
     if len(records) < n_deals:
         doc["partial"] = {"played_deal_count": len(records), "planned_deal_count": n_deals}
