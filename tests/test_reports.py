@@ -430,3 +430,32 @@ def test_figures_a_results_json_holds_as_null_are_shown_as_a_dash(tmp_path):
     assert line.split()[1:5] == ["—", "—", "80", "—"] and line.split()[5:9] == ["—", "55.5%", "77.1%", "—"], line
     assert "greedy / random: —" in render_markdown(doc, plots=False)
     assert len(write_plots(doc, tmp_path)) == 4
+
+
+def test_the_report_of_a_run_is_the_one_bench_report_draws_from_its_results_json(tmp_path):
+    """A decision time of 0.0124995 ms shows as 0.012 in the table, but written to 6 decimals
+    it is 0.0125, which shows as 0.013: the tables printed at the end of a run and those
+    ``bench report`` draws from its results.json must not differ by such a digit. Every
+    measured figure is kept as the file holds it."""
+    from dataclasses import replace
+
+    from bench.records.model import RunPlan
+    from bench.report.render import render_markdown, render_terminal
+    from bench.report.summary import RunTiming, build_document, refresh_results, write_json
+    from bench.run.play import play_deals
+    from bots import bot_spec, make_bot
+    from solver.documents import strict_json
+    from solver.rules import Rules
+
+    edge = 0.0124995e-3  # seconds
+    records = [replace(r, plays=tuple(tuple(replace(p, seconds=edge) for p in row) for row in r.plays))
+               for r in play_deals(["greedy", "random"], 2, 3, range(8))]
+    rules = Rules.parse("basic")
+    plan = RunPlan(("greedy", "random"), 2, 1, 3, rules.to_dict(), 60.0, "stop", "bench tournament ...")
+    specs = [bot_spec(make_bot(name)) | {"identity": None} for name in plan.bots]
+    doc = build_document(plan, rules, records, specs, RunTiming("sequential", 1, 0.0124995))
+    assert doc["timing"]["decision_time_by_bot"]["greedy"]["median_ms"] == 0.0125
+    write_json(doc, tmp_path / "results.json")
+    again = refresh_results(strict_json((tmp_path / "results.json").read_text(), "results.json"))
+    assert render_terminal(again) == render_terminal(doc)
+    assert render_markdown(again, plots=False) == render_markdown(doc, plots=False)

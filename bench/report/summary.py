@@ -225,13 +225,24 @@ def summarise(records: Sequence[DealRecord], names: Sequence[str], players: int,
     }
 
 
+WRITTEN_DIGITS = 6  # decimals of a float in results.json
+
+
+def _as_written(value: float) -> float:
+    """A measured figure as results.json holds it, so that a report drawn from the document in
+    memory and one drawn from the file (``bench report``) show the same digits: rounding twice,
+    to 6 decimals and then for the table, could otherwise move the last digit shown."""
+    return round(value, WRITTEN_DIGITS) + 0.0
+
+
 def timing_summary(records: Sequence[DealRecord], names: Sequence[str]) -> dict[str, ResultsTimingDecisionTimeByBotValue]:
-    """Decision time per bot: median and 95th percentile, in milliseconds, and how many."""
+    """Decision time per bot: median and 95th percentile, in milliseconds (as results.json
+    holds them), and how many."""
     out: dict[str, ResultsTimingDecisionTimeByBotValue] = {}
     for b, name in enumerate(names):
         seconds = np.array([p.seconds for r in records for p in r.plays[b]])
-        out[name] = {"median_ms": float(np.median(seconds) * 1e3), "p95_ms": float(np.percentile(seconds, 95) * 1e3),
-                     "decision_count": int(seconds.size)}
+        out[name] = {"median_ms": _as_written(float(np.median(seconds) * 1e3)),
+                     "p95_ms": _as_written(float(np.percentile(seconds, 95) * 1e3)), "decision_count": int(seconds.size)}
     return out
 
 
@@ -299,19 +310,20 @@ def _machine() -> ResultsDocumentMachine:
 
 def _timing(records: list[DealRecord], names: list[str], players: int, played_hands: int, *, backend: str,
             jobs: int, wall_seconds: float, timed: int) -> ResultsTiming:
-    """How long the run took: speeds over the ``timed`` deals, and each bot's decision times."""
+    """How long the run took: speeds over the ``timed`` deals, and each bot's decision times,
+    each figure as results.json holds it."""
     deals = len(records)
-    per_second = (lambda n: n / wall_seconds) if wall_seconds > 0 else (lambda n: None)
+    per_second = (lambda n: _as_written(n / wall_seconds)) if wall_seconds > 0 else (lambda n: None)
     return {
         "backend": backend,
         "job_count": jobs,
-        "wall_seconds": wall_seconds,
+        "wall_seconds": _as_written(wall_seconds),
         "timed_deal_count": timed,
         "deals_per_second": per_second(timed),
         "hands_per_second": per_second(timed * players),
         "hands_played_per_second": per_second(played_hands * timed / deals) if deals else None,
         "decision_time_by_bot": timing_summary(records, names),
-        "seconds": [[[p.seconds for p in row] for row in r.plays] for r in records],
+        "seconds": [[[_as_written(p.seconds) for p in row] for row in r.plays] for r in records],
     }
 
 
@@ -408,4 +420,4 @@ def results_difference(doc: Any, contents: Contents) -> str | None:
 
 def write_json(doc: ResultsDocument, path: Path) -> None:
     """results.json, written whole or not at all (``OSError`` when it cannot be)."""
-    write_atomic(path, json.dumps(json_ready(doc, digits=6), indent=1, allow_nan=False) + "\n")
+    write_atomic(path, json.dumps(json_ready(doc, digits=WRITTEN_DIGITS), indent=1, allow_nan=False) + "\n")
