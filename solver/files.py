@@ -102,6 +102,8 @@ def _one_name(path: str | Path, found: os.stat_result) -> None:
 def regular(path: str | Path, *, follow: bool, single: bool = False) -> os.stat_result:
     """The status of the regular file ``path`` (``stat``, or ``lstat`` when not ``follow``);
     ``FileRefused`` when it is anything else, or (``single``) when it has another name."""
+    if "\0" in os.fspath(path):  # os.stat would raise ValueError, which no caller's `except OSError` takes
+        raise FileRefused(path, "its name holds a NUL character, which no file's name can", errno.EINVAL)
     found = os.stat(path) if follow else os.lstat(path)
     if not stat.S_ISREG(found.st_mode):
         raise _not_regular(path, found.st_mode)

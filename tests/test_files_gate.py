@@ -22,7 +22,7 @@ from bench.cli import main as bench_main
 from bench.run.journal import JOURNAL, Journal
 from bots.protocol import ProtocolSpec
 from solver import config, files
-from solver.rules import Rules
+from solver.rules import Rules, RulesError
 from tests.helpers import ENV, ROOT
 
 HANG_GUARD = 300  # seconds: a refusal takes a second or two; a blocked open never returns
@@ -403,3 +403,14 @@ def test_the_search_sees_raw_accesses(line):
 def test_the_search_passes_the_gate(line):
     assert not any(re.search(pattern, line) for pattern in RAW.values())
 
+
+
+@pytest.mark.parametrize("name", ["a\0b.toml", "\0.json"])
+def test_a_name_with_a_nul_is_refused_as_an_os_error(tmp_path, name):
+    """A file name can hold no NUL, and the operating system's calls raise ValueError for one,
+    which no caller's ``except OSError`` takes: the gate refuses it as an OSError that says so.
+    A results.json or journal can carry such a name as its rules (``Rules.parse``)."""
+    with pytest.raises(files.FileRefused, match="its name holds a NUL character"):
+        files.read_text(tmp_path / name, config.SETTINGS_BYTES)
+    with pytest.raises(RulesError, match="its name holds a NUL character"):
+        Rules.parse(str(tmp_path / name))
