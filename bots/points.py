@@ -20,6 +20,7 @@ import numpy as np
 from bots import _kernels
 from solver import config, system
 from solver.classes import five_card_class_mask, rank_classes
+from solver.interrupts import held
 from solver.splits import checked_hands, split_tables
 
 
@@ -91,8 +92,10 @@ def over_cores(function: Callable[[np.ndarray], np.ndarray], hands: np.ndarray) 
                 return
             results[i] = function(parts[i])
 
-    helpers = [_pool().submit(work) for _ in range(cores - 1)]
+    helpers: list[concurrent.futures.Future[None]] = []
     try:
+        with held():  # a pool that a signal stops while it adds a thread loses that thread at exit
+            helpers.extend(_pool().submit(work) for _ in range(cores - 1))
         work()
     finally:
         stop.set()  # on an error or Ctrl-C here, the others stop after their chunk

@@ -35,6 +35,9 @@ from typing import Protocol, TypeVar
 from solver import config, files
 
 NATIVE_PACKAGES = ("numba", "llvmlite")  # packages whose Python code an exception must not cross
+STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
+RAISING_SIGNALS = STOP_SIGNALS + tuple(getattr(signal, name) for name in ("SIGALRM",) if hasattr(signal, name))
+"""The signals whose handlers here raise: a stop (:func:`stoppable`), and the time limit of :func:`alarm`."""
 
 
 def _native_folders() -> tuple[str, ...]:
@@ -74,7 +77,7 @@ def again_later(signum: int, frame: FrameType | None) -> bool:
     >>> again_later(signal.SIGINT, sys._getframe())
     True
     """
-    if not in_native_code(frame):
+    if not _must_wait(frame):
         return True
     handler = signal.getsignal(signum)
 
@@ -104,7 +107,7 @@ def alarm(seconds: float | None, error: Callable[[], BaseException]) -> Iterator
         return
 
     def expired(signum: int, frame: FrameType | None) -> None:
-        if in_native_code(frame):
+        if _must_wait(frame):
             signal.setitimer(signal.ITIMER_REAL, config.RETRY_SECONDS)
             return
         raise error()
@@ -118,19 +121,36 @@ def alarm(seconds: float | None, error: Callable[[], BaseException]) -> Iterator
         signal.signal(signal.SIGALRM, previous)
 
 
+_holding = 0  # how many held() blocks the main thread is in: the handlers here do not raise inside one
+
+
 @contextlib.contextmanager
-def held(signals: tuple[int, ...]) -> Iterator[None]:
-    """Hold back ``signals`` in the block (the main thread's signal mask, where there is one):
-    a signal that comes meanwhile is delivered when the block ends, so that code which ends
-    processes runs to its end. Elsewhere the block simply runs."""
-    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
+def held() -> Iterator[None]:
+    """Hold back the signals whose handlers here raise (a stop, the time limit of :func:`alarm`)
+    in the block: one that comes meanwhile raises a moment after the block ends, as in native
+    code, so that code which must not be cut in the middle (ending processes, a thread pool
+    adding a thread) runs to its end. The main thread's signal mask holds them too where there
+    is one; but another thread (a BLAS library's, say) may take a signal the main thread
+    blocks, and Python still runs its handler in the main thread, so the handlers look here
+    as well. Elsewhere than in the main thread the block simply runs."""
+    global _holding
+    if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, signals)
+    masked = hasattr(signal, "pthread_sigmask")
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, RAISING_SIGNALS) if masked else set()
+    _holding += 1
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+        _holding -= 1
+        if masked:
+            signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def _must_wait(frame: FrameType | None) -> bool:
+    """Whether a handler must not raise now: inside :func:`held`, or in native code."""
+    return _holding > 0 or in_native_code(frame)
 
 
 # --- stopping a long command: Ctrl-C, SIGTERM, SIGHUP ----------------------------------------
@@ -153,7 +173,6 @@ class Stopped(KeyboardInterrupt):
 
 
 _received: list[int] = []  # the signals received inside stoppable(), first first
-STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 
 
 def _raise_stopped(signum: int, frame: FrameType | None) -> None:

@@ -82,6 +82,60 @@ def test_a_stop_waits_for_a_kernel_that_compiles():
     assert len(kernel.signatures) == 1 and not lost, lost
 
 
+def test_a_stop_that_another_thread_takes_waits_for_the_end_of_a_held_block():
+    """SIGINT taken by a thread that does not block it (as a BLAS library's threads do) inside
+    held(): Python runs the handler in the main thread all the same, and the stop must not be
+    raised there; it is raised after the block, at the next step."""
+    from solver.interrupts import Stopped, check_stopped, held, stoppable
+
+    other = threading.Thread(target=time.sleep, args=(5,), daemon=True)
+    other.start()  # started before the block: its signal mask lets SIGINT in
+    reached_end = False
+    with pytest.raises(Stopped):
+        with stoppable():
+            with held():
+                signal.pthread_kill(other.ident, signal.SIGINT)
+                for _ in range(200):  # the handler runs at one of these steps, in the main thread
+                    time.sleep(0.001)
+                reached_end = True
+            for _ in range(60_000):  # a hang guard of a minute
+                time.sleep(0.001)
+                check_stopped()
+    assert reached_end
+
+
+POOL_STOPPED_WHILE_IT_STARTS_A_THREAD = """
+import os, signal, threading
+import numpy as np
+from bots import points
+from solver import config, system
+from solver.interrupts import Stopped, stoppable
+
+system.available_cores = lambda: 2
+config.PARALLEL_BATCH = 4
+start = threading.Thread.start
+def start_then_stop(thread):
+    start(thread)
+    os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C lands while the pool adds this thread
+threading.Thread.start = start_then_stop
+try:
+    with stoppable():
+        points.over_cores(lambda part: part + 1, np.zeros((64, 13), np.uint8))
+except Stopped:
+    print("stopped")
+"""
+
+
+@pytest.mark.parametrize("attempt", range(3))
+def test_ctrl_c_while_the_kernel_pool_starts_a_thread_still_lets_the_process_exit(attempt):
+    """A stop raised while the bots' thread pool starts a thread left that thread unknown to
+    the pool, and the interpreter waited for it forever at exit (a ``bench grade`` stopped by
+    Ctrl-C printed its summary, then hung). The process ends once it has said so."""
+    done = subprocess.run([sys.executable, "-c", POOL_STOPPED_WHILE_IT_STARTS_A_THREAD], capture_output=True,
+                          text=True, env=ENV, cwd=ROOT, timeout=600)  # a hang is forever; this only ends the test
+    assert done.stdout == "stopped\n" and done.returncode == 0, done.stderr
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_decisions_that_compile_kernels_are_fouls_never_crashes(tmp_path, jobs):

@@ -254,7 +254,7 @@ class _ProcessPool:
                     for process in workers):
                 time.sleep(0.02)
         finally:
-            with held(STOP_SIGNALS):
+            with held():
                 end_tree([process.pid for process in workers])
                 self.executor.shutdown(wait=False, kill_workers=True)
                 shutil.rmtree(self.folder, ignore_errors=True)
