@@ -6,8 +6,11 @@ identity compared, and a replayed play compared field by field."""
 from __future__ import annotations
 
 import copy
+import errno
 import hashlib
 import json
+import os
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -24,8 +27,10 @@ from bench.run.journal import (
     package_change,
     play_difference,
     replay_problem,
+    schema_problem,
 )
 from bench.run.play import RunSettings, play_deals
+from solver import files
 from solver.naturals import Natural
 
 SETTINGS = replace(EXAMPLE_PLAN, bots=("greedy", "random"), sessions=1, seed=5,
@@ -311,3 +316,68 @@ def test_only_a_last_entry_is_dropped_never_the_header(tmp_path, records):
     path.write_text(header[:-20])
     with pytest.raises(JournalError, match=f"{path} line 1"):
         Journal.read(path)
+
+
+# --- what a message quotes, and a journal that cannot be written ------------------------------
+
+
+def test_a_message_quotes_a_short_excerpt_of_the_value_it_names(written):
+    """A refusal quotes at most 160 characters of the schema's complaint, 20 of a version it
+    cannot read, and a package's version or commit whole up to 24 characters, else its first 12."""
+    header = _lines(written)[0]
+    problem = schema_problem(header | {"run": "x" * 300}, "header")
+    assert problem == "run: '" + "x" * 159
+    _write(written, [{"kind": "chinese-poker-journal", "version": "9" * 30}])
+    _refused(written, f"(journal version {'9' * 20}) and cannot be resumed by this one (version 3)", JournalVersionError)
+    _write(written, [header | {"schema_version": "7" * 30}])
+    _refused(written, f"is a journal of schema_version {'7' * 20}, not 3;", JournalVersionError)
+    assert package_change(PACKAGE, PACKAGE | {"version": "v" * 24}) == f"the package's version was 0.1.0, is now {'v' * 24}"
+    assert package_change(PACKAGE, PACKAGE | {"version": "v" * 25}) == f"the package's version was 0.1.0, is now {'v' * 12}…"
+
+
+def _full(*args, **kwargs):
+    raise OSError(errno.ENOSPC, "No space left on device")
+
+
+def test_a_journal_that_cannot_be_created_or_rewritten_is_one_error_naming_it(tmp_path, written, monkeypatch):
+    """A full disk when the journal is written whole (a new run, a resume that drops a damaged
+    last line) or opened to append: one JournalError that names the file and the cause."""
+    path = tmp_path / "new.jsonl"
+    with monkeypatch.context() as patch:
+        patch.setattr(files, "write_atomic", _full)
+        with pytest.raises(JournalError, match=f"^cannot write {re.escape(str(path))}: no space left on device$"):
+            Journal.create(path, SETTINGS, EXAMPLE_IDENTITY)
+        written.write_text(written.read_text()[:-20])  # a last line cut short: a resume rewrites the journal
+        contents = Journal.read(written)
+        assert contents.dropped
+        with pytest.raises(JournalError, match=f"^cannot write {re.escape(str(written))}: no space left on device$"):
+            Journal.reopen(written, contents)
+    with monkeypatch.context() as patch:
+        patch.setattr(files, "open_append", _full)
+        with pytest.raises(JournalError, match=f"^cannot write {re.escape(str(path))}: no space left on device$"):
+            Journal.create(path, SETTINGS, EXAMPLE_IDENTITY)
+
+
+@pytest.mark.parametrize("truncates", [True, False], ids=["undone", "not-even-undone"])
+def test_an_entry_that_cannot_be_written_leaves_no_part_of_a_line(tmp_path, records, monkeypatch, truncates):
+    """A write that fails halfway (a full disk) is undone, so the journal reads back as before,
+    and the run gets one JournalError; when undoing fails as well, the error is still that one."""
+    path = tmp_path / "journal.jsonl"
+    journal = Journal.create(path, SETTINGS, EXAMPLE_IDENTITY)
+    journal.append([0, 1], records[:2])
+    before = path.read_bytes()
+
+    def half(fd: int, data: bytes) -> None:
+        os.write(fd, data[:len(data) // 2])
+        _full()
+
+    monkeypatch.setattr(files, "write_all", half)
+    if not truncates:
+        monkeypatch.setattr(os, "ftruncate", _full)
+    with pytest.raises(JournalError, match=f"^cannot write {re.escape(str(path))}: no space left on device$"):
+        journal.append([2, 3], records[2:4])
+    journal.close()
+    if truncates:
+        assert path.read_bytes() == before and Journal.read(path).records == records[:2]
+    else:
+        assert path.read_bytes().startswith(before) and len(path.read_bytes()) > len(before)
