@@ -30,12 +30,21 @@ import os
 import random
 import secrets
 import subprocess
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final, cast
 
-from bench.records.model import DealRecord, Play, RunPlan, rows_of, rows_to_records
+from bench.records.documents import (
+    JournalBot,
+    JournalEntry,
+    JournalHeader,
+    JournalIdentity,
+    JournalIdentityPackage,
+    JournalRecord,
+)
+from bench.records.model import DealRecord, Play, RecordRow, RunPlan, rows_of, rows_to_records
 from bench.records.schema import schema as document_schema
 from bench.records.schema import validator
 from bench.run.play import play_deals
@@ -49,8 +58,9 @@ if TYPE_CHECKING:
     from jsonschema.protocols import Validator
 
 JOURNAL = "journal.jsonl"
-SCHEMA_VERSION = 3  # 3: document, schema_version on every line, counts named as counts, arrangements as rows
-HEADER, ENTRY = "journal-header", "journal-entry"  # the ``document`` of each kind of line
+SCHEMA_VERSION: Final = 3  # 3: document, schema_version on every line, counts named as counts, arrangements as rows
+HEADER: Final = "journal-header"  # the ``document`` of each kind of line
+ENTRY: Final = "journal-entry"
 OLD_KIND = "chinese-poker-journal"  # the header of a journal of version 1 or 2 names its kind so
 
 
@@ -81,11 +91,11 @@ def schema_problem(value: Any, part: str) -> str | None:
     return f"{where.lstrip('.') or 'the line'}: {error.message[:160]}"
 
 
-def _canonical(value: dict[str, Any]) -> bytes:
+def _canonical(value: Mapping[str, object]) -> bytes:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode()
 
 
-def line_check(value: dict[str, Any], previous: str) -> str:
+def line_check(value: Mapping[str, object], previous: str) -> str:
     """The check of a line: sha256 of the previous line's check and the line's canonical JSON
     (keys sorted, no spaces) without its own ``check``."""
     body = {k: v for k, v in value.items() if k != "check"}
@@ -126,8 +136,8 @@ class Contents:
     line was dropped."""
 
     run: str
-    header: dict[str, Any]
-    entries: list[dict[str, Any]] = field(default_factory=list)
+    header: JournalHeader
+    entries: list[JournalEntry] = field(default_factory=list)
     dropped: bool = False
 
     @property
@@ -136,13 +146,19 @@ class Contents:
         return RunPlan.of_row(self.header["settings"])
 
     @property
-    def identity(self) -> dict[str, Any]:
+    def identity(self) -> JournalIdentity:
         return self.header["identity"]
 
     @property
     def records(self) -> list[DealRecord]:
         """Every entry's records, in memory."""
-        return rows_to_records([record for entry in self.entries for record in entry["records"]])
+        return rows_to_records(_rows([record for entry in self.entries for record in entry["records"]]))
+
+
+def _rows(records: list[JournalRecord]) -> list[RecordRow]:
+    """A journal's records as the record model reads them: the same rows (the model's shape
+    allows what any document holds, such as a play's ``seconds``, kept here)."""
+    return cast("list[RecordRow]", records)
 
 
 class Journal:
@@ -156,12 +172,12 @@ class Journal:
         self._check = check
 
     @classmethod
-    def create(cls, path: Path, plan: RunPlan, identity: dict[str, Any]) -> Journal:
+    def create(cls, path: Path, plan: RunPlan, identity: JournalIdentity) -> Journal:
         """A new journal of a new run (a fresh run id) whose header holds its ``plan`` and
         ``identity``; the file appears whole, replacing any file of that name."""
         run = secrets.token_hex(16)
-        header: dict[str, Any] = {"schema_version": SCHEMA_VERSION, "document": HEADER, "run": run, "seq": 0,
-                                  "settings": plan.row(), "identity": identity}
+        header: JournalHeader = {"schema_version": SCHEMA_VERSION, "document": HEADER, "run": run, "seq": 0,
+                                 "settings": plan.row(), "identity": identity, "check": ""}
         header["check"] = line_check(header, "")
         problem = schema_problem(header, "header")
         if problem:
@@ -195,8 +211,9 @@ class Journal:
     def append(self, deals: list[int], records: list[DealRecord]) -> None:
         """One entry: the records of ``deals``. A write that fails (a full disk) is undone, so
         the journal never holds part of a line; it then raises :class:`JournalError`."""
-        entry: dict[str, Any] = {"schema_version": SCHEMA_VERSION, "document": ENTRY, "run": self.run,
-                                 "seq": self._seq + 1, "deals": sorted(deals), "records": rows_of(records, seconds=True)}
+        rows = cast("list[JournalRecord]", rows_of(records, seconds=True))  # with their seconds: the journal's shape
+        entry: JournalEntry = {"schema_version": SCHEMA_VERSION, "document": ENTRY, "run": self.run,
+                               "seq": self._seq + 1, "deals": sorted(deals), "records": rows, "check": ""}
         entry["check"] = line_check(entry, self._check)
         size = os.fstat(self._fd).st_size
         try:
@@ -240,19 +257,22 @@ class Journal:
                     break
                 raise JournalError(f"{error}; it is not a journal this program can continue") from None
             parsed.append(value)
-        header = _header_of(path, parsed)
-        problem = schema_problem(header, "header")
+        first = _header_of(path, parsed)
+        problem = schema_problem(first, "header")
         if problem:
             raise JournalError(f"{path} line 1 (the header) is damaged: {problem}")
+        header = cast(JournalHeader, first)  # the schema's shape, checked just now
         if header["check"] != line_check(header, ""):
             raise JournalError(f"{path} line 1 (the header) fails its check: it was changed after it was written")
         run, previous = header["run"], header["check"]
         seen: dict[int, int] = {}  # deal -> the line that holds it
-        for number, entry in enumerate(parsed[1:], start=2):
+        entries: list[JournalEntry] = []
+        for number, value in enumerate(parsed[1:], start=2):
             where = f"{path} line {number}"
-            problem = schema_problem(entry, "entry")
+            problem = schema_problem(value, "entry")
             if problem:
                 raise JournalError(f"{where} is damaged: {problem}")
+            entry = cast(JournalEntry, value)  # the schema's shape, checked just now
             if entry["run"] != run:
                 raise JournalError(f"{where} belongs to another run ({entry['run']}), not this journal's ({run})")
             if entry["seq"] != number - 1:
@@ -269,7 +289,8 @@ class Journal:
                 if deal in seen:
                     raise JournalError(f"{where} holds deal {deal} again (line {seen[deal]} has it)")
                 seen[deal] = number
-        return Contents(run, header, parsed[1:], dropped)
+            entries.append(entry)
+        return Contents(run, header, entries, dropped)
 
 
 # --- what a run is: its package and its bots, and its records checked against its deals ------
@@ -287,14 +308,14 @@ def _git(*args: str) -> str | None:
     return done.stdout.decode("utf-8", "replace") if done.returncode == 0 else None
 
 
-def package_identity() -> dict[str, Any]:
+def package_identity() -> JournalIdentityPackage:
     """The package's name and version, and (when its source is a git checkout) its commit and
     whether its source folders have uncommitted changes, with a digest of them (``changes``)."""
     try:
         version: str | None = metadata.version("chinese-poker-solver")
     except metadata.PackageNotFoundError:
         version = None
-    found: dict[str, Any] = {"name": "chinese-poker-solver", "version": version, "commit": None, "dirty": None}
+    found: JournalIdentityPackage = {"name": "chinese-poker-solver", "version": version, "commit": None, "dirty": None}
     top = _git("rev-parse", "--show-toplevel")
     commit = _git("rev-parse", "HEAD")
     if top and Path(top.strip()).resolve() == _SOURCE and commit and commit.strip():
@@ -308,9 +329,11 @@ def package_identity() -> dict[str, Any]:
     return found
 
 
-def run_identity(specs: list[str], made: dict[str, Any]) -> dict[str, Any]:
-    """The identity of a run: the package, and each distinct bot spec's bot (``bots.identity``)."""
-    return {"package": package_identity(), "bots": [bot_identity(spec, made[spec]) for spec in dict.fromkeys(specs)]}
+def run_identity(specs: list[str], made: dict[str, Any]) -> JournalIdentity:
+    """The identity of a run: the package, and each distinct bot spec's bot (``bots.identity``,
+    whose shape is ``$defs/bot`` of the journal's schema)."""
+    return {"package": package_identity(),
+            "bots": [cast(JournalBot, bot_identity(spec, made[spec])) for spec in dict.fromkeys(specs)]}
 
 
 def _short(value: Any) -> str:
@@ -318,7 +341,7 @@ def _short(value: Any) -> str:
     return text if len(text) <= 24 else text[:12] + "…"
 
 
-def identity_change(stored: dict[str, Any], current: dict[str, Any]) -> str | None:
+def identity_change(stored: JournalIdentity, current: JournalIdentity) -> str | None:
     """What differs between the identity a journal holds and the current one, in a few words, or None."""
     changed = package_change(stored["package"], current["package"])
     if changed:
@@ -333,7 +356,7 @@ def identity_change(stored: dict[str, Any], current: dict[str, Any]) -> str | No
     return None
 
 
-def package_change(was: dict[str, Any], now: dict[str, Any]) -> str | None:
+def package_change(was: JournalIdentityPackage, now: JournalIdentityPackage) -> str | None:
     """What differs between the package a journal names and the one here (both of
     :func:`package_identity`'s shape), in a few words, or None."""
     for key, what in (("version", "version"), ("commit", "git commit")):
@@ -364,7 +387,7 @@ def replay_problem(contents: Contents, match: Any) -> str | None:
     entries = contents.entries
     if len(entries) > config.REPLAYED_LINES:
         entries = pick.sample(entries, config.REPLAYED_LINES)
-    recorded = {record.deal: record for record in rows_to_records([pick.choice(entry["records"]) for entry in entries])}
+    recorded = {record.deal: record for record in rows_to_records(_rows([pick.choice(entry["records"]) for entry in entries]))}
     if not recorded:
         return None
     replay = dataclasses.replace(match, on_fault="foul")
@@ -432,7 +455,7 @@ EXAMPLE_PLAN = RunPlan(
     rules={"name": "basic", "scoring": "basic", "royalties": [], "royalty_needs_win": False, "naturals": False,
            "natural_payouts": {}},
     decision_timeout=60.0, on_fault="stop", command="bench tournament --bots greedy,greedy")
-EXAMPLE_IDENTITY: dict[str, Any] = {
+EXAMPLE_IDENTITY: JournalIdentity = {
     "package": {"name": "chinese-poker-solver", "version": "0.1.0", "commit": None, "dirty": None},
     "bots": [{"spec": "greedy", "name": "greedy", "class": "bots.greedy:GreedyBot", "params": {}, "version": "0.1.0",
               "identity": None, "sha256_by_file": {}, "replayable": True}],

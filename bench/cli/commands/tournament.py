@@ -17,7 +17,7 @@ from typing import Any
 from bench.cli.parsing import Parser, UsageError, job_count, positive, seconds, seed, writable_folder
 from bench.cli.progress import note, progress
 from bench.records.check import Run, records_problem, size_problem
-from bench.records.documents import ResultsDocument
+from bench.records.documents import JournalIdentity, ResultsDocument
 from bench.records.model import DealRecord, RunPlan
 from bench.report.render import render_terminal, write_report
 from bench.report.summary import RunTiming, build_document, write_json
@@ -295,7 +295,7 @@ def _made_bots(args: argparse.Namespace, specs: list[str], rules: Rules, out: Pa
         raise UsageError(f"{error}{where}") from None
 
 
-def _resumed_records(contents: Contents | None, identity: dict[str, Any], plan: RunPlan, out: Path | None,
+def _resumed_records(contents: Contents | None, identity: JournalIdentity, plan: RunPlan, out: Path | None,
                      journal_path: Path | None) -> list[DealRecord]:
     """The deals a resumed run's journal holds, once its bots and records are checked; none for a new run."""
     if contents is None:
@@ -344,7 +344,7 @@ def _command(args: argparse.Namespace, plan: RunPlan, rules: Rules, run_settings
 
 
 def _open_journal(contents: Contents | None, journal_path: Path | None, plan: RunPlan,
-                  identity: dict[str, Any]) -> Journal | None:
+                  identity: JournalIdentity) -> Journal | None:
     """The run's journal, reopened to append to (a resumed run) or created; None without --out."""
     try:
         if contents is not None and journal_path is not None:
