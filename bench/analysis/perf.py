@@ -16,8 +16,9 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, cast
 
+from bench.records.documents import PerfDocument, PerfDocumentBotsItem, PerfDocumentGoalsItem, PerfDocumentSolvesItem, PerfRate
 from solver import files
 from solver.errors import InfrastructureError
 from solver.text import markdown, markdown_code
@@ -85,7 +86,7 @@ def _timed(bench: dict[str, Any]) -> dict[str, Any]:
             "yardsticks": info.get("yardsticks")}
 
 
-def _rate(bench: dict[str, Any] | None) -> dict[str, Any] | None:
+def _rate(bench: dict[str, Any] | None) -> PerfRate | None:
     """A throughput: per second, and per yardstick (how many in the time the yardstick takes)."""
     if bench is None:
         return None
@@ -150,8 +151,9 @@ def _versions(raw: dict[str, Any]) -> dict[str, str | None]:
     return raw.get("version_by_package") or {}
 
 
-def figures(raw: dict[str, Any]) -> dict[str, Any]:
-    """The report's document (``document: perf``) from pytest-benchmark's JSON."""
+def figures(raw: dict[str, Any]) -> PerfDocument:
+    """The report's document (``document: perf``) from pytest-benchmark's JSON, the shape of
+    ``perf.schema.json`` (which the tests check its output against)."""
     b = _by_name(raw)
     stick = b.get("test_yardstick", {}).get("extra_info", {})
     splits = [{"scan": scan, "ms_per_hand": b[name]["extra_info"]["ms_per_hand"],
@@ -160,7 +162,7 @@ def figures(raw: dict[str, Any]) -> dict[str, Any]:
     start = b.get("test_compile_then_warm_start")
     command = b.get("test_solve_command_end_to_end")
     protocol = _rate(b.get("test_protocol_decisions_per_second"))
-    document = {
+    document: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
         "document": "perf",
         "seed": raw["seed"],
@@ -180,11 +182,13 @@ def figures(raw: dict[str, Any]) -> dict[str, Any]:
                            "yardsticks": command["extra_info"].get("yardsticks"),
                            "yardstick_ms": command["extra_info"].get("yardstick_ms")} if command else None),
     }
-    document["goals"] = goal_rows(document)
-    return document
+    doc = cast(PerfDocument, document)
+    doc["goals"] = goal_rows(doc)
+    return doc
 
 
-GOALS = (  # (figure, where it is, goal in yardsticks)
+GOALS: tuple[tuple[str, tuple[Literal["solves", "bots"], str, int | None], float | None], ...] = (
+    # (figure, where it is, goal in yardsticks)
     ("solve, 1,000 opponents, basic", ("solves", "basic", 1000), 0.60),
     ("solve, 1,000 opponents, 1-6", ("solves", "1-6", 1000), 1.00),
     ("solve, 1,000 opponents, 2-4", ("solves", "2-4", 1000), 1.00),
@@ -193,21 +197,22 @@ GOALS = (  # (figure, where it is, goal in yardsticks)
 )
 
 
-def _find(document: dict[str, Any], where: tuple[str, str, int | None]) -> dict[str, Any]:
+def _find(document: PerfDocument, where: tuple[Literal["solves", "bots"], str, int | None],
+          ) -> PerfDocumentSolvesItem | PerfDocumentBotsItem | None:
+    """The solve of these rules and samples, or the bot of this name, or None."""
     part, name, samples = where
-    for entry in document[part]:
-        if (entry.get("rules"), entry.get("sample_count")) == (name, samples) or entry.get("bot") == name:
-            return entry
-    return {}
+    if part == "solves":
+        return next((s for s in document["solves"] if (s["rules"], s["sample_count"]) == (name, samples)), None)
+    return next((b for b in document["bots"] if b["bot"] == name), None)
 
 
-def goal_rows(document: dict[str, Any]) -> list[dict[str, Any]]:
+def goal_rows(document: PerfDocument) -> list[PerfDocumentGoalsItem]:
     """The figures with a speed goal: milliseconds, yardsticks (same run) and the goal."""
-    rows = []
+    rows: list[PerfDocumentGoalsItem] = []
     for label, where, goal in GOALS:
         entry = _find(document, where)
-        rows.append({"figure": label, "median_ms": entry.get("median_ms"), "yardsticks": entry.get("yardsticks"),
-                     "goal_yardsticks": goal})
+        rows.append({"figure": label, "median_ms": entry.get("median_ms") if entry else None,
+                     "yardsticks": entry.get("yardsticks") if entry else None, "goal_yardsticks": goal})
     return rows
 
 
@@ -221,7 +226,7 @@ def _text(value: Any) -> str:
     return markdown(str(value))
 
 
-def _header(doc: dict[str, Any]) -> list[str]:
+def _header(doc: PerfDocument) -> list[str]:
     m, run = doc["machine"], doc["run"]
     stick = doc["yardstick"]
     return [
@@ -236,14 +241,13 @@ def _header(doc: dict[str, Any]) -> list[str]:
     ]
 
 
-def _evaluator_section(doc: dict[str, Any]) -> list[str]:
+def _evaluator_section(doc: PerfDocument) -> list[str]:
     ev = doc["evaluator"]
     lines = ["", "## Row evaluation (5 cards, random rows)", "",
              "| evaluator | rows per second | rows per yardstick | ours is |", "|---|---|---|---|"]
     for label, rate in (("this project, one core", ev["one_core"]), ("this project, all cores", ev["all_cores"])):
-        rate = rate or {}
-        lines.append(f"| {label} | {_f(rate.get('per_second'), ',.0f', 1e-6, ' M')} | "
-                     f"{_f(rate.get('per_yardstick'), ',.1f', 1e-6, ' M')} | |")
+        lines.append(f"| {label} | {_f(rate['per_second'] if rate else None, ',.0f', 1e-6, ' M')} | "
+                     f"{_f(rate['per_yardstick'] if rate else None, ',.1f', 1e-6, ' M')} | |")
     for base in ev["baselines"]:
         named = _text(f"{base['name']} {base['version']}" if base["version"] else base["name"])
         lines.append(f"| {named} (Python loop) | {_f(base['per_second'], ',.2f', 1e-6, ' M')} | "
@@ -254,7 +258,7 @@ def _evaluator_section(doc: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _solve_section(doc: dict[str, Any]) -> list[str]:
+def _solve_section(doc: PerfDocument) -> list[str]:
     lines = ["", "## solve, per decision (default opponent model, warm)", "",
              "Median over the suite's hands. SE: the standard error of the best play's EV, and of the paired "
              "difference to the runner-up. SE × √ms is the SE a solve taking 1 ms would have (a Monte Carlo SE "
@@ -271,7 +275,7 @@ def _solve_section(doc: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _bots_section(doc: dict[str, Any]) -> list[str]:
+def _bots_section(doc: PerfDocument) -> list[str]:
     lines = ["", "## Bots, per decision", "",
              "| bot | median | p95 | yardsticks | in a batch of 1,000, per hand | the same on one core | "
              "one core, yardsticks per hand |", "|---|---|---|---|---|---|---|"]
@@ -290,14 +294,14 @@ def _bots_section(doc: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _goals_section(doc: dict[str, Any]) -> list[str]:
+def _goals_section(doc: PerfDocument) -> list[str]:
     lines = ["", "## Against the goals", "", "| figure | measured | yardsticks | goal, yardsticks |", "|---|---|---|---|"]
     lines += [f"| {g['figure']} | {_f(g['median_ms'], '.4g', 1, ' ms')} | {_f(g['yardsticks'], '.4g')} | "
               f"{_f(g['goal_yardsticks'], '.2f')} |" for g in doc["goals"]]
     return lines
 
 
-def _process_section(doc: dict[str, Any]) -> list[str]:
+def _process_section(doc: PerfDocument) -> list[str]:
     lines = []
     if doc["protocol"]:
         lines += ["", "## Protocol bots", "",
@@ -317,7 +321,7 @@ def _process_section(doc: dict[str, Any]) -> list[str]:
     return lines
 
 
-def render_markdown(doc: dict[str, Any], plot: bool) -> str:
+def render_markdown(doc: PerfDocument, plot: bool) -> str:
     """The report as Markdown, section by section, from the perf document."""
     sections = (_header, _evaluator_section, _solve_section, _bots_section, _goals_section, _process_section)
     lines = [line for section in sections for line in section(doc)]
@@ -326,7 +330,7 @@ def render_markdown(doc: dict[str, Any], plot: bool) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_plot(figs: dict[str, Any], path: Path) -> None:
+def write_plot(figs: PerfDocument, path: Path) -> None:
     import matplotlib  # noqa: PLC0415  (optional, the plots extra, and heavy: loaded only to draw)
 
     matplotlib.use("Agg")
