@@ -27,7 +27,11 @@ class InputError(PokerError):
 class BotFault(PokerError, ValueError):
     """A bot that failed while playing: it raised, answered with something other than an
     arrangement of its own cards, ran out of time, or its process died. The message names
-    the bot, the hand and the error."""
+    the bot, the hand and the error; ``log``, when set, is the file that holds the whole
+    standard error of the bot's process (not part of the message, which a run records and
+    must read the same wherever it ran)."""
+
+    log: str | None = None
 
 
 class InfrastructureError(PokerError):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -131,7 +132,8 @@ def test_bad_answers_keep_the_process_and_a_late_answer_is_discarded(make):
     bot = make("garbage")
     process = bot._process.popen.pid
     for _ in range(3):
-        with pytest.raises(BotFault, match="not JSON: 'I think front is best'"):
+        with pytest.raises(BotFault, match="not JSON: 'I think front is best' .*; its standard output is for protocol "
+                                           "lines only: write anything else to its standard error$"):
             bot.arrange(ACE, RNG)
         assert sorted(bot.arrange(PLAIN, RNG).cards) == sorted(PLAIN)
     assert bot.faults == {"bad answer": 3} and bot._process.popen.pid == process and bot.restarts == 0
@@ -212,22 +214,75 @@ def test_a_bot_that_offers_no_batches_is_asked_one_hand_at_a_time(make):
 # --- the bot's own words ----------------------------------------------------------------------
 
 
-def test_a_crash_quotes_the_last_lines_of_standard_error(make):
+def test_a_crash_quotes_the_error_the_bot_reported_and_keeps_its_log(make):
+    """A panic after other output: the message quotes the panic's line, not the last lines; the
+    fault names the log that holds the whole standard error, which stays after the bot is
+    closed though its folder is a temporary one."""
     bot = make("panic")
-    with pytest.raises(BotFault, match=r"exited \(status 2\) .*its standard error ends: goroutine 1 \[running\]: \| "
-                                       r"panic: runtime error: index out of range \[13\]"):
+    with pytest.raises(BotFault) as fault:
         bot.arrange(ACE, RNG)
+    assert str(fault.value).endswith("exited (status 2) instead of answering hand AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S "
+                                     "2C; its standard error says: panic: runtime error: index out of range [13] with "
+                                     "length 13"), str(fault.value)
+    log = Path(fault.value.log)
+    assert log == bot.logs[0] and "goroutine 1 [running]:" in log.read_text()
+    bot.close()
+    assert log.exists()
+    shutil.rmtree(log.parent)
+
+
+def test_a_python_traceback_is_quoted_by_its_exception_and_the_line_that_raised_it(make):
+    bot = make("traceback")
+    with pytest.raises(BotFault) as fault:
+        bot.arrange(ACE, RNG)
+    raised = next(number for number, line in enumerate(BOT.read_text().splitlines(), 1) if "raise ValueError" in line)
+    assert str(fault.value).endswith(f"its standard error says: ValueError: no rows for AS KS (at {BOT}:{raised})"), \
+        str(fault.value)
+    bot.close()
+    shutil.rmtree(Path(fault.value.log).parent)
 
 
 @pytest.mark.slow
 def test_a_panic_at_start_is_quoted_in_one_line(tmp_path):
     path = bot_file(tmp_path, "panic-start")
     with pytest.raises(BotError, match=r"did not start: it exited \(status 2\) instead of answering the hello; "
-                                       r"its standard error ends: loading weights \| panic: cannot open weights.bin"):
+                                       r"its standard error says: panic: cannot open weights.bin: no such file; "
+                                       r"its whole standard error: (?P<log>/\S+\.stderr\.log)$") as error:
         make_bot(str(path))
+    log = Path(str(error.value).rsplit(": ", 1)[1])
+    assert log.read_text() == "loading weights\npanic: cannot open weights.bin: no such file\n"
     done = _cli("-m", "bench.cli", "arrange", "--bot", str(path), "AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C")
     assert done.returncode == 2 and "panic: cannot open weights.bin" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+    kept = Path(done.stderr.strip().rsplit(": ", 1)[1])
+    assert kept.read_text().endswith("no such file\n")
+    for each in (log, kept):
+        shutil.rmtree(each.parent)
+
+
+@pytest.mark.slow
+def test_a_crash_in_a_command_names_the_log_that_holds_the_whole_standard_error(tmp_path):
+    """bench arrange with a bot that raises: one line, the exception and where it was raised,
+    and the log file, kept after the command."""
+    path = bot_file(tmp_path, "traceback")
+    done = _cli("-m", "bench.cli", "arrange", "--bot", str(path), "AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C")
+    line = done.stderr.strip()
+    assert done.returncode == 1 and len(line.splitlines()) == 1 and "ValueError: no rows for AS KS (at " in line, line
+    log = Path(line.rsplit("; its whole standard error: ", 1)[1])
+    assert "Traceback (most recent call last):" in log.read_text()
+    shutil.rmtree(log.parent)
+
+
+@pytest.mark.parametrize("mode, said", [
+    ("unflushed", "gave no answer to the hello within 1 s; a bot must end each line it writes with a newline and "
+                  "flush its standard output after it (docs/protocol.md)"),
+    ("unended", """gave no answer to the hello within 1 s (it wrote '{"type": "hello", "name": "misbehaving-unended"}' """
+                "with no end of line)"),
+])
+def test_a_hello_that_does_not_arrive_says_how_to_send_it(tmp_path, mode, said):
+    with pytest.raises(BotError) as error:
+        make_bot(str(bot_file(tmp_path, mode, startup_timeout=1)))
+    assert str(error.value) == f"protocol bot 'misbehaving-{mode}' did not start: it {said}"
 
 
 def test_each_bot_process_has_its_own_log(make, tmp_path):
@@ -257,9 +312,11 @@ def test_a_bot_restarted_again_and_again_keeps_a_bounded_number_of_logs(make, tm
 
 
 def test_without_a_log_folder_the_logs_are_temporary(make):
-    bot = make("panic")
-    with pytest.raises(BotFault, match="panic"):
+    """Logs that no fault named (the bot wrote nothing to its standard error) go with the bot."""
+    bot = make("crash")
+    with pytest.raises(BotFault, match=r"exited \(status 7\)") as fault:
         bot.arrange(ACE, RNG)
+    assert fault.value.log is None
     assert all(log.exists() for log in bot.logs)
     bot.close()
     assert bot.logs and not any(log.exists() for log in bot.logs)
@@ -496,3 +553,18 @@ def test_threads_sharing_one_bot_each_get_their_own_answers(make):
     for thread in threads:
         thread.join()
     assert not wrong and not bot.faults
+
+
+@pytest.mark.slow
+def test_a_run_stopped_by_a_crash_names_the_log_in_its_folder(tmp_path):
+    """--on-fault stop: the line that ends the run names the crashed process's log, in the
+    run's folder; the journal records no fault, so its words need not name a file."""
+    path = bot_file(tmp_path, "panic")
+    out = tmp_path / "run"
+    done = _cli("-m", "bench.cli", "tournament", "--bots", f"{path},greedy", "--sessions", "1", "--seed", "1",
+                "--jobs", "1", "--on-fault", "stop", "--out", str(out))
+    line = done.stderr.strip().splitlines()[-1]
+    assert done.returncode == 1 and "its standard error says: panic: runtime error: index out of range" in line, line
+    log = Path(line.rsplit("; its whole standard error: ", 1)[1])
+    assert log.parent == out and "goroutine 1 [running]:" in log.read_text()
+    assert "stderr.log" not in (out / "journal.jsonl").read_text()

@@ -88,6 +88,8 @@ def test_a_line_that_is_not_json_is_the_fault_asked_for():
     with pytest.raises(BadAnswer) as bad:
         parse_object(b"{oops", "b", "hand X")
     assert str(bad.value).startswith("bot 'b' answered hand X with a line that is not JSON: '{oops' (")
+    assert str(bad.value).endswith("); its standard output is for protocol lines only: write anything else to its "
+                                   "standard error")
     with pytest.raises(StartFailed, match=r"^bot 'b' answered the hello with a line that is not JSON: 'NaN' \("):
         parse_object(b"NaN", "b", "the hello", StartFailed)
 

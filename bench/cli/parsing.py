@@ -359,7 +359,9 @@ def guarded(prog: str, action: Callable[[], int], debug: bool = False, ascii: bo
             return 1
         family_status = exit_status(error)
         if family_status is not None:
-            show(f"{prog}: error: {one_line(error)}", sys.stderr, ascii=ascii)
+            log = getattr(error, "log", None)  # a bot's whole standard error (solver.errors.BotFault)
+            where = f"; its whole standard error: {terminal(log)}" if log else ""
+            show(f"{prog}: error: {one_line(error)}{where}", sys.stderr, ascii=ascii)
             return family_status
         hint = "" if debug else " (run again with --debug for the traceback)"
         show(f"{prog}: internal error: {type(error).__name__}: {one_line(error)}{hint}", sys.stderr, ascii=ascii)

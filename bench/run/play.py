@@ -185,6 +185,13 @@ class DecisionFault(BotFault):
     """A bot failed a decision and the run's fault policy is to stop (the message says which)."""
 
 
+def _stopping(message: str, fault: BaseException) -> DecisionFault:
+    """The fault that stops a run, with the log of the bot's process that ``fault`` names."""
+    stop = DecisionFault(message)
+    stop.log = getattr(fault, "log", None)
+    return stop
+
+
 class DecisionTimeout(BotFault):
     """A decision took longer than its time limit."""
 
@@ -247,14 +254,14 @@ def _play(bot: Bot, spec: str, cards: tuple[Card, ...], deal: int, seat: int, se
         if limit is not None and time.perf_counter() - started > limit:  # a thread, where no timer interrupts
             raise DecisionTimeout
     except BotGivenUp as error:  # whatever the policy: its later faults depend on how deals were shared
-        raise DecisionFault(f"deal {deal}, seat {seat}: {error}") from None
+        raise _stopping(f"deal {deal}, seat {seat}: {error}", error) from None
     except (BotFault, DecisionTimeout) as error:
         if limit is not None and (time.perf_counter() - started > limit or isinstance(error, DecisionTimeout)
                                   or isinstance(error.__cause__, DecisionTimeout)):
             error = BotFault(f"bot '{spec}' gave no answer within the time limit of {limit:g} s "
                              f"for hand {format_cards(cards)}")
         if settings.on_fault == "stop":
-            raise DecisionFault(f"deal {deal}, seat {seat}: {error}") from None
+            raise _stopping(f"deal {deal}, seat {seat}: {error}", error) from None
         return Play.failed(str(error), time.perf_counter() - started)
     seconds = time.perf_counter() - started
     values = arrangement.values()

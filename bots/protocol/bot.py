@@ -73,6 +73,7 @@ class ProtocolBot:
         self._rules_name = rules.name if isinstance(rules, Rules) else str(rules)
         self.log_dir = Path(log_dir) if log_dir else None
         self._temporary: str | None = None  # the log folder made when none was given
+        self._keep_logs = False  # a message named a log: it stays, even in a temporary folder
         self.logs: list[Path] = []  # one standard-error log per process started
         self.batch = 0  # the most hands the bot takes in one message (0: one at a time)
         self.protocol = 1
@@ -93,7 +94,8 @@ class ProtocolBot:
             self._process = self._launch()
         except StartFailed as fault:
             self.close()
-            raise BotError(f"protocol bot {spec.name!r} did not start: {fault}") from None
+            where = f"; its whole standard error: {fault.log}" if fault.log else ""
+            raise BotError(f"protocol bot {spec.name!r} did not start: {fault}{where}") from None
         except BaseException:
             self.close()
             raise
@@ -108,8 +110,21 @@ class ProtocolBot:
         return Path(self._temporary)
 
     def _words(self, process: Process) -> str:
+        """What the process said on its standard error, for a fault's message: the error it
+        reported (``transport.error_line``), else its last lines."""
+        said = process.log.error_line()
+        if said:
+            return f"; its standard error says: {said}"
         words = process.log.last_words()
         return f"; its standard error ends: {words}" if words else ""
+
+    def _logged(self, fault: ProtocolFault, process: Process) -> ProtocolFault:
+        """``fault`` with the log of ``process`` (kept after the bot is closed) when the process
+        wrote to its standard error."""
+        if process.log.recent:
+            fault.log = str(process.log.path)
+            self._keep_logs = True
+        return fault
 
     def _launch(self) -> Process:
         """A new process that has said hello; ``StartFailed`` (or ``BotError`` for a bot
@@ -140,16 +155,23 @@ class ProtocolBot:
         deadline = time.monotonic() + limit
         try:
             if not process.send(messages.hello(self._rules_name), deadline):
-                raise StartFailed(f"it did not read the hello within {limit:g} s{self._words(process)}")
+                raise self._logged(StartFailed(f"it did not read the hello within {limit:g} s{self._words(process)}"),
+                                   process)
             line = process.read_line(deadline)
         except Closed as closed:
             status = process.exit_status(1.0)
             how = f"exited (status {status})" if status is not None else f"closed its {closed.pipe}"
-            raise StartFailed(f"it {how} instead of answering the hello{self._words(process)}") from None
+            raise self._logged(StartFailed(f"it {how} instead of answering the hello{self._words(process)}"),
+                               process) from None
         except Overlong:
             raise StartFailed(f"it answered the hello with a line longer than {LINE_LIMIT} bytes") from None
         if line is None:
-            raise StartFailed(f"it gave no answer to the hello within {limit:g} s{self._words(process)}")
+            partial = process.partial()
+            wrote = (f" (it wrote {quote(partial)} with no end of line)" if partial else
+                     "; a bot must end each line it writes with a newline and flush its standard output "
+                     "after it (docs/protocol.md)")
+            raise self._logged(StartFailed(f"it gave no answer to the hello within {limit:g} s{wrote}"
+                                           f"{self._words(process)}"), process)
         return messages.hello_answer(line, self.spec.name)
 
     def _accept_hello(self, process: Process, answer: dict[str, Any]) -> Process:
@@ -178,13 +200,14 @@ class ProtocolBot:
 
     def close(self) -> None:
         """Ask the bot to quit, give it ``config.QUIT_GRACE`` seconds, then end its process group
-        (idempotent). Its logs stay in the log folder; a temporary one is removed."""
+        (idempotent). Its logs stay in the log folder; a temporary one is removed, unless a
+        fault named a log in it (``BotFault.log``)."""
         _LIVE.discard(self)
         if os.getpid() != self._owner:  # a copy in a forked process: the bot is not its to end
             self._process = None
             return
         self._end(config.QUIT_GRACE)
-        if self._temporary is not None:
+        if self._temporary is not None and not self._keep_logs:
             shutil.rmtree(self._temporary, ignore_errors=True)
             self._temporary = None
 
@@ -227,7 +250,8 @@ class ProtocolBot:
         except Closed as closed:
             status = process.exit_status(1.0)
             how = f"exited (status {status})" if status is not None else f"closed its {closed.pipe}"
-            raise Crash(f"bot '{self.name}' {how} instead of answering {what}{self._words(process)}") from None
+            raise self._logged(Crash(f"bot '{self.name}' {how} instead of answering {what}{self._words(process)}"),
+                               process) from None
         except Overlong:
             raise BadAnswer(f"bot '{self.name}' answered {what} with a line longer than {LINE_LIMIT} bytes",
                             keep=False) from None
@@ -288,7 +312,9 @@ class ProtocolBot:
             self.given_up = (f"bot '{self.name}' is given up after {self._streak[fault.kind]} "
                              f"{PLURALS[fault.kind]} in a row (its budget, docs/protocol.md); the last: {fault}")
             self._end(0)
-            raise BotGivenUp(self.given_up) from None
+            given_up = BotGivenUp(self.given_up)
+            given_up.log = fault.log
+            raise given_up from None
         process = self._process
         if process is None:
             return

@@ -115,7 +115,8 @@ def parse_object(line: bytes, name: str, what: str, fault: type[ProtocolFault] =
         answer = strict_json(line, "an answer")
     except JSONRefused as error:
         raise fault(f"bot '{name}' answered {what} with a line that is not JSON: {quote(line)} "
-                    f"({error.reason})") from None
+                    f"({error.reason}); its standard output is for protocol lines only: write anything "
+                    "else to its standard error") from None
     if not isinstance(answer, dict):
         raise fault(f"bot '{name}' answered {what} with {quote(line)}, not a JSON object")
     return answer

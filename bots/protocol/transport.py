@@ -110,6 +110,12 @@ class StderrLog:
                 self.left_out += len(self.tail) - config.LOG_TAIL
                 del self.tail[:-config.LOG_TAIL]
 
+    def error_line(self) -> str | None:
+        """The error the process reported on its standard error, with where it was raised
+        (:func:`error_line`), quoted for a message; None when none is recognised."""
+        found = error_line(self.recent.decode("utf-8", "replace"))
+        return terminal(found[:300]) if found else None
+
     def last_words(self, lines: int = 6) -> str:
         """The last lines the process wrote to its standard error, quoted for a message: each
         cut at 300 characters, with what does not print made visible (:func:`solver.text.terminal`)."""
@@ -132,6 +138,54 @@ class StderrLog:
             pass
         os.close(self.fd)
         self.fd = -1
+
+
+# The line that states an error, as runtimes print it: an exception's name and message
+# (Python's "ValueError: ...", JavaScript's "TypeError: ...", Java's "Exception in thread
+# "main" java.lang.X: ..."), a panic (Go's "panic: ...", Rust's "thread 'main' panicked at"),
+# or an "error:"/"fatal error:" line (a C program's "prog: error: ...").
+_ERROR = re.compile(r"^(?:Uncaught |Exception in thread \"[^\"]*\" )?(?:[A-Za-z_$][\w.$]*(?:Error|Exception|Interrupt)\b.*"
+                    r"|panic: .*|thread '[^']*' panicked at .*|(?:[\w./-]+: )?(?:fatal )?error(?:\[\w+\])?: .*)$",
+                    re.IGNORECASE)
+_TRACEBACK = "Traceback (most recent call last):"
+_PYTHON_FRAME = re.compile(r'^File "(?P<file>[^"]+)", line (?P<line>\d+)')
+_LIBRARY = re.compile(r"[/\\](?:lib[/\\]python[\d.]*|site-packages|dist-packages)[/\\]|^<frozen ")
+_FILE_LINE = re.compile(r"(?P<file>(?:[A-Za-z]:)?[\w./\\@-]*\.[A-Za-z]\w{0,4}):(?P<line>\d+)")
+
+
+def error_line(text: str) -> str | None:
+    """The line of ``text`` (a process's standard error) that states the error that ended it,
+    with the file and line where it was raised when the text says: in a Python traceback (the
+    last one, when one exception led to another), its error line and its innermost frame of
+    code that is not Python's or an installed package's; elsewhere the first line that states
+    an error, with the next line when that one ends in a colon (Rust puts the message there),
+    and the first ``FILE:LINE`` of the text (JavaScript prints it first, Go, Rust and Java in
+    the stack below). None when no line states an error.
+
+    >>> error_line('Traceback (most recent call last):\\n  File "bot.py", line 9, in <module>\\n'
+    ...            '    play()\\n  File "bot.py", line 4, in play\\n    1 / 0\\nZeroDivisionError: division by zero\\n')
+    'ZeroDivisionError: division by zero (at bot.py:4)'
+    >>> error_line("/home/me/bot.js:12\\n  hand.rows()\\n       ^\\n\\nTypeError: hand.rows is not a function\\n"
+    ...            "    at Interface.<anonymous> (/home/me/bot.js:12:8)\\n")
+    'TypeError: hand.rows is not a function (at /home/me/bot.js:12)'
+    >>> error_line("loading weights\\n") is None
+    True
+    """
+    lines = [line.strip() for line in text.splitlines()]
+    start = max((i for i, line in enumerate(lines) if line == _TRACEBACK), default=0)
+    for index in range(start, len(lines)):
+        line = lines[index]
+        if not _ERROR.match(line):
+            continue
+        if line.endswith(":") and index + 1 < len(lines) and lines[index + 1]:
+            line = f"{line} {lines[index + 1]}"
+        frames = [m for m in map(_PYTHON_FRAME.match, lines[start:index]) if m]
+        own = [m for m in frames if not _LIBRARY.search(m["file"])]
+        place = (own or frames)[-1] if frames else _FILE_LINE.search(line) or next(
+            (m for m in map(_FILE_LINE.search, lines) if m), None)
+        where = f"{place['file']}:{place['line']}" if place else None
+        return f"{line} (at {where})" if where and where not in line else line
+    return None
 
 
 # --- one running process --------------------------------------------------------------------

@@ -20,7 +20,9 @@ array: ``[]``, JSON that is not an object;
 cheat: other cards; bad-rows: a front of one card; declare-text: "yes" as its declare;
 close-stdout: closes its output and sleeps; close-stdin: the first
 process closes its input before its hello, and sleeps; fork: leaves a child that
-holds its pipes, and exits; silent: never says hello; panic-start: panics before its hello;
+holds its pipes, and exits; silent: never says hello; unflushed: writes its hello and never flushes
+its standard output; unended: writes its hello without a newline; traceback: raises a ValueError on
+such hands (a Python traceback on its standard error); panic-start: panics before its hello;
 flood: writes 100 MB to its standard error before its hello; deaf: stops reading after its
 hello (it offers batches); any other mode answers batches, with an error reply when one
 holds more hands than its hello's ``batch`` number; stubborn: ignores SIGTERM and quit (it notes the quit in the
@@ -63,10 +65,16 @@ def once() -> bool:
     return True
 
 
+def set_rows(message: dict) -> dict:
+    raise ValueError(f"no rows for {message['hand'][:5]}")  # a bug: a Python traceback on standard error
+
+
 def misbehave(message: dict, answer: dict) -> bool:
     """Misbehave on this hand; True when the answer is given (or is not to be)."""
     if MODE == "crash" or (MODE == "crash-once" and once()):
         sys.exit(7)
+    if MODE == "traceback":
+        set_rows(message)
     if MODE == "escapes":
         sys.stderr.write(ESCAPES)
         sys.stderr.flush()
@@ -165,6 +173,14 @@ def main() -> None:
     if MODE in ("setsid", "double-fork"):
         leave_behind()
     if MODE == "silent":
+        sys.stdin.read()
+        return
+    if MODE in ("unflushed", "unended"):
+        sys.stdin.readline()
+        out = os.fdopen(1, "w", buffering=8192, closefd=False)  # block-buffered, as a pipe is by default
+        out.write(json.dumps({"type": "hello", "name": f"misbehaving-{MODE}"}) + ("\n" if MODE == "unflushed" else ""))
+        if MODE == "unended":
+            out.flush()
         sys.stdin.read()
         return
     if MODE == "panic-start":
