@@ -13,10 +13,13 @@ exhaustive bot is given the registry's opponent models when it is made, so that 
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import difflib
 import functools
 import importlib
 import inspect
+import os
 from collections.abc import Callable
 from importlib.metadata import PackageNotFoundError, entry_points, packages_distributions, version
 from typing import Any
@@ -54,8 +57,27 @@ def bot_names() -> list[str]:
     return sorted(BOTS) + sorted(set(_plugin_entry_points()) - set(BOTS))
 
 
+OTHER_BOTS = ("or a bot file (NAME.toml) or program (cmd:PATH) that speaks the protocol (docs/protocol.md), "
+              "or a plug-in (package.module:Class)")
+
+
 def _choices() -> str:
-    return ", ".join(bot_names()) + " (or a plug-in as package.module:Class)"
+    return ", ".join(bot_names()) + "; " + OTHER_BOTS
+
+
+def _unknown(name: str) -> BotError:
+    """The error for a name that is no bot, with the likeliest one meant: a bot's name or a
+    bot file beside the one named, when one is close; else what a spec may be."""
+    folder, _, stem = name.replace(os.sep, "/").rpartition("/")
+    files_there: list[str] = []
+    if "." in stem or folder:
+        with contextlib.suppress(OSError):
+            files_there = [f"{folder}/{entry}" if folder else entry
+                           for entry in os.listdir(folder or ".") if entry.endswith(".toml")]
+    close = difflib.get_close_matches(name, [*bot_names(), *files_there], n=1, cutoff=0.75)
+    if close:
+        return BotError(f"unknown bot {name!r}; did you mean {close[0]!r}? Bots: {_choices()}")
+    return BotError(f"unknown bot {name!r}; choose from: {_choices()}")
 
 
 def _parse_value(text: str) -> Any:
@@ -118,7 +140,7 @@ def resolve_factory(name: str) -> Callable[..., Bot]:
     plugins = _plugin_entry_points()
     if name in plugins:
         return plugins[name].load()
-    raise BotError(f"unknown bot {name!r}; choose from: {_choices()}")
+    raise _unknown(name)
 
 
 def bot_parameters(factory: Callable[..., Bot]) -> dict[str, Any]:
@@ -147,7 +169,7 @@ def make_bot(spec: str, **params: Any) -> Bot:
     >>> make_bot("gredy")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    bots.base.BotError: unknown bot 'gredy'; choose from: exhaustive, greedy, heuristic, random, table (or a plug-in ...)
+    bots.base.BotError: unknown bot 'gredy'; did you mean 'greedy'? Bots: exhaustive, greedy, heuristic, random, table; ...
     """
     name, spec_params = parse_spec(spec)
     factory = resolve_factory(name)

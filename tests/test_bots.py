@@ -159,7 +159,10 @@ def test_a_bot_that_breaks_the_contract_is_caught():
 @pytest.mark.parametrize(
     "spec, message",
     [
-        ("gredy", "unknown bot 'gredy'; choose from: exhaustive, greedy, heuristic, random"),
+        ("gredy", "unknown bot 'gredy'; did you mean 'greedy'? Bots: exhaustive, greedy, heuristic, random, table; or a "
+                  "bot file (NAME.toml) or program (cmd:PATH) that speaks the protocol (docs/protocol.md), or a plug-in "
+                  "(package.module:Class)"),
+        ("zzz", "unknown bot 'zzz'; choose from: exhaustive, greedy, heuristic, random, table; or a bot file"),
         ("greedy:depth=2", "bot 'greedy' has no parameter 'depth'; its parameters: none"),
         ("exhaustive:sample=5", "bot 'exhaustive' has no parameter 'sample'; its parameters: opponent, rules, samples"),
         ("exhaustive:samples=0", "bad parameters for bot 'exhaustive': samples must be a positive whole number"),
@@ -173,6 +176,17 @@ def test_bad_specs(spec, message):
     with pytest.raises(BotError) as info:
         make_bot(spec)
     assert message in str(info.value)
+
+
+def test_a_bot_file_named_with_a_typo_is_suggested_beside_it(tmp_path):
+    """``heur_bot.tom`` for ``heur_bot.toml``: the hint names the bot file in that folder, not only
+    the registered names."""
+    (tmp_path / "heur_bot.toml").write_text('name = "heur"\ncommand = ["true"]\n')
+    with pytest.raises(BotError) as info:
+        make_bot(str(tmp_path / "heur_bot.tom"))
+    assert str(info.value).startswith(f"unknown bot '{tmp_path}/heur_bot.tom'; did you mean '{tmp_path}/heur_bot.toml'?")
+    with pytest.raises(BotError, match="^unknown bot 'heuristc'; did you mean 'heuristic'\\? Bots: "):
+        make_bot("heuristc")
 
 
 def test_spec_values_are_typed():

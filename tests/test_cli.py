@@ -44,7 +44,7 @@ def _status(main, args) -> int:
         (["AS KS"], "solve: error: expected 13 cards for the hand, got 2: 'AS KS'"),
         ([HAND.replace("2C", "AS")], "solve: error: duplicate card 'AS' in hand"),
         ([HAND.replace("2C", "ZC")], "solve: error: unknown rank 'Z' in card 'ZC'"),
-        ([HAND, "--opponent", "gredy"], "solve: error: unknown bot 'gredy'; choose from: exhaustive, greedy"),
+        ([HAND, "--opponent", "gredy"], "solve: error: unknown bot 'gredy'; did you mean 'greedy'? Bots: exhaustive, greedy"),
         ([HAND, "--samples", "0"], "solve: error: argument --samples: expected a whole number >= 1, got 0"),
         ([HAND, "--samples", "many"], "solve: error: argument --samples: expected a whole number >= 1, got 'many'"),
         ([HAND, "--players", "1"], "solve: error: --players must be 2, 3 or 4, got 1"),
@@ -104,7 +104,7 @@ def test_bench_arrange_same_seed_same_output(capsys):
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["arrange", "--bot", "gredy", HAND], "bench arrange: error: unknown bot 'gredy'; choose from"),
+        (["arrange", "--bot", "gredy", HAND], "bench arrange: error: unknown bot 'gredy'; did you mean 'greedy'?"),
         (["arrange", "--bot", "greedy"], "bench arrange: error: give a hand (13 cards) or --input FILE"),
         (["arrange", "--bot", "greedy", "--input", "/no/such/file"], "bench arrange: error: cannot read /no/such"),
     ],

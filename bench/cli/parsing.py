@@ -251,6 +251,10 @@ def input_lines(path: str) -> Iterator[tuple[int, str | None]]:
                 yield number, text
 
 
+SPECS = ("a bot is a name from bench bots with parameters after colons (exhaustive:samples=2000), a bot file "
+         "NAME.toml or a program cmd:PATH that speaks the protocol (docs/protocol.md), or a plug-in package.module:Class")
+
+
 EXIT_STATUSES: dict[type[Exception], int] = {  # each family of solver.errors: the status a command ends with
     InputError: 2,  # bad input: the fix is in what was given
     BotFault: 1,  # a bot, a plug-in or a bot's process failed

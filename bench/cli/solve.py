@@ -11,7 +11,7 @@ import sys
 from collections.abc import Sequence
 
 from bench.cli import warmup
-from bench.cli.parsing import Parser, add_debug, add_version, guarded, limited, quiet_on_closed_stdout, seed
+from bench.cli.parsing import SPECS, Parser, add_debug, add_version, guarded, limited, quiet_on_closed_stdout, seed
 from bots import BotError, _kernels, grade_hand, opponent_model, solve_hand
 from bots.identity import opponent_identity
 from solver import Grade, OpponentModel, Solution, _evaluator, _search, config
@@ -36,7 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=seed, default=None, help="random seed (a whole number >= 0); the same seed "
                         "gives the same output")
     parser.add_argument("--opponent", default=config.DEFAULT_OPPONENT, metavar="BOT",
-                        help="bot that sets the simulated opponents' cards (default %(default)s)")
+                        help=f"bot that sets the simulated opponents' cards (default %(default)s); {SPECS}")
     parser.add_argument("--players", type=int, default=2, help="players at the table, 2-4 (default %(default)s)")
     parser.add_argument("--top", type=limited("top"), default=3, help="runner-up plays to show (default %(default)s)")
     parser.add_argument("--distinct", choices=("hands", "values"), default="hands",

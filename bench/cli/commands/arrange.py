@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from bench.cli.parsing import Parser, UsageError, input_lines, one_line, seed
+from bench.cli.parsing import SPECS, Parser, UsageError, input_lines, one_line, seed
 from bench.run.play import make_bots
 from bots import BotError, checked_arrangement
 from bots.base import declared_natural
@@ -31,7 +31,7 @@ def add_parser(sub: argparse._SubParsersAction[Parser]) -> None:
         "with a bot. Hand i of a file draws its randomness from SeedSequence(seed, spawn_key=(i,)).",
     )
     parser.add_argument("hand", nargs="*", help="13 cards, such as 'AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C'")
-    parser.add_argument("--bot", required=True, help="bot spec, such as greedy or exhaustive:samples=2000")
+    parser.add_argument("--bot", required=True, help=f"the bot that sets the hands: {SPECS}")
     parser.add_argument("--input", metavar="FILE", help="read hands from FILE (- for standard input)")
     parser.add_argument("--seed", type=seed, default=0, help="random seed (default %(default)s)")
     parser.add_argument("--rules", default="basic", help="rule set the bot plays for (basic, 1-6, 2-4, royalties, "

@@ -34,4 +34,7 @@ def run(args: argparse.Namespace) -> int:
         show(f"{r['name']:<{width}}  {r['description']}")
         show(f"{'':<{width}}  parameters: {params}")
     show("\nA bot spec adds parameters after colons: exhaustive:samples=2000:opponent=greedy")
+    show("A bot of your own, in any language: a bot file, my_bot.toml, or a program, cmd:./my_bot, that speaks\n"
+         "the protocol (docs/protocol.md; bench check-bot my_bot.toml checks it); in Python, a plug-in\n"
+         "(package.module:Class, or a name its package registers, docs/bots.md).")
     return 0

@@ -7,7 +7,7 @@ import json
 import sys
 from typing import Any
 
-from bench.cli.parsing import Parser, UsageError, input_lines, limited, seed
+from bench.cli.parsing import SPECS, Parser, UsageError, input_lines, limited, seed
 from bots import BotError, grade_hand, opponent_model
 from bots.identity import opponent_identity
 from solver import CardError, Grade, OpponentModel, SolveError
@@ -33,7 +33,7 @@ def add_parser(sub: argparse._SubParsersAction[Parser]) -> None:
     parser.add_argument("--samples", type=limited("samples"), default=1000, help="simulated opponents (default %(default)s)")
     parser.add_argument("--seed", type=seed, default=0, help="seed of the first hand; hand k uses seed + k "
                         "(k counts from 0 the lines that are neither blank nor only a comment)")
-    parser.add_argument("--opponent", default="table", help="bot that sets the opponents (default %(default)s)")
+    parser.add_argument("--opponent", default="table", help=f"bot that sets the opponents (default %(default)s); {SPECS}")
     parser.add_argument("--rules", default="basic", help="rule set (default basic)")
     parser.add_argument("--players", type=int, default=2, help="players at the table, 2-4 (default %(default)s)")
     parser.add_argument("--json", action="store_true", help="one JSON document instead of a table")

@@ -13,7 +13,7 @@ from typing import Any
 from tqdm import tqdm
 
 from bench.analysis.sprt import Moments, Sprt, SprtError
-from bench.cli.parsing import Parser, UsageError, job_count, limited, seed
+from bench.cli.parsing import SPECS, Parser, UsageError, job_count, limited, seed
 from bench.cli.progress import note, progress
 from bench.records.model import DealRecord
 from bench.report.summary import table_scores
@@ -39,7 +39,7 @@ def add_parser(sub: argparse._SubParsersAction[Parser]) -> None:
         "results with their variance estimated; deals that all come out the same decide nothing. "
         "See docs/match.md.",
     )
-    parser.add_argument("a", metavar="A", help="bot spec of player A")
+    parser.add_argument("a", metavar="A", help=f"bot of player A; {SPECS}")
     parser.add_argument("b", metavar="B", help="bot spec of player B")
     parser.add_argument("--sprt", default="0,0.05", metavar="H0,H1",
                         help="A's mean advantage under H0 and H1, finite, H0 below H1, units per deal, such as "

@@ -14,7 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from bench.cli.parsing import Parser, UsageError, job_count, positive, seconds, seed, writable_folder
+from bench.cli.parsing import SPECS, Parser, UsageError, job_count, positive, seconds, seed, writable_folder
 from bench.cli.progress import note, progress
 from bench.records.check import Run, records_problem, size_problem
 from bench.records.documents import JournalIdentity, ResultsDocument
@@ -51,11 +51,12 @@ def add_parser(sub: argparse._SubParsersAction[Parser]) -> None:
         "tournament",
         help="duplicate 8-hand sessions between bots",
         description="Play duplicate sessions of 8 hands: every deal is replayed with the bots rotated through the "
-        "seats. Bots are given by name, with parameters after colons (exhaustive:samples=2000), or as a "
+        "seats. Bots are given by name, with parameters after colons (exhaustive:samples=2000), as a bot "
+        "file (my_bot.toml) or program (cmd:./my_bot) that speaks the protocol (docs/protocol.md), or as a "
         "plug-in import path (mypkg.mybot:MyBot). With --out, every finished chunk of deals is saved to "
         "DIR/journal.jsonl as it completes; an interrupted run continues with --resume DIR.",
     )
-    parser.add_argument("--bots", help="comma-separated bot specs, e.g. greedy,table,exhaustive")
+    parser.add_argument("--bots", help=f"the bots, comma-separated, e.g. greedy,table,my_bot.toml; {SPECS}")
     parser.add_argument("--players", type=int, default=None, help="seats at the table, 2-4 (default: one per bot, at most 4)")
     parser.add_argument("--sessions", type=positive, default=None, help="sessions of 8 hands (default 100)")
     parser.add_argument("--seed", type=seed, default=None, help="seed entropy (default: fresh, printed and stored)")
