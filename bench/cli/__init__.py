@@ -5,12 +5,26 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
-from bench.cli.commands import arrange, bots, exploit, grade, match, perf, report, serve, tournament, train, verify
+from bench.cli.commands import (
+    arrange,
+    bots,
+    check_bot,
+    exploit,
+    grade,
+    match,
+    perf,
+    report,
+    serve,
+    tournament,
+    train,
+    verify,
+)
 from bench.cli.parsing import Parser, add_debug, add_version, guarded, quiet_on_closed_stdout
 
 COMMANDS = {
     "bots": bots,
     "arrange": arrange,
+    "check-bot": check_bot,
     "tournament": tournament,
     "verify": verify,
     "match": match,

@@ -21,6 +21,7 @@ import signal
 import subprocess
 import sys
 import time
+from datetime import datetime, timezone
 from pathlib import Path
 
 from bots.base import BotError, BotFault
@@ -188,6 +189,39 @@ def error_line(text: str) -> str | None:
     return None
 
 
+# --- the lines between the bench and its bots -------------------------------------------------
+
+
+SENT, RECEIVED = "→", "←"  # bench to bot, bot to bench (docs/protocol.md writes them so)
+
+
+class ProtocolTrace:
+    """``--log-protocol FILE``: every line the bench sends a protocol bot and every line it
+    receives, one per line of FILE, as it goes: the time (UTC, to the microsecond), the bot's
+    name and process id, ``→`` for a line sent or ``←`` for one received, and the line as
+    :func:`solver.text.terminal` writes text (what does not print made visible, a byte that
+    is not UTF-8 as ``\\xNN``). Each line is one write to a file opened for appending, so the
+    processes of a run can share one file. ``fresh`` empties the file first."""
+
+    def __init__(self, path: str | Path, *, fresh: bool):
+        self.path = str(path)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | (os.O_TRUNC if fresh else 0)
+        self.fd = files.open_regular(path, flags, follow=False, single=True)
+
+    def write(self, name: str, pid: int, direction: str, data: bytes) -> None:
+        when = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        text = terminal(data.rstrip(b"\n").decode("utf-8", "backslashreplace"))
+        try:
+            os.write(self.fd, f"{when} {terminal(name)} {pid} {direction} {text}\n".encode())
+        except OSError:  # a full disk costs the trace, never the run
+            pass
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+
 # --- one running process --------------------------------------------------------------------
 
 
@@ -206,8 +240,10 @@ class Overlong(BotFault):
 class Process:
     """One running bot process: non-blocking pipes, its partial output, its standard error."""
 
-    def __init__(self, spec: ProtocolSpec, log: StderrLog):
+    def __init__(self, spec: ProtocolSpec, log: StderrLog, trace: ProtocolTrace | None = None):
         self.log = log
+        self.name = spec.name
+        self.trace = trace  # sees each line sent and received, as it goes
         problem = not_a_folder(Path(spec.cwd)) if spec.cwd is not None else None
         if problem:
             raise BotError(f"cannot start bot {spec.name!r}: its folder {spec.cwd!r} {problem}")
@@ -318,6 +354,8 @@ class Process:
             self._pump(deadline, writing=True)
             if self.popen.poll() is not None:
                 raise Closed("input")
+        if self.trace is not None:
+            self.trace.write(self.name, self.popen.pid, SENT, data)
         return True
 
     def read_line(self, deadline: float) -> bytes | None:
@@ -329,6 +367,8 @@ class Process:
             if end >= 0:
                 line = bytes(self.buffer[:end])
                 del self.buffer[:end + 1]
+                if self.trace is not None:
+                    self.trace.write(self.name, self.popen.pid, RECEIVED, line)
                 return line
             if self.overlong:
                 self.overlong = False

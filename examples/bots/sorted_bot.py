@@ -41,8 +41,12 @@ def main() -> None:
         kind = message.get("type")
         if kind == "hello":
             answer = {"type": "hello", "name": "sorted", "version": "2.0", "protocol": 2, "batch": True}
+        elif kind == "arrange" and len(message["hand"].split()) != 13:
+            answer = {"id": message["id"], "error": f"a hand has 13 cards, not {len(message['hand'].split())}"}
         elif kind == "arrange":
             answer = {"id": message["id"], **arrange(message["hand"])}
+        elif kind == "arrange_many" and any(len(hand.split()) != 13 for hand in message["hands"]):
+            answer = {"id": message["id"], "error": "a hand has 13 cards"}
         elif kind == "arrange_many":
             answer = {"id": message["id"], "arrangements": [arrange(hand) for hand in message["hands"]]}
         elif kind == "quit":

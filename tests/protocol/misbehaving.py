@@ -22,7 +22,9 @@ close-stdout: closes its output and sleeps; close-stdin: the first
 process closes its input before its hello, and sleeps; fork: leaves a child that
 holds its pipes, and exits; silent: never says hello; unflushed: writes its hello and never flushes
 its standard output; unended: writes its hello without a newline; traceback: raises a ValueError on
-such hands (a Python traceback on its standard error); panic-start: panics before its hello;
+such hands (a Python traceback on its standard error); unsteady: sets every hand in a random order of its
+own (a legal arrangement); no-error-reply: answers a hand that is not 13 cards with rows, where every other
+mode sends an error reply; panic-start: panics before its hello;
 flood: writes 100 MB to its standard error before its hello; deaf: stops reading after its
 hello (it offers batches); any other mode answers batches, with an error reply when one
 holds more hands than its hello's ``batch`` number; stubborn: ignores SIGTERM and quit (it notes the quit in the
@@ -33,6 +35,7 @@ each."""
 
 import json
 import os
+import random
 import signal
 import subprocess
 import sys
@@ -225,7 +228,15 @@ def main() -> None:
                 say({"id": message["id"], "arrangements": [arrange(h) for h in message["hands"]]})
             continue
         hand = message["hand"]
+        if len(hand.split()) != 13 and MODE != "no-error-reply":
+            say({"id": message["id"], "error": f"a hand has 13 cards, not {len(hand.split())}"})
+            continue
         answer = {"id": message["id"], **arrange(hand)}
+        if MODE == "unsteady":  # a legal arrangement in a new order each time, from randomness of its own
+            cards = hand.split()
+            random.shuffle(cards)
+            answer = {"id": message["id"], "front": " ".join(cards[:3]), "middle": " ".join(cards[3:8]),
+                      "back": " ".join(cards[8:])}
         if MODE == "stale-first" and previous is not None:
             say(previous)
         if MODE == "twice":
