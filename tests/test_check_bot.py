@@ -121,3 +121,39 @@ def test_the_protocol_log_holds_every_line_with_its_time_process_and_direction(t
     assert [m.get("type") for m in sent] == ["hello", "arrange", "arrange", "arrange_many", "arrange", "arrange",
                                               "quit"]
     assert Path(trace).read_text().count("\n") == len(lines) == 13  # each request answered but quit
+
+
+HAND = "AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("argv, requests", [
+    (["-m", "bench.cli", "arrange", "--bot", str(SORTED), HAND], ["hello", "arrange", "quit"]),
+    (["-m", "bench.cli.solve", HAND, "--opponent", str(SORTED), "--samples", "100"], ["hello", "arrange_many", "quit"]),
+    (["-m", "bench.cli", "match", str(SORTED), "greedy", "--max-deals", "8", "--jobs", "1", "--seed", "1"], None),
+    (["-m", "bench.cli", "tournament", "--bots", f"{SORTED},greedy", "--sessions", "1", "--seed", "1", "--jobs", "2"],
+     None),
+], ids=["arrange", "solve", "match", "tournament"])
+def test_every_command_that_plays_a_protocol_bot_logs_its_lines(tmp_path, argv, requests):
+    """--log-protocol on the commands that play bots: every line, from every process of the run
+    (a tournament's workers append to the same file), each request answered."""
+    trace = tmp_path / "trace.log"
+    done = subprocess.run([sys.executable, *argv, "--log-protocol", str(trace)], cwd=ROOT, env=ENV,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    parsed = [re.match(r"^\S+Z sorted-py (\d+) ([→←]) (\{.*\})$", line) for line in trace.read_text().splitlines()]
+    assert parsed and all(parsed), trace.read_text()
+    by_process: dict[str, list[tuple[str, dict]]] = {}
+    for m in parsed:
+        by_process.setdefault(m[1], []).append((m[2], json.loads(m[3])))
+    for lines in by_process.values():
+        assert lines[0] == ("→", {"type": "hello", "protocol": 2, "rules": "basic"}) and lines[1][0] == "←"
+        sent = [message["id"] for direction, message in lines if direction == "→" and "id" in message]
+        answered = [message["id"] for direction, message in lines if direction == "←" and "id" in message]
+        assert sent == answered
+    if requests is not None:  # one process, whose requests are (runs of) these
+        (lines,) = by_process.values()
+        kinds = [m["type"] for d, m in lines if d == "→"]
+        assert [kind for i, kind in enumerate(kinds) if i == 0 or kinds[i - 1] != kind] == requests, kinds
+    else:
+        assert len(by_process) >= 2 or "match" in argv[2]  # the tournament's workers each start the bot

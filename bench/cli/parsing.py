@@ -255,6 +255,29 @@ SPECS = ("a bot is a name from bench bots with parameters after colons (exhausti
          "NAME.toml or a program cmd:PATH that speaks the protocol (docs/protocol.md), or a plug-in package.module:Class")
 
 
+def add_log_protocol(parser: argparse.ArgumentParser) -> None:
+    """``--log-protocol FILE`` (:func:`log_protocol`)."""
+    parser.add_argument("--log-protocol", metavar="FILE", help="write every line sent to a protocol bot and received "
+                        "from it to FILE, with the time, the bot's name and process, and the direction "
+                        "(docs/protocol.md)")
+
+
+def log_protocol(args: argparse.Namespace) -> str | None:
+    """The file of ``--log-protocol``, emptied, and from now on the trace of every line between
+    this process and its protocol bots (``bots.protocol.trace_to``); None without the option."""
+    path = getattr(args, "log_protocol", None)
+    if not path:
+        return None
+    from bots.protocol import ProtocolTrace, trace_to  # noqa: PLC0415  (heavy: the bots package loads its kernels)
+
+    try:
+        ProtocolTrace(path, fresh=True).close()
+        trace_to(path)
+    except OSError as error:
+        raise UsageError(f"--log-protocol {path}: {terminal(describe(error))}") from None
+    return str(path)
+
+
 EXIT_STATUSES: dict[type[Exception], int] = {  # each family of solver.errors: the status a command ends with
     InputError: 2,  # bad input: the fix is in what was given
     BotFault: 1,  # a bot, a plug-in or a bot's process failed

@@ -11,7 +11,18 @@ import sys
 from collections.abc import Sequence
 
 from bench.cli import warmup
-from bench.cli.parsing import SPECS, Parser, add_debug, add_version, guarded, limited, quiet_on_closed_stdout, seed
+from bench.cli.parsing import (
+    SPECS,
+    Parser,
+    add_debug,
+    add_log_protocol,
+    add_version,
+    guarded,
+    limited,
+    log_protocol,
+    quiet_on_closed_stdout,
+    seed,
+)
 from bots import BotError, _kernels, grade_hand, opponent_model, solve_hand
 from bots.identity import opponent_identity
 from solver import Grade, OpponentModel, Solution, _evaluator, _search, config
@@ -46,6 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="rule set: basic (default), 1-6, 2-4, royalties, royalties-win, naturals, joined with + "
                         "(2-4+royalties), or a .toml/.json house-rules file")
     parser.add_argument("--json", action="store_true", help="print one JSON document instead of tables")
+    add_log_protocol(parser)
     parser.add_argument("--ascii", action="store_true", help="letters for suits (S H D C) instead of symbols")
     parser.add_argument("--grade", metavar="'FRONT / MIDDLE / BACK'",
                         help="grade this arrangement of the hand: its EV against the best play's, on the same opponents")
@@ -192,6 +204,7 @@ def _solve(args: argparse.Namespace) -> int:
 def _opponent(args: argparse.Namespace) -> OpponentModel:
     """The opponent model ``--opponent`` names, made once: the one that sets the simulated
     hands, and whose identity (``bots.identity``) the JSON document records."""
+    log_protocol(args)
     try:
         return opponent_model(args.opponent, as_rules(args.rules))
     except (BotError, RulesError) as error:

@@ -27,7 +27,7 @@ from bench.records.deals import deal_table, dealer_of, seat_seed
 from bench.records.model import DealRecord, Play
 from bots import BotError, arrange_many, checked_arrangement, make_bot_for, parse_spec
 from bots.base import Bot, BotFault, BotGivenUp, declared_natural
-from bots.protocol import close_together
+from bots.protocol import close_together, trace_to
 from solver import Arrangement, Card, config, files, format_cards, parse_hand, row_values
 from solver.arrangement import format_rows
 from solver.errors import InputError
@@ -219,6 +219,7 @@ class RunSettings:
     on_fault: str = "stop"
     log_dir: str | None = None  # where protocol bots' stderr goes
     startup_timeout: float = 60.0  # limit of a bot's start-up in a worker, when decisions are timed
+    log_protocol: str | None = None  # the file every line to and from protocol bots is appended to
 
     def __post_init__(self) -> None:
         for name in ("decision_timeout", "startup_timeout"):
@@ -346,6 +347,8 @@ def play_deals(specs: Sequence[str], players: int, entropy: int, deals: Sequence
     decision (a chunk replayed after its worker died), and so do decisions known to fail."""
 
     settings = settings or RunSettings(tuple(specs), players, entropy, as_rules(rules))
+    if settings.log_protocol is not None:
+        trace_to(settings.log_protocol)  # in this worker too: each process appends to the one file
     bots = make_bots(settings.specs, settings.rules, settings.log_dir,
                      settings.startup_timeout if settings.decision_timeout is not None else None)
     faulted = faulted or {}

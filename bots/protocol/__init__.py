@@ -14,13 +14,13 @@ The package is split as fastchess splits its engine process from its engine prot
 The public names are importable from ``bots.protocol``.
 """
 
-from bots.protocol.bot import ProtocolBot, ProtocolFactory, close_together, protocol_factory
+from bots.protocol.bot import ProtocolBot, ProtocolFactory, close_together, protocol_factory, trace_to
 from bots.protocol.messages import BATCH_HANDS, BUDGETS, PLAIN, PROTOCOL, PROTOCOLS, ProtocolFault
 from bots.protocol.spec import TIMEOUT_RANGE, ProtocolSpec, check_seconds, program_path
-from bots.protocol.transport import LINE_LIMIT, log_name, set_death_signal
+from bots.protocol.transport import LINE_LIMIT, ProtocolTrace, log_name, set_death_signal
 
 __all__ = [
     "BATCH_HANDS", "BUDGETS", "LINE_LIMIT", "PLAIN", "PROTOCOL", "PROTOCOLS",
-    "TIMEOUT_RANGE", "ProtocolBot", "ProtocolFactory", "ProtocolFault", "ProtocolSpec",
-    "check_seconds", "close_together", "log_name", "program_path", "protocol_factory", "set_death_signal",
+    "TIMEOUT_RANGE", "ProtocolBot", "ProtocolFactory", "ProtocolFault", "ProtocolSpec", "ProtocolTrace",
+    "check_seconds", "close_together", "log_name", "program_path", "protocol_factory", "set_death_signal", "trace_to",
 ]  # fmt: skip

@@ -31,7 +31,7 @@ from bots.base import BotError, BotFault, BotGivenUp, takes_cards
 from bots.protocol import messages
 from bots.protocol.messages import BUDGETS, PLURALS, BadAnswer, Crash, ProtocolFault, StartFailed, Timeout, quote
 from bots.protocol.spec import ProtocolSpec
-from bots.protocol.transport import LINE_LIMIT, Closed, Overlong, Process, StderrLog
+from bots.protocol.transport import LINE_LIMIT, Closed, Overlong, Process, ProtocolTrace, StderrLog
 from solver import Arrangement, Card, config, files, format_cards
 from solver.rules import Rules
 
@@ -61,6 +61,25 @@ def close_together(bots: Sequence[object]) -> None:
                 close()
             except Exception:
                 pass
+
+
+_TRACE: dict[int, ProtocolTrace] = {}  # this process's trace of every line (trace_to), by process id
+
+
+def trace_to(path: str | None) -> None:
+    """Write every line between this process and the protocol bots it starts from now on to
+    ``path`` (``--log-protocol``; :class:`transport.ProtocolTrace`), appended, so that the
+    worker processes of a run can share the file; None: no more. Opening the file can raise
+    ``OSError`` (``solver.files``: a link, a folder)."""
+    current = _TRACE.get(os.getpid())
+    if current is not None and current.path == path:
+        return
+    trace = ProtocolTrace(path, fresh=False) if path else None
+    if current is not None:
+        current.close()
+        del _TRACE[os.getpid()]
+    if trace is not None:
+        _TRACE[os.getpid()] = trace
 
 
 class ProtocolBot:
@@ -139,7 +158,7 @@ class ProtocolBot:
             with contextlib.suppress(OSError):
                 files.remove(self.logs.pop(1), missing_ok=True)
         try:
-            process = Process(self.spec, log)
+            process = Process(self.spec, log, trace=_TRACE.get(os.getpid()))
         except BaseException:
             log.close()
             raise

@@ -24,7 +24,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from bots.base import BotError
+from bots.base import BotError, BotFault
 from bots.protocol import messages
 from bots.protocol.messages import PROTOCOL, PROTOCOLS, ProtocolFault
 from bots.protocol.spec import ProtocolSpec
@@ -47,8 +47,9 @@ class Check:
     detail: str
 
 
-class _Gone(Exception):
-    """The process cannot be spoken to any more: the checks after this one are skipped."""
+class _Gone(BotFault):
+    """The bot failed a check so that its process cannot be spoken to any more: the checks
+    after this one are skipped."""
 
     def __init__(self, check: Check):
         super().__init__(check.detail)

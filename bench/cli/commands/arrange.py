@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from bench.cli.parsing import SPECS, Parser, UsageError, input_lines, one_line, seed
+from bench.cli.parsing import SPECS, Parser, UsageError, add_log_protocol, input_lines, log_protocol, one_line, seed
 from bench.run.play import make_bots
 from bots import BotError, checked_arrangement
 from bots.base import declared_natural
@@ -38,6 +38,7 @@ def add_parser(sub: argparse._SubParsersAction[Parser]) -> None:
                         "royalties-win, naturals, joined with +, or a .toml/.json file)")
     parser.add_argument("--json", action="store_true", help="one JSON object per line")
     parser.add_argument("--ascii", action="store_true", help="ASCII only: letters for suits instead of symbols")
+    add_log_protocol(parser)
 
 
 def _lines(args: argparse.Namespace) -> Iterator[tuple[int, str]]:
@@ -55,6 +56,7 @@ def _lines(args: argparse.Namespace) -> Iterator[tuple[int, str]]:
 
 
 def run(args: argparse.Namespace) -> int:
+    log_protocol(args)
     try:
         rules = Rules.parse(args.rules)
         bot = make_bots([args.bot], rules)[args.bot]

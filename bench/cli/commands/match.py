@@ -13,7 +13,7 @@ from typing import Any
 from tqdm import tqdm
 
 from bench.analysis.sprt import Moments, Sprt, SprtError
-from bench.cli.parsing import SPECS, Parser, UsageError, job_count, limited, seed
+from bench.cli.parsing import SPECS, Parser, UsageError, add_log_protocol, job_count, limited, log_protocol, seed
 from bench.cli.progress import note, progress
 from bench.records.model import DealRecord
 from bench.report.summary import table_scores
@@ -40,7 +40,7 @@ def add_parser(sub: argparse._SubParsersAction[Parser]) -> None:
         "See docs/match.md.",
     )
     parser.add_argument("a", metavar="A", help=f"bot of player A; {SPECS}")
-    parser.add_argument("b", metavar="B", help="bot spec of player B")
+    parser.add_argument("b", metavar="B", help="bot of player B, as A")
     parser.add_argument("--sprt", default="0,0.05", metavar="H0,H1",
                         help="A's mean advantage under H0 and H1, finite, H0 below H1, units per deal, such as "
                         "-0.01,0.01 (default %(default)s)")
@@ -52,6 +52,7 @@ def add_parser(sub: argparse._SubParsersAction[Parser]) -> None:
     parser.add_argument("--jobs", type=job_count, default=-1, help="parallel workers (default: all cores; at most 4 a core)")
     parser.add_argument("--backend", choices=BACKENDS, default="loky")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    add_log_protocol(parser)
 
 
 def _check_plan(max_deals: int) -> None:
@@ -133,7 +134,7 @@ def _set_up(args: argparse.Namespace) -> tuple[Sprt, Rules, int, list[dict[str, 
 def _play(args: argparse.Namespace, looks: _Looks, entropy: int) -> Stopped | None:
     """Play chunks until the test decides, --max-deals is reached or a signal stops the match
     (returned, to report what was looked at)."""
-    settings = RunSettings((args.a, args.b), 2, entropy, looks.rules)
+    settings = RunSettings((args.a, args.b), 2, entropy, looks.rules, log_protocol=args.log_protocol)
     jobs = system.available_cores() if args.jobs < 1 else args.jobs
     with progress(total=args.max_deals, desc="deals", unit="deal") as bar:
         try:
@@ -189,6 +190,7 @@ def match_document(args: argparse.Namespace, outcome: _Outcome, entropy: int, ru
 
 
 def run(args: argparse.Namespace) -> int:
+    log_protocol(args)
     test, rules, entropy, identities = _set_up(args)
     step = config.MATCH_CHUNK
     chunks = [list(range(start, min(start + step, args.max_deals))) for start in range(0, args.max_deals, step)]

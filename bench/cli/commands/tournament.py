@@ -14,7 +14,18 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from bench.cli.parsing import SPECS, Parser, UsageError, job_count, positive, seconds, seed, writable_folder
+from bench.cli.parsing import (
+    SPECS,
+    Parser,
+    UsageError,
+    add_log_protocol,
+    job_count,
+    log_protocol,
+    positive,
+    seconds,
+    seed,
+    writable_folder,
+)
 from bench.cli.progress import note, progress
 from bench.records.check import Run, records_problem, size_problem
 from bench.records.documents import JournalIdentity, ResultsDocument
@@ -82,6 +93,7 @@ def add_parser(sub: argparse._SubParsersAction[Parser]) -> None:
     parser.add_argument("--resume", metavar="DIR", help="continue the run recorded in DIR (its bots, rules, seed, "
                         "players and sessions, as its journal holds them); only the missing deals are played")
     parser.add_argument("--json", action="store_true", help="print the results document instead of tables")
+    add_log_protocol(parser)
 
 
 RUN_FILES = ("journal.jsonl", "results.json", "report.md", "crosstable.png", "means.png", "cumulative.png",
@@ -226,6 +238,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--scheduler goes with --backend dask")
     if args.force and not args.out:
         raise UsageError("--force goes with --out DIR")
+    log_protocol(args)
     lock: FolderLock | None = None
     try:
         if args.resume:
@@ -315,7 +328,8 @@ def _run_settings(args: argparse.Namespace, plan: RunPlan, rules: Rules, out: Pa
     """What every worker needs to play the deals; a resumed run's journal must replay under it."""
     try:
         run_settings = RunSettings(plan.bots, plan.players, plan.seed, rules, plan.decision_timeout, plan.on_fault,
-                                   str(out) if out is not None else None, args.startup_timeout)
+                                   str(out) if out is not None else None, args.startup_timeout,
+                                   log_protocol=args.log_protocol)
     except TournamentError as error:
         raise UsageError(str(error)) from None
     if contents is not None:
