@@ -20,7 +20,7 @@ import functools
 import importlib
 import inspect
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from importlib.metadata import PackageNotFoundError, entry_points, packages_distributions, version
 from typing import Any
 
@@ -46,6 +46,22 @@ BOTS: dict[str, Callable[..., Bot]] = {
     "random": RandomBot,
     "table": TableBot,
 }
+BUILT_IN = dict(BOTS)  # the bots of this package, as every process has them
+
+
+def registered(specs: Sequence[str]) -> tuple[tuple[str, Callable[..., Bot]], ...]:
+    """The bots that ``specs`` name and that were put in :data:`BOTS` in this process (``BOTS[name] =
+    MyBot``), beside the package's own: a run hands them to its worker processes, which have
+    only the package's (:func:`register`)."""
+    names = dict.fromkeys(parse_spec(spec)[0] for spec in specs)
+    return tuple((name, BOTS[name]) for name in names if name in BOTS and BUILT_IN.get(name) is not BOTS[name])
+
+
+def register(bots: Sequence[tuple[str, Callable[..., Bot]]]) -> None:
+    """Put bots registered in another process (:func:`registered`) in this process's :data:`BOTS`."""
+    BOTS.update(bots)
+
+
 
 
 def _plugin_entry_points() -> dict[str, Any]:

@@ -266,3 +266,22 @@ def test_the_exhaustive_bots_declare_takes_the_cards_as_text_like_its_arrange():
     assert isinstance(bot.declare(six_pairs), bool)
     with pytest.raises(CardError, match="expected 13 cards"):
         bot.declare("AS KS QS")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", ["loky", "threading"])
+def test_a_bot_registered_in_this_process_plays_in_every_worker(monkeypatch, backend):
+    """``BOTS[name] = MyBot``, as the notebook teaches, with a class made here (not importable by
+    path): a run of two workers plays it as one worker does (its workers had only the
+    package's bots, and the run ended in "unknown bot")."""
+    from bench.run.runner import run_deals
+    from bots import BOTS
+    from bots.greedy import GreedyBot
+
+    class MiddleFirstBot(GreedyBot):
+        name = "middle-first"
+
+    monkeypatch.setitem(BOTS, "middle-first", MiddleFirstBot)
+    one = run_deals(["middle-first", "random"], 2, entropy=5, n_deals=24, jobs=1, chunk_size=4)
+    two = run_deals(["middle-first", "random"], 2, entropy=5, n_deals=24, jobs=2, backend=backend, chunk_size=4)
+    assert [r.without_seconds() for r in one] == [r.without_seconds() for r in two] and len(two) == 24

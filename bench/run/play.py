@@ -28,6 +28,7 @@ from bench.records.model import DealRecord, Play
 from bots import BotError, arrange_many, checked_arrangement, make_bot_for, parse_spec
 from bots.base import Bot, BotFault, BotGivenUp, declared_natural
 from bots.protocol import close_together, trace_to
+from bots.registry import register
 from solver import Arrangement, Card, config, files, format_cards, parse_hand, row_values
 from solver.arrangement import format_rows
 from solver.errors import InputError
@@ -220,6 +221,7 @@ class RunSettings:
     log_dir: str | None = None  # where protocol bots' stderr goes
     startup_timeout: float = 60.0  # limit of a bot's start-up in a worker, when decisions are timed
     log_protocol: str | None = None  # the file every line to and from protocol bots is appended to
+    registered: tuple[tuple[str, Any], ...] = ()  # bots put in BOTS by the process that started the run
 
     def __post_init__(self) -> None:
         for name in ("decision_timeout", "startup_timeout"):
@@ -349,6 +351,7 @@ def play_deals(specs: Sequence[str], players: int, entropy: int, deals: Sequence
     settings = settings or RunSettings(tuple(specs), players, entropy, as_rules(rules))
     if settings.log_protocol is not None:
         trace_to(settings.log_protocol)  # in this worker too: each process appends to the one file
+    register(settings.registered)  # BOTS[name] = MyBot in the process that started the run, here too
     bots = make_bots(settings.specs, settings.rules, settings.log_dir,
                      settings.startup_timeout if settings.decision_timeout is not None else None)
     faulted = faulted or {}

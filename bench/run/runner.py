@@ -31,6 +31,7 @@ chunks may run anywhere, in any order, and be run again: the records do not chan
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 import math
 import os
 import queue
@@ -63,6 +64,7 @@ from bench.run.play import (
     read_marker,
 )
 from bots.base import BotFault
+from bots.registry import registered
 from solver import config, files
 from solver.interrupts import STOP_SIGNALS, check_stopped, end_tree, held
 from solver.limits import check
@@ -128,6 +130,7 @@ def run_chunks(settings: RunSettings, chunks: Sequence[Sequence[int]], on_done: 
     if backend not in BACKENDS:
         raise TournamentError(f"unknown backend {backend!r}; choose from {', '.join(BACKENDS)}")
     check("jobs", jobs)
+    settings = dataclasses.replace(settings, registered=registered(settings.specs))  # for the workers, by value
     first: list[list[int]] = [list(c) for c in chunks]
     later = (lambda: [list(c) for c in then()]) if then is not None else None
     on_done = _then_check_stopped(on_done)
