@@ -53,7 +53,7 @@ def _status(main, args) -> int:
 )
 def test_solve_bad_input_is_one_line_and_status_2(capsys, args, message):
     assert _status(solve_main, args) == 2
-    lines = [x for x in capsys.readouterr().err.splitlines() if not x.startswith("solve: compiling the kernels once")]
+    lines = [x for x in capsys.readouterr().err.splitlines() if not x.startswith("solve: compiling the kernels it needs, once")]
     assert len(lines) == 1 and lines[0].startswith(message)
 
 

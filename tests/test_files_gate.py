@@ -349,6 +349,7 @@ ALLOWED = [  # (file, the text on the line, why it does not go through the gate)
     ("solver/_cache.py", "tempfile.mkdtemp(", "numba's cache folder when the user's cannot be used (mode 0700)"),
     ("solver/_jit.py", "path.read_bytes()", "the package's own kernel sources, to stamp the numba cache"),
     ("bots/protocol/bot.py", "tempfile.mkdtemp(", "a private folder (mode 0700, a fresh name) for a bot's logs"),
+    ("bots/protocol/check.py", "tempfile.mkdtemp(", "a private folder (mode 0700, a fresh name) for a checked bot's log"),
     ("bots/protocol/bot.py", "shutil.rmtree(self._temporary", "removes that private folder"),
     ("bots/training.py", "np.savez(data", "into memory; the bytes reach the disk by files.write_atomic"),
     ("bots/table.py", "np.savez_compressed(target", "into a file object; a path goes through files.write_atomic"),

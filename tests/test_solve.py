@@ -144,7 +144,7 @@ def test_any_bot_is_an_opponent_model():
         ({"hand": HAND.replace("2C", "1C")}, UnknownCardError, "unknown rank '1'"),
         ({"samples": 0}, SolveError, "samples must be a positive whole number, got 0"),
         ({"players": 5}, SolveError, "players must be 2, 3 or 4, got 5"),
-        ({"opponent": "gredy"}, SolveError, "unknown bot 'gredy'; choose from"),
+        ({"opponent": "gredy"}, SolveError, "unknown bot 'gredy'; did you mean 'greedy'?"),
         ({"opponent": "exhaustive"}, SolveError, "the exhaustive bot cannot be the opponent model"),
     ],
 )

@@ -174,7 +174,7 @@ def test_tournament_json_replays_from_its_seed(capsys):
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["--bots", "greedy,gredy"], "unknown bot 'gredy'; choose from"),
+        (["--bots", "greedy,gredy"], "unknown bot 'gredy'; did you mean 'greedy'?"),
         (["--bots", "greedy,table", "--players", "5"], "--players must be 2, 3 or 4, got 5"),
         (["--bots", "greedy,table", "--sessions", "0"], "argument --sessions: expected a whole number >= 1, got 0"),
         (["--bots", ","], "--bots needs at least one bot"),

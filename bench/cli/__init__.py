@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
+from bench.cli import warmup
 from bench.cli.commands import (
     arrange,
     bots,
@@ -52,5 +53,6 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    warmup.notice_compiling(f"bench {args.command}", ascii=getattr(args, "ascii", False))
     return guarded(f"bench {args.command}", lambda: COMMANDS[args.command].run(args), args.debug,
                    ascii=getattr(args, "ascii", False))

@@ -155,6 +155,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not 2 <= args.players <= 4:
         parser.error(f"--players must be 2, 3 or 4, got {args.players}")
+    warmup.notice_compiling("solve", ascii=args.ascii)  # any kernel the first-run notice did not foresee
     return guarded("solve", lambda: _solve(args), args.debug, ascii=args.ascii)
 
 
@@ -184,8 +185,9 @@ def _first_run_notice(ascii: bool = False) -> bool:
     kernels = (_evaluator.eval5_columns, _search.score_canonical, _kernels.best_by_class_points)
     if all(compiled_before(kernel) for kernel in kernels):
         return False
-    show(f"solve: compiling the kernels once, on this first run (a few seconds); they are kept in {cache_dir()}",
-         sys.stderr, ascii=ascii)
+    show(f"solve: compiling the kernels it needs, once, on this first run (it can take half a minute on a slow "
+         f"machine); they are kept in {cache_dir()}", sys.stderr, ascii=ascii)
+    warmup.said_already()
     return True
 
 
