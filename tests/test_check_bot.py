@@ -15,6 +15,8 @@ import pytest
 from tests.helpers import ENV, ROOT
 from tests.test_protocol_faults import bot_file
 
+pytestmark = pytest.mark.slow  # each test starts bots, several of them a run
+
 SORTED = ROOT / "examples" / "bots" / "sorted_bot.toml"
 NAMES = ["hello", "protocol", "name and version", "rules", "one hand", "the same hand again", "a batch", "error reply",
          "quit"]
@@ -126,7 +128,6 @@ def test_the_protocol_log_holds_every_line_with_its_time_process_and_direction(t
 HAND = "AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C"
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("argv, requests", [
     (["-m", "bench.cli", "arrange", "--bot", str(SORTED), HAND], ["hello", "arrange", "quit"]),
     (["-m", "bench.cli.solve", HAND, "--opponent", str(SORTED), "--samples", "100"], ["hello", "arrange_many", "quit"]),

@@ -155,7 +155,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not 2 <= args.players <= 4:
         parser.error(f"--players must be 2, 3 or 4, got {args.players}")
-    warmup.notice_compiling("solve", ascii=args.ascii)  # any kernel the first-run notice did not foresee
     return guarded("solve", lambda: _solve(args), args.debug, ascii=args.ascii)
 
 
@@ -196,6 +195,7 @@ def _solve(args: argparse.Namespace) -> int:
     # what is asked is refused before the first-run notice: bad input gets its one line alone
     check_request(" ".join(args.hand), model, args.grade, samples=args.samples, seed=args.seed, players=args.players,
                   top=args.top, rules=args.rules, distinct=args.distinct)
+    warmup.notice_compiling("solve", ascii=args.ascii)  # any kernel the first-run notice does not foresee
     helper = warmup.start(args.rules) if _first_run_notice(args.ascii) else None  # the scoring kernels, on another core
     try:
         return _solve_and_print(args, model)

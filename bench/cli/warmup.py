@@ -14,16 +14,13 @@ from __future__ import annotations
 import subprocess
 import sys
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
-from numba.core import event
 
+from bench.cli import _compile_notice
 from bots.protocol import set_death_signal
 from solver import solve
-from solver._jit import cache_dir
 from solver.interrupts import disown, start_own
-from solver.text import show
 
 HAND = "AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C"
 
@@ -46,32 +43,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-class _Notice(event.Listener):
-    """Says once, on stderr, that the command compiles kernels, when Numba starts its first
-    compile of this process (a kernel not in the cache; one loaded from it compiles nothing)."""
-
-    def __init__(self, prog: str, ascii: bool):
-        self.prog, self.ascii, self.said = prog, ascii, False
-
-    def on_start(self, event: Any) -> None:
-        if not self.said:
-            self.said = True
-            show(f"{self.prog}: compiling the kernels it needs, once, on this first run (it can take half a minute "
-                 f"on a slow machine); they are kept in {cache_dir()}", sys.stderr, ascii=self.ascii)
-
-    def on_end(self, event: Any) -> None:
-        pass
-
-
-_NOTICES: list[_Notice] = []
+_NOTICES: list[_compile_notice.Notice] = []
 
 
 def notice_compiling(prog: str, ascii: bool = False) -> None:
     """From now on, the first time this process compiles a kernel, say so in one line on
-    stderr (:class:`_Notice`); once a process, whatever the command."""
+    stderr (``bench.cli._compile_notice``); once a process, whatever the command."""
     if not _NOTICES:
-        _NOTICES.append(_Notice(prog, ascii))
-        event.register("numba:compile", _NOTICES[0])
+        _NOTICES.append(_compile_notice.install(prog, ascii))
 
 
 def said_already() -> None:
