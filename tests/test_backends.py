@@ -245,3 +245,31 @@ def test_ctrl_c_on_loky_sends_quit_to_the_bots_of_the_workers(tmp_path):
     assert process.returncode == 130, stderr
     started = {p.name.split("-")[1] for p in folder.glob("started-*")}
     assert len(started) >= 3 and {p.name.split("-")[1] for p in folder.glob("quit-*")} == started
+
+
+@pytest.mark.slow
+def test_ctrl_c_asks_to_quit_a_bot_still_starting_in_a_worker(tmp_path):
+    """A bot of a worker that has not said hello yet when Ctrl-C comes is asked to quit like
+    the others (it was killed without a word: the worker closed only the bots it had made)."""
+    from tests.test_protocol_faults import bot_file
+
+    path = bot_file(tmp_path, "slow-hello", env={"SLEEP": "60"})
+    trace = tmp_path / "trace.log"
+    process = subprocess.Popen([sys.executable, "-m", "bench.cli", "tournament", "--bots", f"{path},greedy",
+                                "--sessions", "4", "--seed", "1", "--jobs", "2", "--log-protocol", str(trace)],
+                               cwd=ROOT, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 300
+
+    def hellos() -> set[str]:
+        lines = trace.read_text().splitlines() if trace.exists() else []
+        return {line.split()[2] for line in lines if '→ {"type": "hello"' in line}
+
+    while time.monotonic() < deadline and len(hellos()) < 3:  # the main process's bot, then one a worker
+        time.sleep(0.1)
+    time.sleep(1.0)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 130, stderr
+    lines = trace.read_text().splitlines()
+    quits = {line.split()[2] for line in lines if '→ {"type": "quit"}' in line}
+    assert len(hellos()) >= 3 and hellos() <= quits, lines

@@ -64,6 +64,7 @@ from bench.run.play import (
     read_marker,
 )
 from bots.base import BotFault
+from bots.protocol.bot import end_all
 from bots.registry import registered
 from solver import config, files
 from solver.interrupts import STOP_SIGNALS, check_stopped, end_tree, held
@@ -107,6 +108,7 @@ def _end_worker(folder: str) -> None:
     signal.setitimer(signal.ITIMER_REAL, 0)  # a decision's time limit no longer applies
     try:
         close_bots()
+        end_all()  # a protocol bot still starting (in its hello) is not among the bots made yet
     finally:
         os.close(files.open_write(os.path.join(folder, str(os.getpid()))))
     while True:  # the pool kills this process; exiting first would have it kill the others mid-ending

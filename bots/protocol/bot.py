@@ -40,7 +40,9 @@ _Checked = TypeVar("_Checked")  # what a request's check makes of its answer
 
 
 @atexit.register
-def _end_all() -> None:
+def end_all() -> None:
+    """Close every protocol bot of this process, those still starting among them: each is
+    asked to quit, and given one grace period together."""
     close_together(list(_LIVE))
 
 
@@ -106,6 +108,7 @@ class ProtocolBot:
         self._next_id = 0
         self._declared: dict[tuple[int, ...], bool] = {}
         self._process: Process | None = None
+        self._starting: Process | None = None  # a process started, not yet through its hello
         self._lock = threading.RLock()
         self._owner = os.getpid()
         _LIVE.add(self)
@@ -162,11 +165,14 @@ class ProtocolBot:
         except BaseException:
             log.close()
             raise
+        self._starting = process
         try:
             answer = self._hello(process)
-        except BaseException:
-            process.end(0)
+        except BaseException as error:  # a stop (Ctrl-C) asks it to quit, as any closing does; a failed start does not
+            process.end(config.QUIT_GRACE if isinstance(error, KeyboardInterrupt) else 0)
             raise
+        finally:
+            self._starting = None
         return self._accept_hello(process, answer)
 
     def _hello(self, process: Process) -> dict[str, Any]:
@@ -207,15 +213,18 @@ class ProtocolBot:
 
     def _end(self, grace: float) -> None:
         process, self._process = self._process, None
-        if process is not None:
-            process.end(grace)
+        starting, self._starting = self._starting, None
+        for each in (process, starting):
+            if each is not None:
+                each.end(grace)
 
     def ask_to_quit(self) -> None:
         """Send the bot's process ``quit`` without waiting for it to exit: :meth:`close`, after,
         waits only for what is left of its grace period (:func:`close_together`)."""
         with self._lock:
-            if self._process is not None and os.getpid() == self._owner:
-                self._process.ask_to_quit(config.QUIT_GRACE)
+            process = self._process or self._starting
+            if process is not None and os.getpid() == self._owner:
+                process.ask_to_quit(config.QUIT_GRACE)
 
     def close(self) -> None:
         """Ask the bot to quit, give it ``config.QUIT_GRACE`` seconds, then end its process group

@@ -24,7 +24,8 @@ holds its pipes, and exits; silent: never says hello; unflushed: writes its hell
 its standard output; unended: writes its hello without a newline; traceback: raises a ValueError on
 such hands (a Python traceback on its standard error); unsteady: sets every hand in a random order of its
 own (a legal arrangement); no-error-reply: answers a hand that is not 13 cards with rows, where every other
-mode sends an error reply; panic-start: panics before its hello;
+mode sends an error reply; slow-hello: every process but the first sleeps SLEEP seconds before its
+hello; panic-start: panics before its hello;
 flood: writes 100 MB to its standard error before its hello; deaf: stops reading after its
 hello (it offers batches); any other mode answers batches, with an error reply when one
 holds more hands than its hello's ``batch`` number; stubborn: ignores SIGTERM and quit (it notes the quit in the
@@ -201,6 +202,8 @@ def main() -> None:
                 say({"type": "hello", "name": "misbehaving-close-stdin"})
                 time.sleep(SLEEP)
                 return
+            if MODE == "slow-hello" and not once():  # every process but the first takes SLEEP seconds to start
+                time.sleep(SLEEP)
             if MODE == "flood":
                 chunk = "x" * 1023 + "\n"
                 for _ in range(100 * 1024):
