@@ -132,13 +132,7 @@ class ProtocolBot:
         return Path(self._temporary)
 
     def _words(self, process: Process) -> str:
-        """What the process said on its standard error, for a fault's message: the error it
-        reported (``transport.error_line``), else its last lines."""
-        said = process.log.error_line()
-        if said:
-            return f"; its standard error says: {said}"
-        words = process.log.last_words()
-        return f"; its standard error ends: {words}" if words else ""
+        return process.log.clause()
 
     def _logged(self, fault: ProtocolFault, process: Process) -> ProtocolFault:
         """``fault`` with the log of ``process`` (kept after the bot is closed) when the process

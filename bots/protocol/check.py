@@ -65,12 +65,7 @@ class _Session:
         self.next_id = 0
 
     def said(self) -> str:
-        """What the process said on its standard error, for a message (``ProtocolBot._words``)."""
-        error = self.process.log.error_line()
-        if error:
-            return f"; its standard error says: {error}"
-        words = self.process.log.last_words()
-        return f"; its standard error ends: {words}" if words else ""
+        return self.process.log.clause()
 
     def ended(self, name: str, closed: Closed, what: str) -> _Gone:
         status = self.process.exit_status(1.0)
@@ -222,24 +217,25 @@ def _arranged(answer: dict[str, Any], cards: tuple[int, ...], name: str, what: s
     return np.array([int(c) for c in rows.cards], np.uint8)
 
 
-def _one_hand(session: _Session, hand: tuple[int, ...]) -> Generator[Check, None, np.ndarray]:
-    limit = session.spec.decision_timeout
+def _set_hand(session: _Session, name: str, hand: tuple[int, ...]) -> tuple[np.ndarray, float]:
+    """HAND asked for under check ``name``: the cards of its legal arrangement and the seconds
+    taken; the check fails (and ends the checks) otherwise."""
     try:
-        answer, seconds = session.request("one hand", {"type": "arrange", "hand": HAND}, limit, f"hand {HAND}")
-        cards = _arranged(answer, hand, session.spec.name, f"hand {HAND}")
+        answer, seconds = session.request(name, {"type": "arrange", "hand": HAND}, session.spec.decision_timeout,
+                                          f"hand {HAND}")
+        return _arranged(answer, hand, session.spec.name, f"hand {HAND}"), seconds
     except ProtocolFault as fault:
-        raise _Gone(Check("one hand", "FAIL", str(fault))) from None
-    yield Check("one hand", "PASS", f"a legal arrangement {_timing(seconds, limit)}")
+        raise _Gone(Check(name, "FAIL", str(fault))) from None
+
+
+def _one_hand(session: _Session, hand: tuple[int, ...]) -> Generator[Check, None, np.ndarray]:
+    cards, seconds = _set_hand(session, "one hand", hand)
+    yield Check("one hand", "PASS", f"a legal arrangement {_timing(seconds, session.spec.decision_timeout)}")
     return cards
 
 
 def _again(session: _Session, hand: tuple[int, ...], first: np.ndarray, random: bool) -> Iterator[Check]:
-    limit = session.spec.decision_timeout
-    try:
-        answer, _ = session.request("the same hand again", {"type": "arrange", "hand": HAND}, limit, f"hand {HAND}")
-        again = _arranged(answer, hand, session.spec.name, f"hand {HAND}")
-    except ProtocolFault as fault:
-        raise _Gone(Check("the same hand again", "FAIL", str(fault))) from None
+    again, _ = _set_hand(session, "the same hand again", hand)
     if np.array_equal(first, again):
         yield Check("the same hand again", "PASS", "set the same way" + (", though its hello says it draws randomness "
                                                                          "of its own" if random else ""))

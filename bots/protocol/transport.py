@@ -117,6 +117,15 @@ class StderrLog:
         found = error_line(self.recent.decode("utf-8", "replace"))
         return terminal(found[:300]) if found else None
 
+    def clause(self) -> str:
+        """What the process said on its standard error, as the end of a fault's message: the
+        error it reported (:meth:`error_line`), else its last lines; empty when it said nothing."""
+        said = self.error_line()
+        if said:
+            return f"; its standard error says: {said}"
+        words = self.last_words()
+        return f"; its standard error ends: {words}" if words else ""
+
     def last_words(self, lines: int = 6) -> str:
         """The last lines the process wrote to its standard error, quoted for a message: each
         cut at 300 characters, with what does not print made visible (:func:`solver.text.terminal`)."""
