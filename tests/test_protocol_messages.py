@@ -273,3 +273,33 @@ def test_an_entry_of_a_batch_that_is_not_an_object_is_named_by_its_place():
     assert str(bad.value) == "bot 'b' answered hand 1 of a batch with '[1]'"
     with pytest.raises(BadAnswer, match=f"^bot 'b' answered hand {HAND} without front, middle and back"):
         arrangements_of({"arrangements": [ROWS, {"front": 1}]}, hands, texts, "b", "a batch")
+
+
+# --- the error a crashed bot reported (bots.protocol.transport.error_line) -----------------------
+
+
+@pytest.mark.parametrize("stderr, said", [
+    ("Traceback (most recent call last):\n  File \"/b/bot.py\", line 3, in <module>\n    d[1]\nKeyError: 1\n\n"
+     "During handling of the above exception, another exception occurred:\n\nTraceback (most recent call last):\n"
+     "  File \"/b/bot.py\", line 5, in <module>\n    raise ValueError(\"bad\")\nValueError: bad\n",
+     "ValueError: bad (at /b/bot.py:5)"),  # the exception that ended it, not the first one
+    ("Traceback (most recent call last):\n  File \"/home/me/bot.py\", line 7, in <module>\n    json.loads(line)\n"
+     "  File \"/usr/lib/python3.11/json/decoder.py\", line 355, in raw_decode\n    raise JSONDecodeError()\n"
+     "json.decoder.JSONDecodeError: Expecting value: line 1 column 1 (char 0)\n",
+     "json.decoder.JSONDecodeError: Expecting value: line 1 column 1 (char 0) (at /home/me/bot.py:7)"),  # its own code
+    ("goroutine 1 [running]:\npanic: runtime error: index out of range [13]\n\ngoroutine 1 [running]:\nmain.main()\n"
+     "\t/home/me/bot/main.go:12 +0x1d\n", "panic: runtime error: index out of range [13] (at /home/me/bot/main.go:12)"),
+    ("thread 'main' panicked at src/main.rs:5:14:\ncalled `Option::unwrap()` on a `None` value\nnote: run with\n",
+     "thread 'main' panicked at src/main.rs:5:14: called `Option::unwrap()` on a `None` value"),
+    ("Exception in thread \"main\" java.lang.IllegalStateException: no hand\n\tat Bot.play(Bot.java:22)\n",
+     "Exception in thread \"main\" java.lang.IllegalStateException: no hand (at Bot.java:22)"),
+    ("/home/me/bot.js:3\n    throw new Error(\"boom\");\n    ^\n\nError: boom\n"
+     "    at Object.<anonymous> (/home/me/bot.js:3:11)\n",
+     "Error: boom (at /home/me/bot.js:3)"),
+    ("bot: error: cannot parse hand\n", "bot: error: cannot parse hand"),
+    ("loading weights\nready\n", None),
+])
+def test_the_error_a_bot_reported_is_found_as_runtimes_print_it(stderr, said):
+    from bots.protocol.transport import error_line
+
+    assert error_line(stderr) == said
