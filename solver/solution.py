@@ -264,22 +264,38 @@ def solve(
 ) -> Solution:
     """The legal arrangement with the highest expected score against opponents set by ``opponent``.
 
-    ``opponent`` is an opponent model (``solver.opponent``), such as
-    ``bots.opponent_model("table", rules)``. ``rules`` names the rule set
-    (``solver.rules``; basic scoring by default). Under basic scoring and royalties the
-    expectation is a sum over rows and every split is scored by look-up. With a scoop or
-    majority bonus the rows interact: every split gets bounds from its per-row chances,
-    and each split whose upper bound reaches the best lower bounds is scored jointly
-    against every sampled opponent, so the choice is the best on the sample under those
-    rules. ``top`` runners-up follow the best: plays whose rows are called differently
-    (``distinct="hands"``), or any plays with other row values (``distinct="values"``).
+    Under basic scoring and royalties the expectation is a sum over rows and every split is
+    scored by look-up. With a scoop or majority bonus the rows interact: every split gets
+    bounds from its per-row chances, and each split whose upper bound reaches the best lower
+    bounds is scored jointly against every sampled opponent, so the choice is the best on the
+    sample under those rules.
 
-    >>> from bots import opponent_model
-    >>> s = solve("AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C", opponent_model("table"), samples=200, seed=1)
-    >>> print(s.arrangement)
-    9H 9D 2C / 8C 7C 6D 5H 4S / AS KS QS JS TS
-    >>> s.opponent, s.legal_splits
-    ('table', 18642)
+    Args:
+        hand: The 13 cards, as text (``"AS KS ..."``) or a sequence of cards.
+        opponent: The opponent model that sets every sampled opponent (``solver.opponent``),
+            such as ``bots.opponent_model("table", rules)``.
+        samples: How many opponent hands are dealt from the 39 unseen cards and set.
+        seed: The seed of the sample; ``None`` draws one, which the result reports.
+        players: Players at the table, 2 to 4; scales the reported figures only.
+        top: How many runners-up follow the best play.
+        rules: The rule set (``solver.rules``), by name or as ``Rules``; basic by default.
+        keep_sample: Keep the sampled opponents' rows in the result (for ``grade``).
+        distinct: ``"hands"``: runners-up whose rows are called differently;
+            ``"values"``: any plays with other row values.
+
+    Returns:
+        The best play, its runners-up and their expected scores, as a ``Solution``.
+
+    Raises:
+        SolveError: The hand or a setting is not valid (a ``ValueError``).
+
+    Examples:
+        >>> from bots import opponent_model
+        >>> s = solve("AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C", opponent_model("table"), samples=200, seed=1)
+        >>> print(s.arrangement)
+        9H 9D 2C / 8C 7C 6D 5H 4S / AS KS QS JS TS
+        >>> s.opponent, s.legal_splits
+        ('table', 18642)
     """
     started = time.perf_counter()
     cards, rules = check_request(hand, opponent, samples=samples, seed=seed, players=players, top=top, rules=rules,

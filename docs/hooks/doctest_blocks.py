@@ -5,6 +5,8 @@ text (:class:`DoctestBlocks`), and a cross-reference role of the docstrings
 (:class:`SphinxRoles`), never as the raw role.
 
 A doctest runs from a ``>>>`` line to the next blank line, as the doctest module reads it.
+The doctests of a Google-style ``Examples:`` section are left to the docstring parser, which
+shows them as console blocks itself.
 """
 
 from __future__ import annotations
@@ -20,12 +22,18 @@ def fence_doctests(text: str) -> str:
 
     >>> fence_doctests("Sum.\n\n>>> 1 + 1\n2\n\nDone.").splitlines()
     ['Sum.', '', '```pycon', '>>> 1 + 1', '2', '```', '', 'Done.']
+    >>> fence_doctests("Sum.\n\nExamples:\n    >>> 1 + 1\n    2").splitlines()
+    ['Sum.', '', 'Examples:', '    >>> 1 + 1', '    2']
     """
     out: list[str] = []
     fenced = False
     indent = ""
-    for line in text.splitlines():
+    lines = text.splitlines()
+    for number, line in enumerate(lines):
         stripped = line.lstrip()
+        if not fenced and stripped == "Examples:":
+            out.extend(lines[number:])
+            break
         if not fenced and stripped.startswith(">>>"):
             indent = line[: len(line) - len(stripped)]
             out.append(f"{indent}```pycon")
