@@ -7,7 +7,11 @@ comes when the wait starts, after anything the command refuses before it needs a
 
 from __future__ import annotations
 
+import atexit
+import json
 import sys
+import time
+from pathlib import Path
 from typing import Any
 
 from numba.core import event
@@ -37,3 +41,33 @@ def install(prog: str, ascii: bool) -> Notice:
     notice = Notice(prog, ascii)
     event.register("numba:compile", notice)
     return notice
+
+
+class Recorder(event.Listener):
+    """Every compile of this process: the kernel (``module.function``), the types it was
+    compiled for, and the seconds it took, its callees' compiles included; ``depth`` 0 is a
+    kernel called from Python, 1 and more one compiled for a kernel that calls it."""
+
+    def __init__(self) -> None:
+        self.compiles: list[dict[str, Any]] = []
+        self._open: list[tuple[dict[str, Any], float]] = []
+
+    def on_start(self, event: Any) -> None:
+        dispatcher = event.data["dispatcher"]
+        entry = {"kernel": f"{dispatcher.py_func.__module__}.{dispatcher.py_func.__qualname__}",
+                 "types": ", ".join(str(arg) for arg in event.data["args"]), "depth": len(self._open)}
+        self._open.append((entry, time.perf_counter()))
+
+    def on_end(self, event: Any) -> None:
+        entry, started = self._open.pop()
+        entry["seconds"] = round(time.perf_counter() - started, 3)
+        self.compiles.append(entry)
+
+
+def record(path: str) -> Recorder:
+    """A ``Recorder`` of every compile of this process from now on, written to ``path`` as JSON
+    when the process exits (``python -m bench.analysis.first_runs`` reads it)."""
+    recorder = Recorder()
+    event.register("numba:compile", recorder)
+    atexit.register(lambda: Path(path).write_text(json.dumps(recorder.compiles)))
+    return recorder
