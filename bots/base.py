@@ -6,7 +6,7 @@ once and reuse it in every seating.
 
 Bots may also offer ``arrange_many(hands, rng)``: an ``(n, 13)`` uint8 array of card
 ids in, the same hands reordered front (3) | middle (5) | back (5) out. The solver
-arranges thousands of simulated opponents that way; :func:`arrange_many` falls back to
+arranges thousands of simulated opponents that way; ``arrange_many`` falls back to
 calling ``arrange`` once per hand for bots without it. A bot whose ``arrange_many`` sets
 each hand exactly as ``arrange`` would and never draws from the rng may say so with the
 class attribute ``batch_safe = True``: tournaments then set a whole chunk of its hands in
@@ -31,7 +31,7 @@ from solver.rules import Rules
 
 class BotError(InputError, ValueError):
     """An unknown bot, a bad parameter, or a bot that cannot be made (a protocol bot that does
-    not start). A bot that fails while playing raises :class:`solver.errors.BotFault`."""
+    not start). A bot that fails while playing raises ``solver.errors.BotFault``."""
 
 
 class BotGivenUp(BotFault):
@@ -44,7 +44,18 @@ class BotGivenUp(BotFault):
 class Bot(Protocol):
     name: ClassVar[str]
 
-    def arrange(self, cards: tuple[Card, ...], rng: np.random.Generator) -> Arrangement: ...
+    def arrange(self, cards: tuple[Card, ...], rng: np.random.Generator) -> Arrangement:
+        """Set one hand.
+
+        Args:
+            cards: The 13 cards dealt.
+            rng: The generator to draw any randomness from: the arrangement depends only on
+                the cards, the bot's parameters and this generator.
+
+        Returns:
+            An arrangement of exactly these cards.
+        """
+        ...
 
 
 Result = TypeVar("Result")
@@ -53,16 +64,24 @@ Result = TypeVar("Result")
 def takes_cards(method: Callable[[Any, tuple[Card, ...], np.random.Generator], Result]
                 ) -> Callable[..., Result]:
     """A bot method ``(cards, rng)`` that also takes the cards as text or any sequence of
-    cards, and no rng (then a generator seeded 0, so the call replays). Bad cards raise
-    ``solver.CardError``.
+    cards, and no rng (then a generator seeded 0, so the call replays).
 
-    >>> from bots import make_bot
-    >>> print(make_bot("greedy").arrange("AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C"))
-    9D 4S 2C / 9H 8C 7C 6D 5H / AS KS QS JS TS
-    >>> make_bot("greedy").arrange("AS KS QS")
-    Traceback (most recent call last):
-    ...
-    solver.cards.CardCountError: expected 13 cards for the hand, got 3: 'AS KS QS'
+    Args:
+        method: The method to wrap, which takes a tuple of 13 cards and a generator.
+
+    Returns:
+        The wrapped method, ``(cards, rng=None)``: it parses the cards
+            (``solver.cards.parse_hand``) and calls ``method``. Bad cards raise
+            ``solver.CardError`` when it is called.
+
+    Examples:
+        >>> from bots import make_bot
+        >>> print(make_bot("greedy").arrange("AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C"))
+        9D 4S 2C / 9H 8C 7C 6D 5H / AS KS QS JS TS
+        >>> make_bot("greedy").arrange("AS KS QS")
+        Traceback (most recent call last):
+        ...
+        solver.cards.CardCountError: expected 13 cards for the hand, got 3: 'AS KS QS'
     """
 
     @functools.wraps(method)
@@ -73,7 +92,14 @@ def takes_cards(method: Callable[[Any, tuple[Card, ...], np.random.Generator], R
 
 
 def arrangement_from_row(row: np.ndarray) -> Arrangement:
-    """An Arrangement from 13 card ids ordered front | middle | back."""
+    """An Arrangement from 13 card ids ordered front | middle | back.
+
+    Args:
+        row: The 13 card ids: the front's 3, the middle's 5, then the back's 5.
+
+    Returns:
+        The arrangement those rows make.
+    """
     ids = [int(c) for c in row]
     return Arrangement(ids[:3], ids[3:8], ids[8:])
 
@@ -83,10 +109,23 @@ def _name(bot: object) -> str:
 
 
 def arrange_many(bot: Bot, hands: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Arrange an ``(n, 13)`` array of hands; returns them ordered front | middle | back.
+    """Arrange an ``(n, 13)`` array of hands with the bot's own ``arrange_many``, or hand by hand.
 
     A bot's own ``arrange_many`` is checked like ``arrange``: the same shape, and each row
-    a permutation of its hand (``BotFault`` otherwise)."""
+    a permutation of its hand. A bot without one is asked ``arrange`` once per hand, each
+    answer checked (``checked_arrangement``).
+
+    Args:
+        bot: The bot that sets the hands.
+        hands: The hands, ``(n, 13)`` card ids (read as uint8).
+        rng: The generator handed to the bot.
+
+    Returns:
+        The hands ``(n, 13)``, each row reordered front | middle | back.
+
+    Raises:
+        BotFault: The bot raised, or its answer is not an arrangement of each hand.
+    """
     hands = np.ascontiguousarray(hands, np.uint8)
     many = getattr(bot, "arrange_many", None)
     if many is not None:
@@ -104,10 +143,21 @@ def arrange_many(bot: Bot, hands: np.ndarray, rng: np.random.Generator) -> np.nd
 
 
 def checked_arrangement(bot: Bot, cards: CardsLike, rng: np.random.Generator) -> Arrangement:
-    """``bot.arrange`` with the contract checked: an Arrangement of exactly these cards (given
-    as text or cards; bad text raises ``solver.CardError``).
+    """``bot.arrange`` with the contract checked: an Arrangement of exactly these cards.
 
-    Raises :class:`BotFault` naming the bot, the hand and what went wrong."""
+    Args:
+        bot: The bot asked to set the hand.
+        cards: The 13 cards, as text or a sequence of cards; bad text raises
+            ``solver.CardError``.
+        rng: The generator handed to the bot.
+
+    Returns:
+        The bot's arrangement.
+
+    Raises:
+        BotFault: The bot raised, returned something other than an Arrangement, or set other
+            cards than it was dealt; the message names the bot, the hand and what went wrong.
+    """
     cards = parse_hand(cards)
     try:
         arrangement = bot.arrange(cards, rng)
@@ -126,7 +176,14 @@ def checked_arrangement(bot: Bot, cards: CardsLike, rng: np.random.Generator) ->
 
 
 def describe_bot(bot: object) -> str:
-    """The first line of a bot's docstring."""
+    """The first line of a bot's docstring.
+
+    Args:
+        bot: A bot, or its class or factory.
+
+    Returns:
+        The first line of its ``__doc__`` (stripped), or an empty string when it has none.
+    """
     doc = (bot.__doc__ or "").strip()
     return doc.splitlines()[0] if doc else ""
 
@@ -136,7 +193,21 @@ def declared_natural(bot: Bot, cards: tuple[Card, ...], rng: np.random.Generator
 
     A bot with a ``declare(cards, rng) -> bool`` method decides for itself; any other
     bot declares every natural it holds (the best paid one): a natural pays 3 or 4 units
-    per opponent for sure, more than playing out is worth for nearly every such hand."""
+    per opponent for sure, more than playing out is worth for nearly every such hand.
+
+    Args:
+        bot: The bot that holds the cards.
+        cards: The 13 cards dealt.
+        rng: The generator handed to the bot's ``declare``.
+        rules: The rule set played; without naturals nothing is declared.
+
+    Returns:
+        The best paid natural in the hand when the bot declares it; None when the rules
+            have no naturals, the hand holds none, or the bot does not declare.
+
+    Raises:
+        BotFault: The bot's ``declare`` raised, or answered something other than True or False.
+    """
     if not rules.naturals:
         return None
 

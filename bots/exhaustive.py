@@ -63,9 +63,26 @@ class ExhaustiveBot:
 
     @takes_cards
     def arrange(self, cards: tuple[Card, ...], rng: np.random.Generator) -> Arrangement:
+        """The split with the highest expected score against ``samples`` simulated opponents.
+
+        Args:
+            cards: The 13 cards dealt; as text or any sequence of cards too (``takes_cards``).
+            rng: The generator the seed of the solver's sample is drawn from, or None for one seeded 0.
+
+        Returns:
+            The solver's best arrangement (``solver.solve``).
+        """
         return self._solve(cards, rng).arrangement
 
     @takes_cards
     def declare(self, cards: tuple[Card, ...], rng: np.random.Generator) -> bool:
-        """Declare a natural when, by the solver, it is worth more than the best arrangement."""
+        """Declare a natural when, by the solver, it is worth more than the best arrangement.
+
+        Args:
+            cards: The 13 cards dealt; as text or any sequence of cards too (``takes_cards``).
+            rng: The generator the seed of the solver's sample is drawn from, or None for one seeded 0.
+
+        Returns:
+            The solver's ``declare`` for the hand: True to declare the natural.
+        """
         return self._solve(cards, rng).declare

@@ -31,9 +31,27 @@ class GreedyBot:
 
     @takes_cards
     def arrange(self, cards: tuple[Card, ...], rng: np.random.Generator) -> Arrangement:
+        """The best five cards to the back, the best five of the other eight to the middle.
+
+        Args:
+            cards: The 13 cards dealt; as text or any sequence of cards too (``takes_cards``).
+            rng: Not drawn from; None is taken too.
+
+        Returns:
+            The arrangement, as ``arrange_many`` sets the hand.
+        """
         return arrangement_from_row(self.arrange_many(np.array([cards], np.uint8), rng)[0])
 
     def arrange_many(self, hands: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Set a batch of hands greedily, each as ``arrange`` would.
+
+        Args:
+            hands: The hands, ``(n, 13)`` card ids (``solver.splits.checked_hands``).
+            rng: Not drawn from.
+
+        Returns:
+            The hands ``(n, 13)``, each row reordered front | middle | back.
+        """
         t = split_tables()
         hands = checked_hands(hands)
         return cards_by_split(hands, greedy_splits(hands, t.columns3, t.columns5, t.masks5, t.split_of))

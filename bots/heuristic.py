@@ -34,7 +34,12 @@ def _top_rank(values: np.ndarray) -> np.ndarray:
 
 @functools.cache
 def heuristic_points() -> RowPoints:
-    """Points of every row class as a front, a middle and a back."""
+    """Points of every row class as a front, a middle and a back (computed once a process).
+
+    Returns:
+        The heuristic bot's points, each a rough chance of winning the row, with the
+            kickers breaking ties within a class by a hair.
+    """
     classes = row_classes().astype(np.int64)
     category = classes >> CATEGORY_SHIFT
     top = _top_rank(classes)
@@ -77,7 +82,25 @@ class HeuristicBot:
 
     @takes_cards
     def arrange(self, cards: tuple[Card, ...], rng: np.random.Generator) -> Arrangement:
+        """The legal split with the most points (``heuristic_points``).
+
+        Args:
+            cards: The 13 cards dealt; as text or any sequence of cards too (``takes_cards``).
+            rng: Not drawn from; None is taken too.
+
+        Returns:
+            The arrangement, as ``arrange_many`` sets the hand.
+        """
         return arrangement_from_row(self.arrange_many(np.array([cards], np.uint8), rng)[0])
 
     def arrange_many(self, hands: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Set a batch of hands, each as ``arrange`` would.
+
+        Args:
+            hands: The hands, ``(n, 13)`` card ids.
+            rng: Not drawn from.
+
+        Returns:
+            The hands ``(n, 13)``, each row reordered front | middle | back.
+        """
         return play_points(hands, heuristic_points())

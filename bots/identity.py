@@ -15,8 +15,8 @@ again (``replayable``), and the sha256 of every file it reads (``sha256_by_file`
   which its record holds in full, however they were named).
 
 A journal's header holds one identity per distinct spec (docs/journal.md); a resume makes
-the bots again and compares (:func:`bot_change`), so a file replaced between the two is
-named, not played. :func:`seat_names` gives the bots of a run names that are unique by
+the bots again and compares (``bot_change``), so a file replaced between the two is
+named, not played. ``seat_names`` gives the bots of a run names that are unique by
 construction, whatever names the bots claim.
 """
 
@@ -40,7 +40,14 @@ SEPARATOR = "#"  # between a name and the number that tells a repeated name apar
 
 def file_digest(path: str | Path) -> str | None:
     """The sha256 of a regular file's bytes (``solver.files.digest``), or None when it is not
-    one or cannot be read."""
+    one or cannot be read.
+
+    Args:
+        path: The file's path; a link is followed.
+
+    Returns:
+        The sha256 as 64 hexadecimal digits, or None.
+    """
     try:
         return files.digest(path)
     except OSError:
@@ -85,7 +92,16 @@ def _held_params(bot: Any) -> list[Any]:
 
 
 def files_read(spec: str, bot: Any) -> dict[str, str]:
-    """Every file a bot reads, by absolute path, with its sha256 (see the module's docstring)."""
+    """Every file a bot reads, by absolute path, with its sha256 (see the module's docstring).
+
+    Args:
+        spec: The spec the bot was made from; the files its parameters name are read from it.
+        bot: The bot made from ``spec``.
+
+    Returns:
+        The sha256 of each file, by its absolute path (links resolved); a file that cannot
+            be read is left out.
+    """
     paths: list[Path] = []
     if isinstance(bot, ProtocolBot):
         paths += _protocol_files(bot)
@@ -113,10 +129,21 @@ def files_read(spec: str, bot: Any) -> dict[str, str]:
 def bot_identity(spec: str, bot: Any) -> dict[str, Any]:
     """The identity of the bot made from ``spec``, as a journal's header holds it.
 
-    >>> from bots import make_bot
-    >>> found = bot_identity("greedy", make_bot("greedy"))
-    >>> found["class"], found["replayable"], [Path(p).name for p in found["sha256_by_file"]]
-    ('bots.greedy:GreedyBot', True, ['greedy.py'])
+    Args:
+        spec: The spec the bot was made from, as the user gave it.
+        bot: The bot made from ``spec``.
+
+    Returns:
+        ``spec``, ``name``, ``class``, ``params``, ``version``, the bot's own ``identity``
+            (a protocol bot's, from its hello; else None), ``sha256_by_file`` (``files_read``)
+            and ``replayable``, as a JSON record holds them (a value JSON cannot hold becomes its
+            text).
+
+    Examples:
+        >>> from bots import make_bot
+        >>> found = bot_identity("greedy", make_bot("greedy"))
+        >>> found["class"], found["replayable"], [Path(p).name for p in found["sha256_by_file"]]
+        ('bots.greedy:GreedyBot', True, ['greedy.py'])
     """
     described = bot_spec(bot)
     own = getattr(bot, "identity", None)
@@ -129,7 +156,15 @@ def bot_identity(spec: str, bot: Any) -> dict[str, Any]:
 
 def opponent_identity(spec: str, model: Any) -> dict[str, Any]:
     """The identity of the bot that sets an opponent model's hands (``bots.registry.opponent_model``
-    of ``spec``): the bot behind a ``BotOpponent``, or the model itself."""
+    of ``spec``): the bot behind a ``BotOpponent``, or the model itself.
+
+    Args:
+        spec: The spec the model was made from.
+        model: The opponent model.
+
+    Returns:
+        The identity, as ``bot_identity`` gives it.
+    """
     return bot_identity(spec, getattr(model, "bot", model))
 
 
@@ -139,8 +174,15 @@ def replayable(identity: Mapping[str, Any]) -> bool:
     protocol bot whose hello says ``"random": true``). An identity written before bots could
     say so holds no ``replayable``: its bot is taken to be replayable, as it was then.
 
-    >>> replayable({"replayable": False}), replayable({"replayable": True}), replayable({})
-    (False, True, True)
+    Args:
+        identity: A bot's identity, as ``bot_identity`` gives it or a record holds it.
+
+    Returns:
+        False only when the identity's ``replayable`` is False.
+
+    Examples:
+        >>> replayable({"replayable": False}), replayable({"replayable": True}), replayable({})
+        (False, True, True)
     """
     return identity.get("replayable", True) is not False
 
@@ -155,9 +197,17 @@ def bot_change(stored: Mapping[str, Any], current: Mapping[str, Any]) -> str | N
     words (the first difference: a file, then the bot's own identity, class, name, version,
     parameters, whether it can be replayed), or None.
 
-    >>> was = {"spec": "table:tables=t.npz", "sha256_by_file": {"/r/t.npz": "ab" * 32}}
-    >>> bot_change(was, was | {"sha256_by_file": {"/r/t.npz": "cd" * 32}})
-    "bot 'table:tables=t.npz': its file /r/t.npz changed (sha256 abababababab… is now cdcdcdcdcdcd…)"
+    Args:
+        stored: The identity the record holds.
+        current: The identity of the bot made again; its ``spec`` names the bot in the message.
+
+    Returns:
+        The first difference as a sentence, or None when there is none.
+
+    Examples:
+        >>> was = {"spec": "table:tables=t.npz", "sha256_by_file": {"/r/t.npz": "ab" * 32}}
+        >>> bot_change(was, was | {"sha256_by_file": {"/r/t.npz": "cd" * 32}})
+        "bot 'table:tables=t.npz': its file /r/t.npz changed (sha256 abababababab… is now cdcdcdcdcdcd…)"
     """
     name = current["spec"]
     before_files, after_files = stored.get("sha256_by_file", {}), current.get("sha256_by_file", {})
@@ -180,7 +230,15 @@ def bot_change(stored: Mapping[str, Any], current: Mapping[str, Any]) -> str | N
 
 def display_name(spec: str, bot: Any) -> str:
     """The name a bot claims in tables: a protocol bot the ``name`` of its bot file (the
-    user's word for it; the name its hello gives is in its identity), any other its spec."""
+    user's word for it; the name its hello gives is in its identity), any other its spec.
+
+    Args:
+        spec: The spec the bot was made from.
+        bot: The bot made from ``spec``.
+
+    Returns:
+        The name claimed.
+    """
     return bot.name if isinstance(bot, ProtocolBot) else spec
 
 
@@ -189,10 +247,17 @@ def seat_names(claimed: Sequence[str]) -> list[str]:
     claim: a name's first claim keeps it; a repeat gets ``#2``, ``#3``, ... with the first
     number that no bot claims and no earlier bot was given.
 
-    >>> seat_names(["greedy", "table", "greedy"])
-    ['greedy', 'table', 'greedy#2']
-    >>> seat_names(["greedy", "greedy", "greedy#2"])
-    ['greedy', 'greedy#3', 'greedy#2']
+    Args:
+        claimed: The name each bot claims, in seat order.
+
+    Returns:
+        One unique name per bot, in the same order.
+
+    Examples:
+        >>> seat_names(["greedy", "table", "greedy"])
+        ['greedy', 'table', 'greedy#2']
+        >>> seat_names(["greedy", "greedy", "greedy#2"])
+        ['greedy', 'greedy#3', 'greedy#2']
     """
     taken = set(claimed)
     given: list[str] = []
@@ -207,6 +272,14 @@ def seat_names(claimed: Sequence[str]) -> list[str]:
 
 
 def run_names(specs: Iterable[str], made: Mapping[str, Any]) -> list[str]:
-    """The unique names of a run's bots, in the order of ``specs`` (:func:`seat_names` of each
-    bot's :func:`display_name`); ``made`` holds one bot per distinct spec."""
+    """The unique names of a run's bots, in the order of ``specs`` (``seat_names`` of each
+    bot's ``display_name``).
+
+    Args:
+        specs: The spec of each bot of the run, in order; a spec may repeat.
+        made: One bot per distinct spec, by its spec.
+
+    Returns:
+        One unique name per spec, in the order of ``specs``.
+    """
     return seat_names([display_name(spec, made[spec]) for spec in specs])

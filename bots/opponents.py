@@ -25,8 +25,23 @@ def solve_hand(hand: CardsLike, opponent: str | Bot | OpponentModel = config.DEF
     """``solver.solve`` against opponents set by a bot named by its spec (``table`` by default,
     playing for the same rules).
 
-    >>> print(solve_hand("AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C", samples=200, seed=1).arrangement)
-    9H 9D 2C / 8C 7C 6D 5H 4S / AS KS QS JS TS
+    Args:
+        hand: The 13 cards, as text or a sequence of cards.
+        opponent: The bot that sets every sampled opponent: a spec, a bot, or an opponent
+            model (``bots.registry.opponent_model``).
+        rules: The rule set (``solver.rules``), by name or as ``Rules``; basic by default.
+        **options: The other keyword arguments of ``solver.solve`` (``samples``, ``seed``, ...).
+
+    Returns:
+        The solver's ``Solution``.
+
+    Raises:
+        SolveError: The rule set or the opponent is not valid, or ``solver.solve`` refuses
+            the hand or a setting.
+
+    Examples:
+        >>> print(solve_hand("AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C", samples=200, seed=1).arrangement)
+        9H 9D 2C / 8C 7C 6D 5H 4S / AS KS QS JS TS
     """
     try:
         rules = as_rules(rules)
@@ -39,7 +54,24 @@ def solve_hand(hand: CardsLike, opponent: str | Bot | OpponentModel = config.DEF
 def grade_hand(hand: CardsLike, arrangement: Any, opponent: str | Bot | OpponentModel = config.DEFAULT_OPPONENT, *,
                rules: Rules | str | None = None, **options: Any) -> Grade:
     """``solver.grade`` against opponents set by a bot named by its spec (``table`` by default,
-    playing for the same rules): what a player's own arrangement cost."""
+    playing for the same rules): what a player's own arrangement cost.
+
+    Args:
+        hand: The 13 cards, as text or a sequence of cards.
+        arrangement: The player's arrangement of ``hand``, an Arrangement or its text; a fouled
+            one is graded as the foul it is.
+        opponent: The bot that sets every sampled opponent: a spec, a bot, or an opponent
+            model (``bots.registry.opponent_model``).
+        rules: The rule set (``solver.rules``), by name or as ``Rules``; basic by default.
+        **options: The other keyword arguments of ``solver.grade`` (``samples``, ``seed``, ...).
+
+    Returns:
+        The solver's ``Grade`` of the arrangement.
+
+    Raises:
+        SolveError: The rule set or the opponent is not valid, or ``solver.grade`` refuses
+            the hand, the arrangement or a setting.
+    """
     try:
         rules = as_rules(rules)
         model = opponent_model(opponent, rules)

@@ -24,6 +24,15 @@ class RandomBot:
 
     @takes_cards
     def arrange(self, cards: tuple[Card, ...], rng: np.random.Generator) -> Arrangement:
+        """One of the hand's legal splits, each equally likely.
+
+        Args:
+            cards: The 13 cards dealt; as text or any sequence of cards too (``takes_cards``).
+            rng: The generator that picks the split, or None for one seeded 0.
+
+        Returns:
+            The arrangement picked.
+        """
         splits = all_splits(cards)
         legal = np.flatnonzero(splits.legal)
         return splits.arrangement(int(legal[rng.integers(len(legal))]))

@@ -50,15 +50,30 @@ BUILT_IN = dict(BOTS)  # the bots of this package, as every process has them
 
 
 def registered(specs: Sequence[str]) -> tuple[tuple[str, Callable[..., Bot]], ...]:
-    """The bots that ``specs`` name and that were put in :data:`BOTS` in this process (``BOTS[name] =
+    """The bots that ``specs`` name and that were put in ``BOTS`` in this process (``BOTS[name] =
     MyBot``), beside the package's own: a run hands them to its worker processes, which have
-    only the package's (:func:`register`)."""
+    only the package's (``register``).
+
+    Args:
+        specs: The bot specs of a run.
+
+    Returns:
+        ``(name, factory)`` for each distinct name the specs give that ``BOTS`` holds with
+            another factory than the package's, in the order of ``specs``.
+
+    Raises:
+        BotError: A spec cannot be read (``parse_spec``).
+    """
     names = dict.fromkeys(parse_spec(spec)[0] for spec in specs)
     return tuple((name, BOTS[name]) for name in names if name in BOTS and BUILT_IN.get(name) is not BOTS[name])
 
 
 def register(bots: Sequence[tuple[str, Callable[..., Bot]]]) -> None:
-    """Put bots registered in another process (:func:`registered`) in this process's :data:`BOTS`."""
+    """Put bots registered in another process (``registered``) in this process's ``BOTS``.
+
+    Args:
+        bots: ``(name, factory)`` pairs; a name already in ``BOTS`` is replaced.
+    """
     BOTS.update(bots)
 
 
@@ -69,7 +84,12 @@ def _plugin_entry_points() -> dict[str, Any]:
 
 
 def bot_names() -> list[str]:
-    """Registered names, then names declared by installed plug-in packages."""
+    """Registered names, then names declared by installed plug-in packages.
+
+    Returns:
+        The names in ``BOTS``, sorted, then the other names of the ``chinese_poker.bots``
+            entry-point group, sorted.
+    """
     return sorted(BOTS) + sorted(set(_plugin_entry_points()) - set(BOTS))
 
 
@@ -111,10 +131,22 @@ def _parse_value(text: str) -> Any:
 def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     """Split a bot spec into its name (or import path) and parameters.
 
-    >>> parse_spec("exhaustive:samples=2000:opponent=greedy")
-    ('exhaustive', {'samples': 2000, 'opponent': 'greedy'})
-    >>> parse_spec("mypkg.mybot:MyBot:depth=2")
-    ('mypkg.mybot:MyBot', {'depth': 2})
+    Args:
+        spec: ``NAME`` or ``NAME:key=value:...``; NAME may be an import path
+            ``package.module:Class``.
+
+    Returns:
+        The name and the parameters, each value read as int, float or bool when it looks
+            like one, else kept as text.
+
+    Raises:
+        BotError: The name is empty, or a parameter is not ``key=value``.
+
+    Examples:
+        >>> parse_spec("exhaustive:samples=2000:opponent=greedy")
+        ('exhaustive', {'samples': 2000, 'opponent': 'greedy'})
+        >>> parse_spec("mypkg.mybot:MyBot:depth=2")
+        ('mypkg.mybot:MyBot', {'depth': 2})
     """
     parts = [p.strip() for p in spec.strip().split(":")]
     name, rest = parts[0], parts[1:]
@@ -145,7 +177,19 @@ def _load_import_path(path: str) -> Callable[..., Bot]:
 
 def resolve_factory(name: str) -> Callable[..., Bot]:
     """The factory (usually a class) behind a registered name, a protocol bot (``file.toml``,
-    ``cmd:PATH``), a plug-in name or an import path."""
+    ``cmd:PATH``), a plug-in name or an import path.
+
+    Args:
+        name: The name part of a spec (``parse_spec``).
+
+    Returns:
+        The factory: the class in ``BOTS``, a ``ProtocolFactory``, the attribute an import
+            path names, or what a plug-in's entry point loads.
+
+    Raises:
+        BotError: The name is none of these (the message suggests the closest name), a bot
+            file cannot be read, or an import path's module or attribute is missing.
+    """
     if name in BOTS:
         return BOTS[name]
     protocol = protocol_factory(name)
@@ -160,7 +204,19 @@ def resolve_factory(name: str) -> Callable[..., Bot]:
 
 
 def bot_parameters(factory: Callable[..., Bot]) -> dict[str, Any]:
-    """A bot's parameters and their defaults."""
+    """A bot's parameters and their defaults.
+
+    Args:
+        factory: A bot class or factory: a dataclass, a ``ProtocolFactory`` or any callable.
+
+    Returns:
+        Each parameter (a dataclass's fields made by ``__init__``, or the named parameters
+            of the signature) with its default; None for a parameter without one.
+
+    Raises:
+        TypeError: ``factory`` is not a callable whose signature can be read.
+        ValueError: ``factory`` has no signature to read (some built-ins).
+    """
     if isinstance(factory, ProtocolFactory):
         return {"rules": "basic", "log_dir": None}
     if dataclasses.is_dataclass(factory):
@@ -180,12 +236,27 @@ def bot_parameters(factory: Callable[..., Bot]) -> dict[str, Any]:
 def make_bot(spec: str, **params: Any) -> Bot:
     """A bot from a spec (``"greedy"``, ``"exhaustive:samples=500"``, ``"pkg.mod:Bot"``).
 
-    >>> make_bot("greedy").name
-    'greedy'
-    >>> make_bot("gredy")  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    bots.base.BotError: unknown bot 'gredy'; did you mean 'greedy'? Bots: exhaustive, greedy, heuristic, random, table; ...
+    The ``exhaustive`` bot is handed ``shared_opponent_model`` to make its opponent.
+
+    Args:
+        spec: The bot spec (see the module's docstring).
+        **params: More parameters; each wins over the same parameter in the spec.
+
+    Returns:
+        The bot.
+
+    Raises:
+        BotError: The spec names no bot, a parameter the bot does not have, or parameters
+            the bot refuses; or what is made has no ``arrange`` method, or cannot be made
+            (a protocol bot that does not start).
+
+    Examples:
+        >>> make_bot("greedy").name
+        'greedy'
+        >>> make_bot("gredy")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        bots.base.BotError: unknown bot 'gredy'; did you mean 'greedy'? Bots: exhaustive, greedy, heuristic, random, table; ...
     """
     name, spec_params = parse_spec(spec)
     factory = resolve_factory(name)
@@ -210,7 +281,20 @@ def make_bot(spec: str, **params: Any) -> Bot:
 
 def make_bot_for(spec: str, rules: Rules, log_dir: str | None = None) -> Bot:
     """A bot from a spec that plays for ``rules``: a bot with a ``rules`` parameter is given
-    these rules unless its spec names other ones; a protocol bot logs to ``log_dir``."""
+    these rules unless its spec names other ones; the basic rules are left to the bot's default.
+
+    Args:
+        spec: The bot spec.
+        rules: The rule set of the game.
+        log_dir: The folder a bot with a ``log_dir`` parameter (a protocol bot) writes its
+            logs to; None: the bot's default.
+
+    Returns:
+        The bot, as ``make_bot`` makes it.
+
+    Raises:
+        BotError: As ``make_bot``.
+    """
     name, params = parse_spec(spec)
     extra: dict[str, Any] = {}
     known = bot_parameters(resolve_factory(name))
@@ -244,7 +328,16 @@ def _package_of(module: str) -> dict[str, str | None]:
 def bot_spec(bot: Bot) -> dict[str, Any]:
     """What it takes to make the same bot again: its name, every parameter with its value
     (defaults included; rules by their name), the class that made it and the package (with
-    its version) that provides it."""
+    its version) that provides it.
+
+    Args:
+        bot: The bot.
+
+    Returns:
+        ``name``, ``params``, ``class`` (``module:QualName``, or ``"protocol"`` for a protocol
+            bot, whose parameters are its command, folder, environment, time limits and rules),
+            ``package`` and ``version`` (None when the class is not from an installed package).
+    """
     cls = type(bot)
     params: dict[str, Any] = {}
     if isinstance(bot, ProtocolBot):
@@ -274,6 +367,18 @@ class BotOpponent:
         self.name = name
 
     def arrange_many(self, hands: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Set a batch of hands with the bot (``bots.base.arrange_many``).
+
+        Args:
+            hands: The hands, ``(n, 13)`` card ids.
+            rng: The generator handed to the bot.
+
+        Returns:
+            The hands ``(n, 13)``, each row reordered front | middle | back.
+
+        Raises:
+            BotFault: The bot failed, or set a hand wrongly.
+        """
         return arrange_many(self.bot, hands, rng)
 
     def __repr__(self) -> str:
@@ -287,12 +392,26 @@ def opponent_model(spec: str | Bot | OpponentModel = config.DEFAULT_OPPONENT, ru
     bot adds in play (``removal=true``, about 0.04 ms a hand in a batch on two cores: 40 ms
     more for every 1,000 simulated opponents), unless the spec asks for it: ``table:removal=true``.
 
-    >>> opponent_model("table", "1-6").name
-    'table:rules=1-6'
-    >>> opponent_model("exhaustive")  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    bots.base.BotError: the exhaustive bot cannot be the opponent model: it would solve every simulated opponent; ...
+    Args:
+        spec: A bot spec, a bot (then seen as a model), or an opponent model (returned as
+            it is); ``table`` by default.
+        rules: The rule set (``solver.rules``), by name or as ``Rules``; basic by default.
+
+    Returns:
+        The opponent model; a spec's is a ``BotOpponent`` named by the spec, with
+            ``:rules=NAME`` added when the rules were filled in.
+
+    Raises:
+        BotError: ``spec`` is no bot, names ``exhaustive``, or cannot be made (``make_bot``).
+        RulesError: ``rules`` is not a rule set.
+
+    Examples:
+        >>> opponent_model("table", "1-6").name
+        'table:rules=1-6'
+        >>> opponent_model("exhaustive")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        bots.base.BotError: the exhaustive bot cannot be the opponent model: it would solve every simulated opponent; ...
     """
     played = as_rules(rules)
     if not isinstance(spec, str):
@@ -318,8 +437,18 @@ def playing_as(spec: str) -> str:
     """The opponent-model spec that sets hands as the bot ``spec`` does in play: the spec
     itself, but for ``table``, whose model leaves out card removal unless asked.
 
-    >>> playing_as("table"), playing_as("table:removal=false"), playing_as("greedy")
-    ('table:removal=true', 'table:removal=false', 'greedy')
+    Args:
+        spec: The bot spec.
+
+    Returns:
+        ``spec``, with ``:removal=true`` added for a ``table`` spec that does not set ``removal``.
+
+    Raises:
+        BotError: The spec cannot be read (``parse_spec``).
+
+    Examples:
+        >>> playing_as("table"), playing_as("table:removal=false"), playing_as("greedy")
+        ('table:removal=true', 'table:removal=false', 'greedy')
     """
     name, params = parse_spec(spec)
     return f"{spec.strip()}:removal=true" if name == "table" and "removal" not in params else spec
@@ -328,5 +457,16 @@ def playing_as(spec: str) -> str:
 @functools.cache
 def shared_opponent_model(spec: str, rules: Rules) -> OpponentModel:
     """``opponent_model(spec, rules)``, made once and shared by every exhaustive bot that plays
-    against it."""
+    against it.
+
+    Args:
+        spec: The bot spec of the opponent.
+        rules: The rule set the opponent plays for.
+
+    Returns:
+        The opponent model, the same object for the same spec and rules.
+
+    Raises:
+        BotError: As ``opponent_model``.
+    """
     return opponent_model(spec, rules)

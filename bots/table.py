@@ -42,6 +42,17 @@ class JointPolicy:
 
     @classmethod
     def build(cls, win: np.ndarray, tie: np.ndarray, extra: np.ndarray) -> JointPolicy:
+        """The policy of these chances and extra points, with what the search reads derived from them.
+
+        Args:
+            win: (3, classes) the chance that a row of each class beats the field's row.
+            tie: (3, classes) the chance that it ties the field's row.
+            extra: (3, classes) the points each row adds without the bonus (``FieldTables.extra``).
+
+        Returns:
+            The policy: ``separable`` from ``2 * win + tie - 1 + extra`` (P(win) - P(loss) +
+                extra), ``tie_max`` each row's largest tie chance, and ``by_class`` read-only.
+        """
         rows = 2 * win + tie - 1 + extra
         separable = RowPoints.build(rows[0], rows[1], rows[2])
         k = _kernels
@@ -77,7 +88,15 @@ class Removal:
 
     @classmethod
     def measure(cls, hands: np.ndarray, arranged: np.ndarray) -> Removal:
-        """From random ``hands`` (n, 13) and the same hands ``arranged`` front | middle | back."""
+        """The field's shares and factors, measured on a sample of hands.
+
+        Args:
+            hands: Random hands, ``(n, 13)`` card ids.
+            arranged: The same hands, in the same order, each reordered front | middle | back.
+
+        Returns:
+            The card-removal arrays; a factor of a class no sampled row has is 1.
+        """
         classes = row_classes()
         counts = np.zeros((len(hands), 13), np.intp)  # cards of each rank
         for j in range(hands.shape[1]):
@@ -95,7 +114,12 @@ class Removal:
         return cls(shares, factors)
 
     def problem(self) -> str | None:
-        """What is wrong with arrays read from a file, or None."""
+        """What is wrong with arrays read from a file, or None.
+
+        Returns:
+            A phrase naming the first problem (the shapes, shares that are not numbers >= 0
+                summing to 1 per row, factors outside 0 to 1), or None when there is none.
+        """
         size = row_classes().size
         if self.shares.shape != (3, size) or self.factors.shape != (3, 13, 4, size):
             return f"the card-removal arrays have shapes {self.shares.shape} and {self.factors.shape}"
@@ -131,28 +155,59 @@ class FieldTables:
     removal: Removal | None = field(default=None, compare=False)  # for ``table:removal=true``
 
     def shares(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The three rows' shares.
+
+        Returns:
+            ``(front, middle, back)``, the arrays themselves, not copies.
+        """
         return (self.front, self.middle, self.back)
 
     def win_tie(self) -> tuple[np.ndarray, np.ndarray]:
-        """(3, 7917) chance that a row of each class beats / ties the field's row."""
+        """The chance that a row of each class beats or ties the field's row in its position.
+
+        Returns:
+            ``(win, tie)``, each (3, 7917): ``win`` the share of the field's rows of a lower
+                class, ``tie`` the share of the same class.
+        """
         shares = np.stack(self.shares())
         return np.cumsum(shares, axis=1) - shares, shares
 
     def expected_units(self, rules: Rules = BASIC) -> np.ndarray:
-        """(3, 7917) expected units of a row of each class against the field's row under a
-        separable rule set (``solver.scoring.expected_rows``: royalties included, the field's
-        royalties that every split pays alike left out)."""
+        """Expected units of a row of each class against the field's row under a separable
+        rule set (``solver.scoring.expected_rows``).
+
+        Args:
+            rules: The rule set; basic by default.
+
+        Returns:
+            (3, 7917) the units, royalties included, the field's royalties that every split
+                pays alike left out.
+        """
         classes = row_classes()
         return np.stack([expected_rows(classes, classes, shares, i, rules)[2] for i, shares in enumerate(self.shares())])
 
     def points(self, rules: Rules = BASIC) -> RowPoints:
-        """Expected row units for a separable rule set: P(win) - P(lose), plus royalties."""
+        """Expected row units for a separable rule set: P(win) - P(lose), plus royalties.
+
+        Args:
+            rules: The rule set; basic by default.
+
+        Returns:
+            The units of ``expected_units`` as row points.
+        """
         units = self.expected_units(rules)
         return RowPoints.build(units[0], units[1], units[2])
 
     def policy(self, rules: Rules) -> RowPoints | JointPolicy:
-        """What ``play_tables`` needs: RowPoints for separable rules, else a JointPolicy for
-        the joint objective, whose bonus couples the rows."""
+        """What ``play_tables`` needs to play these tables under ``rules``.
+
+        Args:
+            rules: The rule set played.
+
+        Returns:
+            RowPoints (``points``) for separable rules, else a JointPolicy for the joint
+                objective, whose bonus couples the rows.
+        """
         if rules.is_separable:
             return self.points(rules)
         win, tie = self.win_tie()
@@ -160,7 +215,15 @@ class FieldTables:
 
     @classmethod
     def from_arranged(cls, arranged: np.ndarray, info: dict[str, Any] | None = None) -> FieldTables:
-        """Shares of an ``(n, 13)`` array of hands set front | middle | back."""
+        """The shares of each row class among hands already set.
+
+        Args:
+            arranged: The hands, ``(n, 13)`` card ids, each set front | middle | back.
+            info: What the tables record of how they were made; empty by default.
+
+        Returns:
+            The tables, without a card-removal sample.
+        """
         classes = row_classes()
         counts = []
         for row in (arranged[:, :3], arranged[:, 3:8], arranged[:, 8:]):
@@ -169,13 +232,25 @@ class FieldTables:
         return cls(counts[0], counts[1], counts[2], info=info or {})
 
     def blend(self, other: FieldTables, weight: float) -> FieldTables:
-        """``(1 - weight) * self + weight * other``, row by row."""
+        """``(1 - weight) * self + weight * other``, row by row.
+
+        Args:
+            other: The tables blended in.
+            weight: The weight of ``other``, from 0 to 1.
+
+        Returns:
+            The blended tables, with a copy of this one's ``info`` and no card-removal sample.
+        """
         mixed = [(1 - weight) * a + weight * b for a, b in zip(self.shares(), other.shares())]
         return FieldTables(mixed[0], mixed[1], mixed[2], info=dict(self.info))
 
     def save(self, path: str | Path | IO[bytes]) -> None:
-        """The tables as an ``.npz`` archive: to a file object, or to ``path`` whole or not at all
-        (``solver.files.write_atomic``)."""
+        """The tables as an ``.npz`` archive, with ``info`` and the card-removal sample if any.
+
+        Args:
+            path: A file object, written to as it is, or a path, written whole or not at all
+                (``solver.files.write_atomic``).
+        """
         arrays: dict[str, Any] = {"front": self.front, "middle": self.middle, "back": self.back,
                                   "info": np.array(json.dumps(self.info))}
         if self.removal is not None:
@@ -186,16 +261,35 @@ class FieldTables:
             files.write_atomic(path, target.getvalue())
 
     def extra(self, rules: Rules) -> np.ndarray:
-        """(3, classes) what ``rules`` add to each row's P(win) - P(loss) without a bonus: its
-        expected royalties against this field."""
+        """What ``rules`` add to each row's P(win) - P(loss) without a bonus: its expected
+        royalties against this field.
+
+        Args:
+            rules: The rule set; only its royalties and ``royalty_needs_win`` are read.
+
+        Returns:
+            (3, classes) the expected royalties of a row of each class.
+        """
         plain = self.expected_units(Rules(scoring="basic"))
         return self.expected_units(Rules(scoring="basic", royalties=rules.royalties,
                                          royalty_needs_win=rules.royalty_needs_win)) - plain
 
     @classmethod
     def load(cls, path: str | Path) -> FieldTables:
-        """Tables saved by :meth:`save`, read through ``solver.files.arrays`` (a regular file, a
-        link followed to one, of bounded size, without pickles); ``BotError`` when it is not one."""
+        """Tables saved by ``save``, read through ``solver.files.arrays`` (a regular file, a
+        link followed to one, of bounded size, without pickles).
+
+        Args:
+            path: The ``.npz`` file.
+
+        Returns:
+            The tables, with their ``info`` and card-removal sample when the file holds them.
+
+        Raises:
+            BotError: The file cannot be read, is damaged, lacks an array, or holds shares
+                that are not 7,917 numbers >= 0 summing to 1 per row, or a bad card-removal
+                sample.
+        """
         try:
             with files.arrays(path) as data:
                 removal_names = {"removal_shares", "removal_factors"} & set(data.files)
@@ -239,13 +333,28 @@ def _policy(path: str | None, rules: Rules) -> RowPoints | JointPolicy:
 
 
 def shipped_tables(rules: Rules = BASIC) -> FieldTables:
-    """The tables that ship with the package for ``rules``' scoring method (``bench train`` reproduces them)."""
+    """The tables that ship with the package for ``rules``' scoring method (``bench train`` reproduces them).
+
+    Args:
+        rules: The rule set; only its scoring method is read. Basic by default.
+
+    Returns:
+        The tables, loaded once a process and shared.
+    """
     return _load(None, rules.scoring)
 
 
 def play_tables(hands: np.ndarray, policy: RowPoints | JointPolicy, rules: Rules) -> np.ndarray:
-    """Hands (n, 13) set by the table strategy: ``policy`` is RowPoints for separable rules,
-    else a JointPolicy."""
+    """Hands set by the table strategy.
+
+    Args:
+        hands: The hands, ``(n, 13)`` card ids.
+        policy: RowPoints for separable rules, else a JointPolicy (``FieldTables.policy``).
+        rules: The rule set; its scoring method is read with a JointPolicy.
+
+    Returns:
+        The hands ``(n, 13)``, each row reordered front | middle | back.
+    """
     if isinstance(policy, RowPoints):
         return play_points(hands, policy)
     t = split_tables()
@@ -275,8 +384,20 @@ def _removal_inputs(path: str | None, rules: Rules) -> tuple[Removal, np.ndarray
 
 
 def play_with_removal(hands: np.ndarray, path: str | None, rules: Rules) -> np.ndarray:
-    """Hands (n, 13) set by the table strategy against the field as it is once it cannot hold
-    each hand's cards (``Removal``): the tables at ``path`` (None: the shipped ones)."""
+    """Hands set by the table strategy against the field as it is once it cannot hold
+    each hand's cards (``Removal``).
+
+    Args:
+        hands: The hands, ``(n, 13)`` card ids.
+        path: The tables file; None: the shipped tables of the rules' scoring method.
+        rules: The rule set played.
+
+    Returns:
+        The hands ``(n, 13)``, each row reordered front | middle | back.
+
+    Raises:
+        BotError: The tables hold no card-removal sample, or cannot be read.
+    """
     removal, extra, five = _removal_inputs(path, rules)
     seen, shares, factors, offsets = removal.listed
     t = split_tables()
@@ -296,7 +417,17 @@ def play_with_removal(hands: np.ndarray, path: str | None, rules: Rules) -> np.n
 
 @functools.cache
 def rules_of(value: Rules | str) -> Rules:
-    """A bot's ``rules`` parameter as Rules (a preset name, a file, or Rules already)."""
+    """A bot's ``rules`` parameter as Rules.
+
+    Args:
+        value: A preset name, a file, or Rules already.
+
+    Returns:
+        The rules.
+
+    Raises:
+        BotError: ``value`` is not a rule set.
+    """
     try:
         return as_rules(value)
     except RulesError as error:
@@ -345,9 +476,27 @@ class TableBot:
 
     @takes_cards
     def arrange(self, cards: tuple[Card, ...], rng: np.random.Generator) -> Arrangement:
+        """The legal split with the highest expected score against the trained field.
+
+        Args:
+            cards: The 13 cards dealt; as text or any sequence of cards too (``takes_cards``).
+            rng: Not drawn from; None is taken too.
+
+        Returns:
+            The arrangement, as ``arrange_many`` sets the hand.
+        """
         return arrangement_from_row(self.arrange_many(np.array([cards], np.uint8), rng)[0])
 
     def arrange_many(self, hands: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Set a batch of hands, each as ``arrange`` would: with card removal unless ``removal`` is off.
+
+        Args:
+            hands: The hands, ``(n, 13)`` card ids.
+            rng: Not drawn from.
+
+        Returns:
+            The hands ``(n, 13)``, each row reordered front | middle | back.
+        """
         rules = rules_of(self.rules)
         if self.removal:
             return play_with_removal(hands, self.tables, rules)

@@ -43,12 +43,27 @@ STARTS = ("heuristic", "basic")  # the field of round 0: the heuristic bot's row
 
 
 def default_start(rules: Rules | str | None) -> str:
-    """The start the shipped tables of ``rules``' scoring method were trained from."""
+    """The start the shipped tables of ``rules``' scoring method were trained from.
+
+    Args:
+        rules: The rule set, by name or as ``Rules``; None: basic.
+
+    Returns:
+        ``"heuristic"`` for basic scoring, ``"basic"`` (the shipped basic tables) for the others.
+    """
     return "heuristic" if as_rules(rules).scoring == "basic" else "basic"
 
 
 def training_hands(n: int, seed: np.random.SeedSequence) -> np.ndarray:
-    """``n`` random 13-card hands; each shuffled deck gives four (card removal within a deal)."""
+    """``n`` random 13-card hands; each shuffled deck gives four (card removal within a deal).
+
+    Args:
+        n: How many hands.
+        seed: The seed sequence of the generator that shuffles the decks.
+
+    Returns:
+        The hands, ``(n, 13)`` uint8 card ids.
+    """
     rng = np.random.default_rng(seed)
     decks = np.argsort(rng.random(((n + 3) // 4, 52)), axis=1).astype(np.uint8)
     return np.ascontiguousarray(decks.reshape(-1, 13)[:n])
@@ -87,9 +102,17 @@ class TrainingState:
     reports: list[RoundReport]
 
     def save(self, path: str | Path) -> None:
-        """Write the state to ``path`` (an .npz file), replacing it whole or not at all: a
-        temporary file beside it, synced and renamed; ``OSError`` (a full disk) leaves the
-        previous file as it was and no temporary file."""
+        """Write the state to ``path``, replacing it whole or not at all: a temporary file
+        beside it, synced and renamed.
+
+        Args:
+            path: The ``.npz`` file; the arrays and the settings, round, reports and their
+                digest are written to it.
+
+        Raises:
+            OSError: The file cannot be written (a full disk); the previous file is left as
+                it was, and no temporary file.
+        """
         path = Path(path)
         arrays: dict[str, Any] = {"front": self.field.front, "middle": self.field.middle, "back": self.field.back,
                   "previous": self.previous,
@@ -103,8 +126,22 @@ class TrainingState:
 
     @classmethod
     def load(cls, path: str | Path) -> TrainingState:
-        """A state written by :meth:`save`, every array and setting checked (shapes, types, ranges
-        and the digest of the whole); ``ValueError`` naming what is wrong when the file is not one."""
+        """A state written by ``save``, every array and setting checked (shapes, types, ranges
+        and the digest of the whole).
+
+        A checkpoint written before ``start`` or ``removal_hands`` were settings gets
+        ``"heuristic"`` and ``REMOVAL_HANDS``.
+
+        Args:
+            path: The ``.npz`` file; a link is not followed.
+
+        Returns:
+            The state, to go on from with ``train(resume=...)``.
+
+        Raises:
+            ValueError: The file cannot be read or is not such a state; the message names
+                what is wrong.
+        """
         try:
             with files.arrays(path, follow=False) as data:
                 meta = strict_json(str(data["meta"]), "its settings", non_finite=True)  # nan: round 1's points_change
@@ -141,7 +178,7 @@ def _is_int(value: Any, low: int) -> bool:
 
 
 def _checkpoint_problem(arrays: dict[str, np.ndarray], meta: Any) -> str | None:  # noqa: C901  (a list of checks)
-    """What keeps a checkpoint's arrays and meta from being a state :meth:`TrainingState.save`
+    """What keeps a checkpoint's arrays and meta from being a state ``TrainingState.save``
     wrote, or None."""
     if not isinstance(meta, dict) or set(meta) != {"settings", "round", "has_previous_middle", "reports", "digest"}:
         return "its meta is not the one a checkpoint holds"
@@ -214,7 +251,30 @@ def train(
     state (its settings, ``removal_hands`` included, win over the arguments), and the tables
     are then the same as those of an uninterrupted run. The tables' ``info`` holds the settings and their ``sha256``
     (``shares_digest``). Last, ``removal_hands`` fresh hands (``spawn_key=(REMOVAL_KEY,)``) set
-    by the trained tables give the card-removal sample (``bots.table.Removal``; none when 0)."""
+    by the trained tables give the card-removal sample (``bots.table.Removal``; none when 0).
+
+    Args:
+        hands: Hands dealt per round.
+        rounds: Rounds of fictitious play after round 0 (0: the start's field).
+        seed: The seed every hand is drawn from (``SeedSequence(seed)``).
+        check_hands: Hands of the check set, whose changed arrangements each round reports.
+        jobs: Threads that set hands; the tables do not depend on it.
+        on_round: Called with each round's report, after ``checkpoint``.
+        rules: The rule set, by name or as ``Rules``, whose scoring method the tables are
+            trained for; None: basic.
+        checkpoint: Called with the state after every round.
+        resume: A state to continue from; its settings win over the arguments.
+        start: The field of round 0, one of ``STARTS``; None: ``default_start(rules)``.
+        removal_hands: Hands of the card-removal sample; 0: none.
+
+    Returns:
+        The tables, and the report of every round.
+
+    Raises:
+        ValueError: ``start`` is not one of ``STARTS``, ``hands`` or ``check_hands`` is
+            below 1 or ``rounds`` below 0, or ``jobs`` is out of its limit
+            (``solver.limits.LimitError``).
+    """
     limits.check("jobs", jobs)
     settings: dict[str, Any]
     if resume is None:
@@ -288,7 +348,14 @@ def _next_round(state: TrainingState, root: np.random.SeedSequence, check: np.nd
 
 
 def shares_digest(tables: FieldTables) -> str:
-    """sha256 of the front, middle and back shares, each as 7,917 little-endian float64, in that order."""
+    """sha256 of the front, middle and back shares, each as 7,917 little-endian float64, in that order.
+
+    Args:
+        tables: The tables.
+
+    Returns:
+        The sha256 as 64 hexadecimal digits.
+    """
     digest = hashlib.sha256()
     for shares in tables.shares():
         digest.update(np.ascontiguousarray(shares, "<f8").tobytes())

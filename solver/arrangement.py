@@ -29,7 +29,7 @@ class Arrangement:
     """A set hand: 13 distinct cards as front (3), middle (5) and back (5).
 
     Rows may be given as strings or as sequences of cards; they are stored as tuples of
-    :class:`~solver.cards.Card`. Legal when back >= middle >= front (see :func:`is_foul`).
+    ``solver.cards.Card``. Legal when back >= middle >= front (see ``is_foul``).
 
     >>> a = Arrangement("2S 2H AD", "7C 7D 9S 5H 3D", "TC JC QC KC AC")
     >>> a.front
@@ -57,8 +57,20 @@ class Arrangement:
     def parse(cls, text: str) -> Arrangement:
         """Read ``"front / middle / back"`` (``|`` also separates rows).
 
-        >>> Arrangement.parse("2S 2H AD | 7C 7D 9S 5H 3D | TC JC QC KC AC").back[0]
-        Card('TC')
+        Args:
+            text: The three rows, separated by ``/`` or ``|``.
+
+        Returns:
+            The arrangement.
+
+        Raises:
+            CardCountError: The text does not hold three rows, or a row has the wrong number
+                of cards.
+            CardError: A card cannot be read or is given twice.
+
+        Examples:
+            >>> Arrangement.parse("2S 2H AD | 7C 7D 9S 5H 3D | TC JC QC KC AC").back[0]
+            Card('TC')
         """
         parts = _ROW_SEPARATOR.split(text.strip())
         if len(parts) != 3:
@@ -75,23 +87,41 @@ class Arrangement:
         return self.front + self.middle + self.back
 
     def values(self) -> tuple[int, int, int]:
-        """Row values on the ``solver.evaluate`` scale: (front, middle, back)."""
+        """Row values on the ``solver.evaluate`` scale.
+
+        Returns:
+            The values of the front, the middle and the back.
+        """
         return (evaluate(self.front), evaluate(self.middle), evaluate(self.back))
 
     def format(self, symbols: bool = False) -> str:
-        """The rows as ``front / middle / back``, each in reading order (groups first, then by rank)."""
+        """The rows as ``front / middle / back``, each in reading order (groups first, then by rank).
+
+        Args:
+            symbols: Write the suits as symbols (``♠``) instead of letters (``S``).
+
+        Returns:
+            The three rows, separated by ``" / "``.
+        """
         return format_rows(self.rows, symbols)
 
     def reading_rows(self) -> tuple[tuple[Card, ...], tuple[Card, ...], tuple[Card, ...]]:
-        """The rows, each in reading order (``solver.cards.reading_order``)."""
+        """The rows, each in reading order (``solver.cards.reading_order``).
+
+        Returns:
+            The front, the middle and the back, each in reading order.
+        """
         return (reading_order(self.front), reading_order(self.middle), reading_order(self.back))
 
     def to_dict(self) -> dict[str, str]:
-        """The rows as the JSON documents give them (docs/json.md): each row's cards as text, in
-        reading order.
+        """The rows as the JSON documents give them (docs/json.md).
 
-        >>> Arrangement.parse("2C 9D 9H / 4S 5H 6D 7C 8C / TS JS QS KS AS").to_dict()
-        {'front': '9H 9D 2C', 'middle': '8C 7C 6D 5H 4S', 'back': 'AS KS QS JS TS'}
+        Returns:
+            ``front``, ``middle`` and ``back``, each row's cards as text, in reading order.
+
+        Examples:
+            >>> Arrangement.parse("2C 9D 9H / 4S 5H 6D 7C 8C / TS JS QS KS AS").to_dict()
+            {'front': '9H 9D 2C', 'middle': '8C 7C 6D 5H 4S', 'back': 'AS KS QS JS TS'}
         """
         return {name: format_cards(row) for name, row in zip(ROWS, self.reading_rows())}
 
@@ -100,13 +130,33 @@ class Arrangement:
 
 
 def format_rows(rows: Iterable[Iterable[CardLike]], symbols: bool = False) -> str:
-    """Three rows of cards (front, middle, back) as ``Arrangement.format`` writes them, without
-    making an Arrangement (its checks are for input from outside)."""
+    """Three rows of cards (front, middle, back) as ``Arrangement.format`` writes them.
+
+    No ``Arrangement`` is made: its checks are for input from outside.
+
+    Args:
+        rows: The rows, in order front, middle, back; each an iterable of cards or ids.
+        symbols: Write the suits as symbols (``♠``) instead of letters (``S``).
+
+    Returns:
+        The rows, each in reading order, separated by ``" / "``.
+    """
     return " / ".join(format_cards(reading_order(r), symbols=symbols) for r in rows)
 
 
 def as_arrangement(value: Arrangement | str) -> Arrangement:
-    """An :class:`Arrangement`, or text such as ``"2S 2H AD / ... / ..."`` read as one."""
+    """An ``Arrangement``, or text such as ``"2S 2H AD / ... / ..."`` read as one.
+
+    Args:
+        value: An ``Arrangement``, returned as it is, or text read by ``Arrangement.parse``.
+
+    Returns:
+        The arrangement.
+
+    Raises:
+        CardError: ``value`` is neither an ``Arrangement`` nor a string, or the text cannot be
+            read as one.
+    """
     if isinstance(value, Arrangement):
         return value
     if isinstance(value, str):
@@ -117,12 +167,23 @@ def as_arrangement(value: Arrangement | str) -> Arrangement:
 def foul_reason(arrangement: Arrangement | str) -> str | None:
     """Why an arrangement is fouled, or ``None`` when it is legal.
 
-    >>> foul_reason("AS KH QD / AC KS JD 9H 3C / 2S 2H 2D 3S 4S")
-    'front (A-high, A K Q) beats middle (A-high, A K J 9 3)'
-    >>> foul_reason("2S 3H 4D / 9S 9H 5C 6C 8D / 7S 7H AD KC QC")
-    'middle (pair of 9s, 8 6 5 kickers) beats back (pair of 7s, A K Q kickers)'
-    >>> foul_reason("2S 2H AD / 7C 7D 9S 5H 3D / TC JC QC KC AC") is None
-    True
+    Args:
+        arrangement: The arrangement, or its text (``"front / middle / back"``).
+
+    Returns:
+        Each pair of rows out of order with both rows described, joined by ``"; "``; ``None``
+            when the rows are in order.
+
+    Raises:
+        CardError: The arrangement is neither an ``Arrangement`` nor readable text.
+
+    Examples:
+        >>> foul_reason("AS KH QD / AC KS JD 9H 3C / 2S 2H 2D 3S 4S")
+        'front (A-high, A K Q) beats middle (A-high, A K J 9 3)'
+        >>> foul_reason("2S 3H 4D / 9S 9H 5C 6C 8D / 7S 7H AD KC QC")
+        'middle (pair of 9s, 8 6 5 kickers) beats back (pair of 7s, A K Q kickers)'
+        >>> foul_reason("2S 2H AD / 7C 7D 9S 5H 3D / TC JC QC KC AC") is None
+        True
     """
     arr = as_arrangement(arrangement)
     front, middle, back = arr.values()
@@ -135,6 +196,16 @@ def foul_reason(arrangement: Arrangement | str) -> str | None:
 
 
 def is_foul(arrangement: Arrangement | str) -> bool:
-    """True when the rows are out of order (front > middle or middle > back)."""
+    """Whether the rows are out of order.
+
+    Args:
+        arrangement: The arrangement, or its text (``"front / middle / back"``).
+
+    Returns:
+        ``True`` when front > middle or middle > back.
+
+    Raises:
+        CardError: The arrangement is neither an ``Arrangement`` nor readable text.
+    """
     front, middle, back = as_arrangement(arrangement).values()
     return not (front <= middle <= back)

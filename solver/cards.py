@@ -7,7 +7,7 @@ A card is an int ``rank * 4 + suit`` in ``0..51``::
 
     2C=0  2D=1  2H=2  2S=3  3C=4  ...  AC=48  AD=49  AH=50  AS=51
 
-:class:`Card` is an ``int`` subclass, so cards go straight into numpy arrays and
+``Card`` is an ``int`` subclass, so cards go straight into numpy arrays and
 kernels, and print as ``AS``. Everything here is friendly Python; the kernels only
 ever see the integer ids.
 """
@@ -123,12 +123,24 @@ def _parse_token(token: str) -> int:
 def parse_card(token: CardLike) -> Card:
     """Parse one card such as ``"As"``, ``"td"``, ``"10h"`` or ``"Q♥"``.
 
-    >>> parse_card("As"), parse_card("2c")
-    (Card('AS'), Card('2C'))
-    >>> parse_card("Xs")
-    Traceback (most recent call last):
-    ...
-    solver.cards.UnknownCardError: unknown rank 'X' in card 'Xs'; ranks are 23456789TJQKA (10 = T)
+    Args:
+        token: The card as text (rank then suit, either case; ``10`` for a ten; a suit letter
+            or symbol), as an id in ``0..51``, or as a ``Card``, which is returned as it is.
+
+    Returns:
+        The ``Card``.
+
+    Raises:
+        UnknownCardError: The token is not a card (an unknown rank or suit, an id out of range,
+            or neither an integer nor a string).
+
+    Examples:
+        >>> parse_card("As"), parse_card("2c")
+        (Card('AS'), Card('2C'))
+        >>> parse_card("Xs")
+        Traceback (most recent call last):
+        ...
+        solver.cards.UnknownCardError: unknown rank 'X' in card 'Xs'; ranks are 23456789TJQKA (10 = T)
     """
     return token if isinstance(token, Card) else Card(token)
 
@@ -136,19 +148,34 @@ def parse_card(token: CardLike) -> Card:
 def parse_cards(cards: CardsLike, count: int | None = None, what: str = "cards") -> tuple[Card, ...]:
     """Parse cards given as one string (space- or comma-separated) or as a sequence.
 
-    Checks for duplicates, and for ``count`` cards when it is given; ``what`` names the
-    context in the error ("hand", "front", ...).
+    Checks for duplicates, and for ``count`` cards when it is given.
 
-    >>> parse_cards("AS, kd 10h")
-    (Card('AS'), Card('KD'), Card('TH'))
-    >>> parse_cards("AS KD AS")
-    Traceback (most recent call last):
-    ...
-    solver.cards.DuplicateCardError: duplicate card 'AS' in cards: 'AS KD AS'
-    >>> parse_cards("AS KD", count=3, what="front")
-    Traceback (most recent call last):
-    ...
-    solver.cards.CardCountError: expected 3 cards for the front, got 2: 'AS KD'
+    Args:
+        cards: The cards, as one string separated by spaces, commas or semicolons, or as an
+            iterable of cards, ids or card strings.
+        count: The number of cards expected; ``None`` accepts any number.
+        what: The context named in the error messages (``"hand"``, ``"front"``, ...).
+
+    Returns:
+        The cards, in the order given.
+
+    Raises:
+        CardError: ``cards`` is neither a string nor an iterable.
+        UnknownCardError: A token is not a card.
+        CardCountError: There are not ``count`` cards.
+        DuplicateCardError: A card is given twice.
+
+    Examples:
+        >>> parse_cards("AS, kd 10h")
+        (Card('AS'), Card('KD'), Card('TH'))
+        >>> parse_cards("AS KD AS")
+        Traceback (most recent call last):
+        ...
+        solver.cards.DuplicateCardError: duplicate card 'AS' in cards: 'AS KD AS'
+        >>> parse_cards("AS KD", count=3, what="front")
+        Traceback (most recent call last):
+        ...
+        solver.cards.CardCountError: expected 3 cards for the front, got 2: 'AS KD'
     """
     if isinstance(cards, str):
         tokens: Sequence[CardLike] = [t for t in _SEPARATORS.split(cards.strip()) if t]
@@ -177,8 +204,19 @@ def parse_cards(cards: CardsLike, count: int | None = None, what: str = "cards")
 def parse_hand(cards: CardsLike) -> tuple[Card, ...]:
     """Parse the 13 distinct cards of a hand.
 
-    >>> len(parse_hand("AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C"))
-    13
+    Args:
+        cards: The hand, as one string or as an iterable of cards, ids or card strings.
+
+    Returns:
+        The 13 cards, in the order given.
+
+    Raises:
+        CardError: The cards cannot be read, are not 13, or repeat a card (the subclasses
+            ``UnknownCardError``, ``CardCountError``, ``DuplicateCardError``).
+
+    Examples:
+        >>> len(parse_hand("AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C"))
+        13
     """
     return parse_cards(cards, count=13, what="hand")
 
@@ -186,8 +224,19 @@ def parse_hand(cards: CardsLike) -> tuple[Card, ...]:
 def format_cards(cards: Iterable[CardLike], symbols: bool = False) -> str:
     """Cards as ``"AS KS TD"`` (or ``"A♠ K♠ T♦"`` with ``symbols=True``).
 
-    >>> format_cards([51, 47, 33]), format_cards("AS KS TD", symbols=True)
-    ('AS KS TD', 'A♠ K♠ T♦')
+    Args:
+        cards: The cards, as one string or as an iterable of cards, ids or card strings.
+        symbols: Write the suits as symbols (``♠``) instead of letters (``S``).
+
+    Returns:
+        The cards in the order given, separated by single spaces.
+
+    Raises:
+        CardError: A card cannot be read (or, given as one string, the cards repeat one).
+
+    Examples:
+        >>> format_cards([51, 47, 33]), format_cards("AS KS TD", symbols=True)
+        ('AS KS TD', 'A♠ K♠ T♦')
     """
     parsed = parse_cards(cards) if isinstance(cards, str) else [parse_card(c) for c in cards]
     names = _SYMBOL_NAMES if symbols else _NAMES
@@ -198,14 +247,25 @@ WHEEL_RANKS = {12, 0, 1, 2, 3}  # A 2 3 4 5
 
 
 def reading_order(cards: Iterable[CardLike]) -> tuple[Card, ...]:
-    """A row's cards in the order a player reads them: groups first (the bigger, then the
-    higher), then by rank, high to low; suits S H D C within a rank. A five-high straight
-    reads 5 4 3 2 A.
+    """A row's cards in the order a player reads them.
 
-    >>> format_cards(reading_order("3C JD 2H JS 3S"))
-    'JS JD 3S 3C 2H'
-    >>> format_cards(reading_order("AS 2D 3C 4H 5S"))
-    '5S 4H 3C 2D AS'
+    Groups first (the bigger, then the higher), then by rank, high to low; suits S H D C
+    within a rank. A five-high straight reads 5 4 3 2 A.
+
+    Args:
+        cards: The row's cards, as one string or as an iterable of cards, ids or card strings.
+
+    Returns:
+        The same cards, in reading order.
+
+    Raises:
+        CardError: A card cannot be read (or, given as one string, the cards repeat one).
+
+    Examples:
+        >>> format_cards(reading_order("3C JD 2H JS 3S"))
+        'JS JD 3S 3C 2H'
+        >>> format_cards(reading_order("AS 2D 3C 4H 5S"))
+        '5S 4H 3C 2D AS'
     """
     parsed = list(parse_cards(cards)) if isinstance(cards, str) else [parse_card(c) for c in cards]
     counts: dict[int, int] = {}
@@ -221,12 +281,24 @@ def reading_order(cards: Iterable[CardLike]) -> tuple[Card, ...]:
 
 
 def deck() -> tuple[Card, ...]:
-    """All 52 cards in id order."""
+    """All 52 cards in id order.
+
+    Returns:
+        The cards ``2C`` (id 0) to ``AS`` (id 51).
+    """
     return tuple(Card(i) for i in range(52))
 
 
 def symbols_supported(stream: object) -> bool:
-    """Whether a text stream (such as ``sys.stdout``) can show the suit symbols."""
+    """Whether a text stream (such as ``sys.stdout``) can show the suit symbols.
+
+    Args:
+        stream: The stream; its ``encoding`` attribute is read, and ASCII is assumed when it
+            has none.
+
+    Returns:
+        ``True`` when the encoding can encode ``♣♦♥♠``.
+    """
     try:
         SUIT_SYMBOLS.encode(getattr(stream, "encoding", None) or "ascii")
     except (UnicodeEncodeError, LookupError):

@@ -26,7 +26,12 @@ def _multisets(size: int, most: int) -> np.ndarray:
 
 @functools.cache
 def row_classes() -> np.ndarray:
-    """Every distinct row value, sorted ascending (7,917 of them)."""
+    """Every distinct row value, sorted ascending (7,917 of them).
+
+    Returns:
+        The values (int32, read-only), built on first use and shared after that; a value's
+            index is its class number.
+    """
     fives = _multisets(5, 4)
     threes = _multisets(3, 3)
     # Suits 0,1,2,3,0 down the sorted ranks: equal ranks get distinct suits, never a flush.
@@ -46,8 +51,13 @@ def row_classes() -> np.ndarray:
 def class_hash() -> tuple[np.ndarray, np.ndarray]:
     """Open-addressing table from row value to class number, for the kernels.
 
-    ``keys[h]`` holds a value (or -1) and ``numbers[h]`` its class; a value's first slot
-    is ``((value * HASH_MULTIPLIER) mod 2**32) >> (32 - HASH_BITS)``, then the next ones."""
+    A value's first slot is ``((value * HASH_MULTIPLIER) mod 2**32) >> (32 - HASH_BITS)``,
+    then the next ones.
+
+    Returns:
+        ``keys`` and ``numbers``, both of ``2**HASH_BITS`` slots and read-only: ``keys[h]``
+            holds a value (or -1, int32) and ``numbers[h]`` its class (int16).
+    """
     size = 1 << HASH_BITS
     keys = np.full(size, -1, np.int32)
     numbers = np.zeros(size, np.int16)
@@ -64,7 +74,11 @@ def class_hash() -> tuple[np.ndarray, np.ndarray]:
 
 @functools.cache
 def five_card_class_mask() -> np.ndarray:
-    """True for the classes of five-card rows, False for three-card ones."""
+    """True for the classes of five-card rows, False for three-card ones.
+
+    Returns:
+        A bool array, one entry per class of ``row_classes``.
+    """
     classes = row_classes()
     fives = _multisets(5, 4) * 4 + np.array([0, 1, 2, 3, 0])
     flushes = np.array(list(itertools.combinations(range(13), 5)), np.int64) * 4 + 3
@@ -98,7 +112,11 @@ class RankClasses:
 
 @functools.cache
 def rank_classes() -> RankClasses:
-    """The tables of ``RankClasses``, made from ``row_classes``."""
+    """The tables of ``RankClasses``, made from ``row_classes``.
+
+    Returns:
+        The tables (read-only arrays), built on first use and shared after that.
+    """
     classes = row_classes()
     assert (FIVES, THREES) == (math.comb(17, 5), math.comb(15, 3))
     weights5 = np.array([[math.comb(r + i, i + 1) for r in range(13)] for i in range(5)], np.int64)

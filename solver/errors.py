@@ -1,14 +1,14 @@
 """The project's errors: one root, three families (card errors are in ``solver.cards``, rule
 errors in ``solver.rules``, each layer's own beside the code that raises them).
 
-Every error the solver, the bots and the bench raise derives from :class:`PokerError` and
+Every error the solver, the bots and the bench raise derives from ``PokerError`` and
 from exactly one of its families, which says whose the fix is:
 
-- :class:`InputError`: what was given is wrong (a card, a rule set, an option, a bot spec,
+- ``InputError``: what was given is wrong (a card, a rule set, an option, a bot spec,
   a file); the fix is in the input. A command exits 2.
-- :class:`BotFault`: a bot, a plug-in opponent model or a bot's process failed while
+- ``BotFault``: a bot, a plug-in opponent model or a bot's process failed while
   playing (raised, answered badly, ran out of time, died). A command exits 1.
-- :class:`InfrastructureError`: the machine or a service failed (a worker pool, a scheduler,
+- ``InfrastructureError``: the machine or a service failed (a worker pool, a scheduler,
   a tool that did not run), not the input and not a bot. A command exits 1.
 
 Each class keeps its builtin base as well (most are ``ValueError``), so code that catches

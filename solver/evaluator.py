@@ -43,7 +43,18 @@ def _count_error(parsed: tuple[Card, ...], cards: CardsLike) -> CardError:
 
 
 def evaluate(cards: CardsLike) -> int:
-    """Value of a 3- or 5-card row, as a string (``"AS KS QS"``) or a sequence of cards."""
+    """Value of a 3- or 5-card row; higher is better, on one scale for both sizes.
+
+    Args:
+        cards: The row, as a string (``"AS KS QS"``) or a sequence of cards or ids.
+
+    Returns:
+        The row's value (layout in ``solver._evaluator``).
+
+    Raises:
+        CardCountError: The row does not hold 3 or 5 cards.
+        CardError: A card cannot be read or is given twice.
+    """
     ids = _row(cards)
     return int(_ev.eval5(*ids) if len(ids) == 5 else _ev.eval3(*ids))
 
@@ -52,6 +63,16 @@ def evaluate_many(cards: np.ndarray) -> np.ndarray:
     """Values of the rows of an ``(n, 5)`` or ``(n, 3)`` array of card ids, in one kernel call.
 
     Rows must hold distinct valid ids; that is checked here, once, for the whole array.
+
+    Args:
+        cards: The rows, one a line: an integer array of shape ``(n, 5)`` or ``(n, 3)``.
+
+    Returns:
+        The ``n`` values, as an int32 array.
+
+    Raises:
+        ValueError: The array is not of shape ``(n, 5)`` or ``(n, 3)``, an id is outside
+            ``0..51``, or a row holds the same card twice.
     """
     array = np.asarray(cards)
     if array.ndim != 2 or array.shape[1] not in (3, 5):
@@ -66,7 +87,17 @@ def evaluate_many(cards: np.ndarray) -> np.ndarray:
 
 
 def row_values(arranged: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Front, middle and back values of an ``(n, 13)`` array set front | middle | back."""
+    """Front, middle and back values of an ``(n, 13)`` array set front | middle | back.
+
+    Args:
+        arranged: The hands, one a line: columns 0-2 the front, 3-7 the middle, 8-12 the back.
+
+    Returns:
+        The front, middle and back values, each an int32 array of length ``n``.
+
+    Raises:
+        ValueError: An id is outside ``0..51`` or a row holds the same card twice.
+    """
     return (
         evaluate_many(arranged[:, :3]),
         evaluate_many(arranged[:, 3:8]),
@@ -75,12 +106,26 @@ def row_values(arranged: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
 
 
 def category(value: int) -> int:
-    """Category number of a value: 0 high card .. 8 straight flush."""
+    """Category number of a value: 0 high card .. 8 straight flush.
+
+    Args:
+        value: A row value from ``evaluate``.
+
+    Returns:
+        The category, an index into ``CATEGORY_NAMES``.
+    """
     return value >> _ev.CATEGORY_SHIFT
 
 
 def category_name(value: int) -> str:
-    """``"pair"``, ``"flush"``, ... for a value."""
+    """``"pair"``, ``"flush"``, ... for a value.
+
+    Args:
+        value: A row value from ``evaluate``.
+
+    Returns:
+        The category's name, from ``CATEGORY_NAMES``.
+    """
     return CATEGORY_NAMES[category(value)]
 
 
@@ -98,8 +143,15 @@ def _kickers(mask: int) -> str:
 def describe_value(value: int) -> str:
     """A row's name from its value, as a player says it.
 
-    >>> describe_value(evaluate("9S 9H 9D")), describe_value(evaluate("9S 9H 4D 4C 4S"))
-    ('three 9s', '4s full of 9s')
+    Args:
+        value: A row value from ``evaluate``.
+
+    Returns:
+        The name, with the kickers where the category has them.
+
+    Examples:
+        >>> describe_value(evaluate("9S 9H 9D")), describe_value(evaluate("9S 9H 4D 4C 4S"))
+        ('three 9s', '4s full of 9s')
     """
     cat = category(value)
     major = value >> _ev.MAJOR_SHIFT & _ev.RANK_MASK
@@ -126,18 +178,38 @@ def describe_value(value: int) -> str:
 
 
 def describe(cards: CardsLike) -> str:
-    """A row's name: ``"pair of 7s, K kicker"``, ``"A-high flush, A J 8 5 3"``, ``"three 9s"``."""
+    """A row's name: ``"pair of 7s, K kicker"``, ``"A-high flush, A J 8 5 3"``, ``"three 9s"``.
+
+    Args:
+        cards: The row of 3 or 5 cards, as a string or a sequence of cards or ids.
+
+    Returns:
+        The name, as ``describe_value`` gives it.
+
+    Raises:
+        CardCountError: The row does not hold 3 or 5 cards.
+        CardError: A card cannot be read or is given twice.
+    """
     return describe_value(evaluate(cards))
 
 
 def hand_keys(values: np.ndarray) -> np.ndarray:
-    """What a row value is called without its kickers: two rows with the same key differ
-    only in kickers or suits ("pair of 9s", "K-high straight", "A-high flush", "9s full of 4s").
+    """What a row value is called without its kickers.
 
-    >>> a, b, c = (evaluate(r) for r in ("9S 9H 5D 4C 2S", "9D 9C KD 4H 3S", "9S 9H 9C 4C 2S"))
-    >>> k = hand_keys(np.array([a, b, c]))
-    >>> bool(k[0] == k[1]), bool(k[0] == k[2])
-    (True, False)
+    Two rows with the same key differ only in kickers or suits ("pair of 9s", "K-high
+    straight", "A-high flush", "9s full of 4s").
+
+    Args:
+        values: Row values from ``evaluate`` or ``evaluate_many``, an array of any shape.
+
+    Returns:
+        The keys, an int64 array of the shape of ``values``.
+
+    Examples:
+        >>> a, b, c = (evaluate(r) for r in ("9S 9H 5D 4C 2S", "9D 9C KD 4H 3S", "9S 9H 9C 4C 2S"))
+        >>> k = hand_keys(np.array([a, b, c]))
+        >>> bool(k[0] == k[1]), bool(k[0] == k[2])
+        (True, False)
     """
     v = np.asarray(values, np.int64)
     return _ev.name_keys(v.ravel()).reshape(v.shape)

@@ -5,14 +5,14 @@ What it promises, whoever calls it:
 * **Files of a folder we write are never links.** A run folder's journal, lock, results,
   report and plots, a protocol bot's logs, the outputs of ``bench train`` and ``bench perf``
   are opened with ``O_NOFOLLOW`` (``follow=False``): a link found in their place is refused
-  (:class:`FileRefused`), never written or read through. A file is replaced by renaming a
+  (``FileRefused``), never written or read through. A file is replaced by renaming a
   new one over its name, which replaces a link there rather than what it points to.
 * **Only regular files are read, appended to or locked.** The kind of a file is checked
   before it is opened (``stat``) and again on the opened descriptor (``fstat``, the same
   file), and every open is non-blocking: a named pipe, device, socket or folder is refused
   before anything could wait on it.
 * **Writes are whole or not at all**: a temporary file beside the target, synced, renamed
-  over it (:func:`write_atomic`); a file we append to has one name only (a second name, a
+  over it (``write_atomic``); a file we append to has one name only (a second name, a
   hard link, would let another folder's run write to it).
 * **Files a user names** (hands, house rules, bot files, tables, results, benchmark JSON)
   may be links the user made: they are followed (``follow=True``), but what they reach must
@@ -77,8 +77,15 @@ class FileRefused(OSError, InputError):
 def kind(mode: int) -> str:
     """What a file of ``mode`` is, in a few words.
 
-    >>> kind(stat.S_IFIFO | 0o644), kind(stat.S_IFREG | 0o644)
-    ('a named pipe (FIFO)', 'a regular file')
+    Args:
+        mode: The file's ``st_mode``, as ``os.stat`` gives it.
+
+    Returns:
+        Such as ``"a folder"``, ``"a named pipe (FIFO)"``, ``"a regular file"``.
+
+    Examples:
+        >>> kind(stat.S_IFIFO | 0o644), kind(stat.S_IFREG | 0o644)
+        ('a named pipe (FIFO)', 'a regular file')
     """
     return next((name for test, name in _KINDS if test(mode)), "a regular file" if stat.S_ISREG(mode) else
                 "a file of another kind")
@@ -100,8 +107,22 @@ def _one_name(path: str | Path, found: os.stat_result) -> None:
 
 
 def regular(path: str | Path, *, follow: bool, single: bool = False) -> os.stat_result:
-    """The status of the regular file ``path`` (``stat``, or ``lstat`` when not ``follow``);
-    ``FileRefused`` when it is anything else, or (``single``) when it has another name."""
+    """The status of the regular file ``path``.
+
+    Args:
+        path: The file.
+        follow: Follow a link (``stat``); ``False`` reads the name itself (``lstat``), so a
+            link is refused.
+        single: Refuse a file with another name (a hard link).
+
+    Returns:
+        The file's status.
+
+    Raises:
+        FileRefused: ``path`` is not a regular file, its name holds a NUL character, or
+            (``single``) it has another name.
+        OSError: The status cannot be read (``FileNotFoundError`` when there is no such file).
+    """
     if "\0" in os.fspath(path):  # os.stat would raise ValueError, which no caller's `except OSError` takes
         raise FileRefused(path, "its name holds a NUL character, which no file's name can", errno.EINVAL)
     found = os.stat(path) if follow else os.lstat(path)
@@ -118,8 +139,25 @@ def open_regular(path: str | Path, flags: int = os.O_RDONLY, *, follow: bool, mo
 
     The file is checked before it is opened and again once open (the same file, regular), and
     the open itself never waits (``O_NONBLOCK``, cleared once the file is known to be regular).
-    ``follow=False`` refuses a link in place of the file; ``limit`` refuses a file of more
-    bytes; ``single`` refuses a file with another name (a hard link)."""
+
+    Args:
+        path: The file.
+        flags: The ``os.open`` flags; ``O_NONBLOCK`` and ``O_CLOEXEC`` are added, and
+            ``O_NOFOLLOW`` when not ``follow``.
+        follow: Follow a link; ``False`` refuses a link in place of the file.
+        mode: The permissions of a file ``O_CREAT`` makes (less the umask).
+        limit: Refuse a file of more bytes than this; ``None`` for any size.
+        single: Refuse a file with another name (a hard link).
+
+    Returns:
+        The open descriptor, in blocking mode; the caller closes it.
+
+    Raises:
+        FileRefused: The file is not a regular file, is a link (not ``follow``), was replaced
+            while being opened, is bigger than ``limit``, or (``single``) has another name.
+        OSError: The file cannot be opened (``FileNotFoundError`` when it is missing and
+            ``flags`` has no ``O_CREAT``).
+    """
     before = None
     try:
         before = regular(path, follow=follow)
@@ -152,12 +190,42 @@ def open_regular(path: str | Path, flags: int = os.O_RDONLY, *, follow: bool, mo
 
 
 def open_input(path: str | Path, limit: int | None, *, follow: bool = True) -> IO[bytes]:
-    """The regular file ``path`` open to read in binary, checked as :func:`open_regular` checks it."""
+    """The regular file ``path`` open to read in binary, checked as ``open_regular`` checks it.
+
+    Args:
+        path: The file.
+        limit: Refuse a file of more bytes than this; ``None`` for any size.
+        follow: Follow a link; ``False`` refuses a link in place of the file.
+
+    Returns:
+        The open file; the caller closes it.
+
+    Raises:
+        FileRefused: The file is not a regular file, is a link (not ``follow``), or is
+            bigger than ``limit``.
+        OSError: The file cannot be opened.
+    """
     return os.fdopen(open_regular(path, follow=follow, limit=limit), "rb")
 
 
 def read_bytes(path: str | Path, limit: int, *, follow: bool = True, single: bool = False) -> bytes:
-    """The bytes of the regular file ``path``: at most ``limit`` of them, checked before reading."""
+    """The bytes of the regular file ``path``: at most ``limit`` of them, checked before reading.
+
+    Args:
+        path: The file.
+        limit: The most bytes read; a bigger file is refused.
+        follow: Follow a link; ``False`` refuses a link in place of the file.
+        single: Refuse a file with another name (a hard link).
+
+    Returns:
+        The file's bytes.
+
+    Raises:
+        FileRefused: The file is not a regular file, is a link (not ``follow``), holds more
+            than ``limit`` bytes (also when it grew while being read), or (``single``) has
+            another name.
+        OSError: The file cannot be opened or read.
+    """
     with os.fdopen(open_regular(path, follow=follow, limit=limit, single=single), "rb") as file:
         data = file.read(limit + 1)
     if len(data) > limit:  # it grew after it was checked
@@ -167,13 +235,39 @@ def read_bytes(path: str | Path, limit: int, *, follow: bool = True, single: boo
 
 
 def read_text(path: str | Path, limit: int, *, follow: bool = True) -> str:
-    """The text of the regular file ``path``: UTF-8, a byte-order mark in front dropped;
-    ``UnicodeDecodeError`` for bytes that are not UTF-8."""
+    """The text of the regular file ``path``: UTF-8, a byte-order mark in front dropped.
+
+    Args:
+        path: The file.
+        limit: The most bytes read; a bigger file is refused.
+        follow: Follow a link; ``False`` refuses a link in place of the file.
+
+    Returns:
+        The file's text.
+
+    Raises:
+        FileRefused: The file is not a regular file, is a link (not ``follow``), or holds
+            more than ``limit`` bytes.
+        OSError: The file cannot be opened or read.
+        UnicodeDecodeError: The bytes are not UTF-8.
+    """
     return read_bytes(path, limit, follow=follow).decode("utf-8-sig")
 
 
 def digest(path: str | Path, *, follow: bool = True) -> str:
-    """The sha256 of the regular file ``path``, read in blocks (a file of any size)."""
+    """The sha256 of the regular file ``path``, read in blocks (a file of any size).
+
+    Args:
+        path: The file.
+        follow: Follow a link; ``False`` refuses a link in place of the file.
+
+    Returns:
+        The digest, 64 hexadecimal digits.
+
+    Raises:
+        FileRefused: The file is not a regular file, or is a link (not ``follow``).
+        OSError: The file cannot be opened or read.
+    """
     found = hashlib.sha256()
     with open_input(path, None, follow=follow) as file:
         for block in iter(lambda: file.read(1 << 20), b""):
@@ -182,8 +276,15 @@ def digest(path: str | Path, *, follow: bool = True) -> str:
 
 
 def standard_input() -> IO[bytes]:
-    """The standard input in binary; ``FileRefused`` (``EBADF``) when the process has none
-    (started with it closed, as ``command <&-`` does)."""
+    """The standard input in binary.
+
+    Returns:
+        The binary buffer of ``sys.stdin``.
+
+    Raises:
+        FileRefused: The process has no standard input (``EBADF``): it was started with it
+            closed, as ``command <&-`` does.
+    """
     stream = getattr(sys.stdin, "buffer", None)
     try:
         if stream is None or stream.closed:
@@ -197,9 +298,25 @@ def standard_input() -> IO[bytes]:
 
 @contextlib.contextmanager
 def arrays(path: str | Path, *, follow: bool = True, limit: int = config.ARRAYS_BYTES) -> Iterator[Any]:
-    """The arrays of an ``.npz`` file (numpy's ``NpzFile``), read without pickles: the file is
-    opened through the gate, and the sizes its arrays declare, unpacked, must fit ``limit``
-    as well (a small archive cannot unpack into more memory than that)."""
+    """The arrays of an ``.npz`` file (numpy's ``NpzFile``), read without pickles.
+
+    The file is opened through the gate, and the sizes its arrays declare, unpacked, must fit
+    ``limit`` as well (a small archive cannot unpack into more memory than that).
+
+    Args:
+        path: The ``.npz`` file.
+        follow: Follow a link; ``False`` refuses a link in place of the file.
+        limit: The most bytes of the file, and of its arrays unpacked.
+
+    Yields:
+        The open ``NpzFile``, closed with the file when the ``with`` block ends.
+
+    Raises:
+        FileRefused: The file is not a regular file, is a link (not ``follow``), or it or its
+            arrays unpacked are bigger than ``limit``.
+        OSError: The file cannot be opened or read.
+        zipfile.BadZipFile: The file is not a zip archive.
+    """
     with open_input(path, limit, follow=follow) as file:
         with zipfile.ZipFile(file) as archive:
             unpacked = sum(member.file_size for member in archive.infolist())
@@ -215,14 +332,28 @@ def arrays(path: str | Path, *, follow: bool = True, limit: int = config.ARRAYS_
 
 
 def write_all(fd: int, data: bytes) -> None:
-    """Every byte of ``data`` to ``fd`` (``os.write`` may write less than it is given)."""
+    """Every byte of ``data`` to ``fd`` (``os.write`` may write less than it is given).
+
+    Args:
+        fd: An open descriptor.
+        data: The bytes to write.
+
+    Raises:
+        OSError: A write failed.
+    """
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view):]
 
 
 def sync_folder(folder: Path) -> None:
-    """Make a rename in ``folder`` durable (where the system allows a folder to be synced)."""
+    """Make a rename in ``folder`` durable (where the system allows a folder to be synced).
+
+    A folder that cannot be opened or synced is left as it is, without an error.
+
+    Args:
+        folder: The folder that holds the renamed file.
+    """
     try:
         fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     except OSError:
@@ -236,12 +367,21 @@ def sync_folder(folder: Path) -> None:
 
 
 def write_atomic(path: str | Path, data: bytes | str) -> None:
-    """Replace ``path`` by ``data``, whole or not at all; ``OSError`` when it cannot be written.
+    """Replace ``path`` by ``data``, whole or not at all.
 
     A file is written to a temporary file beside it, synced, and renamed over it: a reader sees
     the old file or the new one, never a part, and a write that fails (a full disk) leaves
     neither a cut-off file nor the temporary one. The rename replaces whatever has the name
-    (a link there is replaced, not followed); a folder of that name is refused."""
+    (a link there is replaced, not followed); a folder of that name is refused.
+
+    Args:
+        path: The file to replace or make.
+        data: The new content; text is written as UTF-8.
+
+    Raises:
+        FileRefused: ``path`` is a folder.
+        OSError: The file cannot be written (a failed write names ``path``).
+    """
     path = Path(path)
     if isinstance(data, str):
         data = data.encode("utf-8")
@@ -274,20 +414,57 @@ def write_atomic(path: str | Path, data: bytes | str) -> None:
 
 def open_append(path: str | Path) -> int:
     """A descriptor to append to the existing regular file ``path``, which is not a link and
-    has no other name."""
+    has no other name.
+
+    Args:
+        path: The file.
+
+    Returns:
+        The open descriptor; the caller closes it.
+
+    Raises:
+        FileRefused: ``path`` is a link, not a regular file, or has another name.
+        OSError: The file cannot be opened (``FileNotFoundError`` when it is missing).
+    """
     return open_regular(path, os.O_WRONLY | os.O_APPEND, follow=False, single=True)
 
 
 def open_write(path: str | Path, *, exclusive: bool = False, mode: int = 0o644) -> int:
-    """A descriptor to write the regular file ``path`` (made when missing; with ``exclusive``,
-    it must be missing), which is not a link and has no other name."""
+    """A descriptor to write the regular file ``path``, which is not a link and has no other name.
+
+    The file is made when missing; it is not emptied when present.
+
+    Args:
+        path: The file.
+        exclusive: The file must be missing (``O_EXCL``).
+        mode: The permissions of a file made (less the umask).
+
+    Returns:
+        The open descriptor; the caller closes it.
+
+    Raises:
+        FileRefused: ``path`` is a link, not a regular file, or has another name.
+        OSError: The file cannot be opened (``FileExistsError`` when ``exclusive`` and it exists).
+    """
     flags = os.O_WRONLY | os.O_CREAT | (os.O_EXCL if exclusive else 0)
     return open_regular(path, flags, follow=False, mode=mode, single=True)
 
 
 def make_folder(path: str | Path) -> Path:
-    """The folder ``path``, made (with its parents) when missing; ``FileRefused`` when
-    something else has its name. A folder the user named may be a link the user made."""
+    """The folder ``path``, made (with its parents) when missing.
+
+    A folder the user named may be a link the user made.
+
+    Args:
+        path: The folder.
+
+    Returns:
+        ``path``, as a ``Path``.
+
+    Raises:
+        FileRefused: Something other than a folder has its name.
+        OSError: The folder cannot be made.
+    """
     path = Path(path)
     try:
         path.mkdir(parents=True, exist_ok=True)
@@ -300,8 +477,20 @@ def make_folder(path: str | Path) -> Path:
 
 
 def remove(path: str | Path, *, missing_ok: bool = False) -> None:
-    """Remove the regular file ``path``; anything else of that name (a link, a folder, a named
-    pipe) is refused and left in place, for its owner to look at."""
+    """Remove the regular file ``path``.
+
+    Anything else of that name (a link, a folder, a named pipe) is refused and left in
+    place, for its owner to look at.
+
+    Args:
+        path: The file.
+        missing_ok: Return quietly when there is no such file.
+
+    Raises:
+        FileRefused: ``path`` is not a regular file.
+        FileNotFoundError: There is no such file (unless ``missing_ok``).
+        OSError: The file cannot be removed.
+    """
     try:
         regular(path, follow=False)
     except FileNotFoundError:
@@ -312,7 +501,15 @@ def remove(path: str | Path, *, missing_ok: bool = False) -> None:
 
 
 def describe(error: OSError) -> str:
-    """An OSError in a few words: ``No space left on device`` rather than its errno."""
+    """An OSError in a few words: ``no space left on device`` rather than its errno.
+
+    Args:
+        error: The error.
+
+    Returns:
+        Its ``strerror`` (``no space left on device`` for ``ENOSPC``), or the whole error as
+            text when it has none.
+    """
     if error.errno == errno.ENOSPC:
         return "no space left on device"
     return error.strerror or str(error)
@@ -352,6 +549,10 @@ class FolderLock:
             pass
 
     def release(self) -> None:
+        """Drop the lock by closing its file; releasing it again does nothing.
+
+        The lock file stays in the folder.
+        """
         if self.fd >= 0:
             os.close(self.fd)  # closing the last descriptor drops the lock
             self.fd = -1

@@ -105,12 +105,23 @@ def _could_be_three_flushes(cards: tuple[Card, ...]) -> bool:
 def naturals_of(hand: CardsLike) -> list[Natural]:
     """Every natural the hand qualifies for, in the order of NATURALS.
 
-    >>> [n.kind for n in naturals_of("AS KD QH JC TS 9D 8H 7C 6S 5D 4H 3C 2S")]
-    ['dragon', 'three straights']
-    >>> naturals_of("AS AD KH KC QS QD JH JC TS TD 9H 9C 2S")[0].key
-    (12, 11, 10, 9, 8, 7)
-    >>> naturals_of("AS KS QS JS 9S AH KH QH JH 9H 2C 3D 4C")
-    []
+    Args:
+        hand: The 13 cards, as text or a sequence of cards.
+
+    Returns:
+        The naturals, rarest first; three flushes and three straights carry the best
+            legal rows that make them. Empty for most hands.
+
+    Raises:
+        CardError: The hand is not 13 distinct cards.
+
+    Examples:
+        >>> [n.kind for n in naturals_of("AS KD QH JC TS 9D 8H 7C 6S 5D 4H 3C 2S")]
+        ['dragon', 'three straights']
+        >>> naturals_of("AS AD KH KC QS QD JH JC TS TD 9H 9C 2S")[0].key
+        (12, 11, 10, 9, 8, 7)
+        >>> naturals_of("AS KS QS JS 9S AH KH QH JH 9H 2C 3D 4C")
+        []
     """
     cards = parse_hand(hand)
     counts = Counter(c.rank for c in cards)
@@ -135,7 +146,20 @@ def naturals_of(hand: CardsLike) -> list[Natural]:
 
 
 def best_natural(hand: CardsLike, rules: Rules) -> Natural | None:
-    """The natural this hand would declare under ``rules``: the best paid, then the highest."""
+    """The natural this hand would declare under ``rules``: the best paid, then the highest.
+
+    Whether the rules allow naturals is not checked here; only their payouts are read.
+
+    Args:
+        hand: The 13 cards, as text or a sequence of cards.
+        rules: The rule set whose payouts decide.
+
+    Returns:
+        The natural, or ``None`` when the hand holds none.
+
+    Raises:
+        CardError: The hand is not 13 distinct cards.
+    """
     found = naturals_of(hand)
     if not found:
         return None
@@ -144,7 +168,15 @@ def best_natural(hand: CardsLike, rules: Rules) -> Natural | None:
 
 
 def compare_naturals(a: Natural, b: Natural) -> int:
-    """+1 when ``a`` beats ``b``, -1 when it loses, 0 for a tie."""
+    """Which of two naturals wins: the rarer kind, then by ``key`` within a kind.
+
+    Args:
+        a: A's natural.
+        b: B's natural.
+
+    Returns:
+        +1 when ``a`` beats ``b``, -1 when it loses, 0 for a tie.
+    """
     ra, rb = a.rank, b.rank
     if ra != rb:
         return 1 if ra > rb else -1
@@ -157,7 +189,17 @@ def settle_naturals(a: Natural | None, b: Natural | None, rules: Rules) -> int |
     """Units A wins from B when a natural is declared, or None when neither declared one.
 
     A natural beats an ordinary hand and collects its payout; between two naturals the
-    higher collects its payout and a tie pays nothing."""
+    higher collects its payout and a tie pays nothing.
+
+    Args:
+        a: A's declared natural, or ``None`` when A plays rows.
+        b: B's declared natural, or ``None`` when B plays rows.
+        rules: The rule set whose payouts are paid.
+
+    Returns:
+        The units A wins (negative when A loses), or ``None`` when neither declared one
+            (the hands are then settled by rows).
+    """
     if a is None and b is None:
         return None
     payouts = rules.payouts()
@@ -170,8 +212,16 @@ def settle_naturals(a: Natural | None, b: Natural | None, rules: Rules) -> int |
 
 
 def natural_mask(hands: np.ndarray) -> np.ndarray:
-    """Which hands of an (n, 13) array of card ids may hold a natural (a fast, exact pre-check:
-    only these need :func:`naturals_of`)."""
+    """Which hands of an (n, 13) array of card ids may hold a natural.
+
+    A fast, exact pre-check: only these need ``naturals_of``.
+
+    Args:
+        hands: The hands, one a line, as card ids; they are not checked.
+
+    Returns:
+        A bool array of length ``n``.
+    """
     hands = np.asarray(hands, np.int64)
     n = len(hands)
     ranks = np.zeros((n, 13), np.int64)
@@ -194,7 +244,17 @@ def natural_mask(hands: np.ndarray) -> np.ndarray:
 
 
 def held_natural(hand: CardsLike) -> str | None:
-    """The rarest natural a hand holds, whatever the rules (None for most hands)."""
+    """The rarest natural a hand holds, whatever the rules.
+
+    Args:
+        hand: The 13 cards, as text or a sequence of cards.
+
+    Returns:
+        The natural's kind (one of ``NATURALS``), or ``None`` for most hands.
+
+    Raises:
+        CardError: The hand is not 13 distinct cards.
+    """
     cards = parse_hand(hand)
     if not natural_mask(np.array([cards], np.int64))[0]:
         return None

@@ -21,19 +21,47 @@ from solver.errors import OpponentError
 class OpponentModel(Protocol):
     """Sets ``(n, 13)`` hands of card ids; returns them reordered front (3) | middle (5) | back (5)."""
 
-    def arrange_many(self, hands: np.ndarray, rng: np.random.Generator) -> np.ndarray: ...
+    def arrange_many(self, hands: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Set every hand of a batch.
+
+        Args:
+            hands: The hands, an ``(n, 13)`` uint8 array of card ids, one a line.
+            rng: The random generator to draw from, for a model that draws.
+
+        Returns:
+            The same hands reordered front (3) | middle (5) | back (5), an ``(n, 13)`` array
+                of integer card ids.
+        """
+        ...
 
 
 def model_name(model: object) -> str:
-    """How a model is named in results and errors."""
+    """How a model is named in results and errors.
+
+    Args:
+        model: The opponent model.
+
+    Returns:
+        Its ``name`` attribute when it has a non-empty one, else its class's name.
+    """
     return str(getattr(model, "name", None) or type(model).__name__)
 
 
 def arrange_checked(model: OpponentModel, hands: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """``model.arrange_many(hands, rng)``, checked: the same shape, each row a permutation of its hand.
 
-    Raises :class:`OpponentError` naming the model and the first bad row, or the error the
-    model raised."""
+    Args:
+        model: The opponent model.
+        hands: The hands, an ``(n, 13)`` array of card ids; passed to the model as uint8.
+        rng: The random generator passed to the model.
+
+    Returns:
+        The set hands, an ``(n, 13)`` uint8 array.
+
+    Raises:
+        OpponentError: The model raised an exception (named in the message and chained), or
+            its answer is not the hands set in rows (the message names the first bad row).
+    """
     name = model_name(model)
     hands = np.ascontiguousarray(hands, np.uint8)
     try:
@@ -44,9 +72,21 @@ def arrange_checked(model: OpponentModel, hands: np.ndarray, rng: np.random.Gene
 
 
 def check_batch(hands: np.ndarray, answer: object, name: str) -> np.ndarray:
-    """``answer`` as a uint8 array when it holds ``hands`` set in rows: the same shape, integer
-    card ids, each row a permutation of its hand; :class:`OpponentError` naming the first bad
-    row otherwise."""
+    """``answer`` as a uint8 array when it holds ``hands`` set in rows.
+
+    Args:
+        hands: The hands dealt, an ``(n, 13)`` array of card ids.
+        answer: What the model returned.
+        name: The model's name, for the error.
+
+    Returns:
+        ``answer`` as a uint8 array.
+
+    Raises:
+        OpponentError: ``answer`` is not an array of integer card ids of the shape of
+            ``hands`` (which must be ``(n, 13)``), or a row is not a permutation of its hand
+            (the message names the first).
+    """
     try:
         arranged = np.asarray(answer)
     except Exception:  # not array-like at all

@@ -147,12 +147,28 @@ class Rules:
         return max(rows + royalties, payout)
 
     def royalty_table(self) -> dict[tuple[str, str], int]:
+        """The royalty table as a dict.
+
+        Returns:
+            The units of each ``(row, hand)`` line; empty without royalties.
+        """
         return dict(self.royalties)
 
     def payouts(self) -> dict[str, int]:
+        """What each natural pays, as a dict.
+
+        Returns:
+            The units of each natural, whether or not naturals are on.
+        """
         return dict(self.natural_payouts)
 
     def to_dict(self) -> dict[str, Any]:
+        """The rule set as the JSON documents give it (docs/json.md).
+
+        Returns:
+            ``name``, ``scoring``, ``royalties`` (a list of ``row``, ``category``, ``units``),
+                ``royalty_needs_win``, ``naturals`` and ``natural_payouts`` (always present).
+        """
         return {
             "name": self.name,
             "scoring": self.scoring,
@@ -164,10 +180,22 @@ class Rules:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], label: str | None = None) -> Rules:
-        """Rules from settings as a house-rules file holds them (see the README for the layout).
+        """Rules from settings as a house-rules file holds them (docs/rules.md, "House rules from a file").
 
         Strict: booleans must be booleans, units whole numbers >= 0, and an unknown setting,
-        row, hand or natural is an error naming it."""
+        row, hand or natural is an error naming it.
+
+        Args:
+            data: The settings: ``name``, ``scoring``, ``royalties``, ``royalty_needs_win``,
+                ``naturals``, ``natural_payouts``, each optional.
+            label: How the rules are named; ``None`` takes the setting ``name``, if any.
+
+        Returns:
+            The rule set.
+
+        Raises:
+            RulesError: A setting is unknown or not valid.
+        """
         return cls._from_settings(_settings(data), label)
 
     @classmethod
@@ -183,13 +211,26 @@ class Rules:
 
     @classmethod
     def parse(cls, text: str | None) -> Rules:
-        """A preset (``basic``, ``1-6``, ``2-4``, ``royalties``, ``royalties-win``, ``naturals``),
-        the path of a TOML or JSON file, or several joined with ``+``.
+        """Rules from their name.
 
-        >>> Rules.parse("1-6+2-4")
-        Traceback (most recent call last):
-        ...
-        solver.rules.RulesError: '1-6+2-4' sets the scoring method twice: 1-6 (from '1-6') and 2-4 (from '2-4')
+        Args:
+            text: A preset (``basic``, ``1-6``, ``2-4``, ``royalties``, ``royalties-win``,
+                ``naturals``, in any case), the path of a TOML or JSON file, or several joined
+                with ``+``; ``None`` or blank is basic scoring.
+
+        Returns:
+            The rule set; one that takes a file is labelled with ``text`` (a file alone, with
+                the name it gives or its file name).
+
+        Raises:
+            RulesError: A part is neither a preset nor a readable rules file, a part is named
+                twice, or two parts set the same setting differently.
+
+        Examples:
+            >>> Rules.parse("1-6+2-4")
+            Traceback (most recent call last):
+            ...
+            solver.rules.RulesError: '1-6+2-4' sets the scoring method twice: 1-6 (from '1-6') and 2-4 (from '2-4')
         """
         if text is None or text.strip() == "":
             return cls()
@@ -218,7 +259,17 @@ class Rules:
 
     @classmethod
     def load(cls, path: str | Path) -> Rules:
-        """A house rule set from a TOML or JSON file (see the README for the layout)."""
+        """A house rule set from a TOML or JSON file (docs/rules.md, "House rules from a file").
+
+        Args:
+            path: The file; a name ending in ``.toml`` is read as TOML, any other as JSON.
+
+        Returns:
+            The rule set, labelled with the name the file gives or else the file's name.
+
+        Raises:
+            RulesError: The file cannot be read or parsed, or a setting is unknown or not valid.
+        """
         path = Path(path)
         data = _read(path)
         return cls._from_settings(_settings(data, path), label=data.get("name") or path.name)
@@ -248,11 +299,20 @@ def _preset(part: str) -> dict[str, Any]:
 
 
 def parse_toml(text: str) -> dict[str, Any]:
-    """TOML text as a dict, with the standard library's ``tomllib`` (``tomli`` on Python 3.10);
-    raises the parser's own error on text that is not TOML.
+    """TOML text as a dict, with the standard library's ``tomllib`` (``tomli`` on Python 3.10).
 
-    >>> parse_toml('command = ["python3", "bot.py"]')
-    {'command': ['python3', 'bot.py']}
+    Args:
+        text: The TOML document.
+
+    Returns:
+        Its top-level table.
+
+    Raises:
+        TOMLDecodeError: The text is not TOML (the parser's own error).
+
+    Examples:
+        >>> parse_toml('command = ["python3", "bot.py"]')
+        {'command': ['python3', 'bot.py']}
     """
     if sys.version_info >= (3, 11):
         import tomllib  # noqa: PLC0415  (the standard library's from Python 3.11)
@@ -364,5 +424,15 @@ BASIC = Rules()
 
 
 def as_rules(rules: Rules | str | None) -> Rules:
-    """Rules from a Rules value, a preset or file name, or None (basic)."""
+    """Rules from a Rules value, a preset or file name, or None (basic).
+
+    Args:
+        rules: A ``Rules``, returned as it is, or a name read by ``Rules.parse``.
+
+    Returns:
+        The rule set.
+
+    Raises:
+        RulesError: The name is not a rule set (see ``Rules.parse``).
+    """
     return rules if isinstance(rules, Rules) else Rules.parse(rules)

@@ -6,7 +6,7 @@ sorted opponent rows and the splits are then look-ups (``solver._search.score_ca
 the canonical scan of 36,036 entries). Under a scoop or majority bonus the rows interact:
 every split gets bounds from its per-row chances (``solver._search.bonus_bounds``), and
 the splits the bounds cannot rule out are scored jointly against every sampled opponent
-(:func:`_joint_plays`, ``solver._settle``). Runners-up differ from the best, and from each
+(``_joint_plays``, ``solver._settle``). Runners-up differ from the best, and from each
 other, in what their rows are called or in their values (``distinct``).
 """
 
@@ -64,13 +64,27 @@ def _constant(sample: Sample, rules: Rules) -> float:
 
 def rank_plays(cards: tuple[Card, ...], sample: Sample, rules: Rules, top: int,
                 distinct: str = "hands") -> tuple[list[Play], int]:
-    """The best play and the next ``top`` distinct plays (split, row values), best first, and
-    the number of legal splits.
+    """The best play and the next ``top`` distinct plays, best first, and the number of legal splits.
 
     Plays with the same three row values score the same against any sample, so only the
     first split of each counts. With ``distinct="hands"`` a runner-up must also differ from
     the best and from the other runners-up in what its rows are called, not only in kickers
-    or suits (``solver.evaluator.hand_keys``). Equal scores keep the canonical order."""
+    or suits (``solver.evaluator.hand_keys``). Equal scores keep the canonical order.
+
+    Args:
+        cards: The hand's 13 cards.
+        sample: The sampled opponents the plays are scored against.
+        rules: The rule set; with a scoop or majority bonus the best candidates are scored
+            jointly against every opponent.
+        top: How many runners-up follow the best play (fewer when the hand has fewer
+            distinct plays).
+        distinct: ``"hands"``: runners-up whose rows are called differently; ``"values"``:
+            any plays with other row values.
+
+    Returns:
+        The plays, each a split number and its row values (front, middle, back), best first;
+            and the number of legal splits of the hand.
+    """
     t = split_tables()
     v3, v5 = subset_values(cards)
     seps, wins, losses = _separable_scores(v3, v5, sample, rules)

@@ -13,7 +13,7 @@ The opponents are set by an opponent model (``solver.opponent``): any object wit
 
 The opponents are dealt and set in ``solver.sampling``, the splits searched in
 ``solver.search`` (over the kernels of ``solver._search``); this module holds the results
-(:class:`Solution`, :class:`Grade`) and the functions that make them.
+(``Solution``, ``Grade``) and the functions that make them.
 
 By linearity of expectation the expected score against N - 1 opponents is N - 1
 times the score against one, so the best arrangement does not depend on the number
@@ -117,9 +117,12 @@ class Solution:
         return self.players - 1
 
     def to_dict(self) -> dict[str, Any]:
-        """The versioned JSON document of ``solve --json`` (``bench/records/schemas/solve.schema.json``):
-        numbers rounded to 6 decimals, a standard error of one sample null, cards of a row in
-        reading order."""
+        """The versioned JSON document of ``solve --json`` (``bench/records/schemas/solve.schema.json``).
+
+        Returns:
+            The document: numbers rounded to 6 decimals, a standard error of one sample null,
+                cards of a row in reading order.
+        """
         return json_ready({
             "schema_version": SCHEMA_VERSION,
             "document": "solve",
@@ -206,13 +209,23 @@ def _parts(values: tuple[int, int, int], rows: np.ndarray, sample: Sample, rules
 
 
 def bonus_units(rows: np.ndarray, rules: Rules) -> np.ndarray:
-    """(n,) bonus units of the scoring method for (n, 3) row results (+1 / 0 / -1, fouls applied):
-    under 1-6 a scoop takes 3 more (6 in all), under 2-4 winning more rows than the other takes 1.
+    """Bonus units of the scoring method, beyond the rows' own units.
 
-    >>> bonus_units(np.array([[1, 1, 1], [1, 1, -1], [-1, -1, -1], [1, 0, 0]]), as_rules("1-6")).tolist()
-    [3, 0, -3, 0]
-    >>> bonus_units(np.array([[1, 1, 1], [1, 1, -1], [-1, -1, -1], [1, 0, 0]]), as_rules("2-4")).tolist()
-    [1, 1, -1, 1]
+    Under 1-6 a scoop takes 3 more (6 in all), under 2-4 winning more rows than the other
+    takes 1; basic scoring has no bonus.
+
+    Args:
+        rows: Row results (+1 / 0 / -1, fouls applied), shape ``(n, 3)``.
+        rules: The rule set whose scoring method counts.
+
+    Returns:
+        The bonus of each pairing, an int64 array of length ``n`` (negative when it is paid).
+
+    Examples:
+        >>> bonus_units(np.array([[1, 1, 1], [1, 1, -1], [-1, -1, -1], [1, 0, 0]]), as_rules("1-6")).tolist()
+        [3, 0, -3, 0]
+        >>> bonus_units(np.array([[1, 1, 1], [1, 1, -1], [-1, -1, -1], [1, 0, 0]]), as_rules("2-4")).tolist()
+        [1, 1, -1, 1]
     """
     wins, losses = (rows == 1).sum(axis=1), (rows == -1).sum(axis=1)
     if rules.scoring == "1-6":
@@ -223,9 +236,21 @@ def bonus_units(rows: np.ndarray, rules: Rules) -> np.ndarray:
 
 
 def royalty_units(mine: np.ndarray, theirs: np.ndarray, rows: np.ndarray, rules: Rules) -> np.ndarray:
-    """(n,) royalties ``mine[i]`` collects from ``theirs[i]`` less those it pays, for (n, 3) row
-    values and their row results: a valid hand earns the royalty of each row's hand (only of
-    the rows it wins, when the rules ask for a win), a fouled hand earns none."""
+    """Royalties ``mine[i]`` collects from ``theirs[i]`` less those it pays.
+
+    A valid hand earns the royalty of each row's hand (only of the rows it wins, when the
+    rules ask for a win), a fouled hand earns none.
+
+    Args:
+        mine: Our row values (front, middle, back), shape ``(n, 3)``.
+        theirs: The opponents' row values, shape ``(n, 3)``.
+        rows: The row results of ``mine`` against ``theirs`` (+1 / 0 / -1, fouls applied),
+            shape ``(n, 3)``; read only when the rules pay a royalty on a won row alone.
+        rules: The rule set whose royalty table pays.
+
+    Returns:
+        The net royalty units of each pairing, an int64 array of length ``n``.
+    """
     table = royalty_array(rules)
     earned = table[np.arange(3), royalty_lines(mine)]
     paid = table[np.arange(3), royalty_lines(theirs)]
@@ -287,7 +312,10 @@ def solve(
         The best play, its runners-up and their expected scores, as a ``Solution``.
 
     Raises:
-        SolveError: The hand or a setting is not valid (a ``ValueError``).
+        CardError: ``hand`` is not 13 distinct cards.
+        SolveError: A setting is not valid (a ``ValueError``).
+        OpponentError: The opponent model failed or answered with something other than the
+            hands it was given, set in rows.
 
     Examples:
         >>> from bots import opponent_model
@@ -329,14 +357,36 @@ def solve(
 def check_request(hand: CardsLike, opponent: OpponentModel, arrangement: Arrangement | str | None = None, *,
                   samples: int = config.DEFAULT_SAMPLES, seed: int | None = None, players: int = 2, top: int = 3,
                   rules: Rules | str | None = None, distinct: str = "hands") -> tuple[tuple[Card, ...], Rules]:
-    """The hand's cards and the rules, once everything :func:`solve` (and :func:`grade`, given
-    the ``arrangement``) is asked is checked, at once and without any work: the same
-    ``SolveError`` (or a ``CardError``, ``RulesError``) the call would raise.
+    """The hand's cards and the rules, once everything ``solve`` (and ``grade``, given the
+    ``arrangement``) is asked is checked, at once and without any work.
 
-    >>> check_request("AS KS", None)  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    solver.cards.CardCountError: expected 13 cards for the hand, got 2: 'AS KS'
+    It raises the same ``SolveError`` (or ``CardError``) the call would raise. The arguments
+    are those of ``solve``.
+
+    Args:
+        hand: The 13 cards, as text or a sequence of cards.
+        opponent: The opponent model; it must have an ``arrange_many`` method.
+        arrangement: The player's arrangement to grade, or its text; ``None`` for a solve.
+        samples: How many opponent hands would be dealt; the memory they need is checked.
+        seed: The seed of the sample, a whole number >= 0, or ``None``.
+        players: Players at the table, 2 to 4.
+        top: How many runners-up, a whole number >= 0.
+        rules: The rule set, by name or as ``Rules``; basic by default.
+        distinct: ``"hands"`` or ``"values"``.
+
+    Returns:
+        The hand's cards and the rule set.
+
+    Raises:
+        CardError: The hand is not 13 distinct cards, or the arrangement cannot be read.
+        SolveError: The arrangement holds other cards than the hand, or an option is not
+            valid (a rule set that cannot be read included).
+
+    Examples:
+        >>> check_request("AS KS", None)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        solver.cards.CardCountError: expected 13 cards for the hand, got 2: 'AS KS'
     """
     cards = parse_hand(hand)
     if arrangement is not None:
@@ -416,7 +466,12 @@ class Grade:
 
     def to_dict(self) -> dict[str, Any]:
         """The versioned JSON document of ``solve --grade --json`` and of the web page's grade
-        (``bench/records/schemas/hand-grade.schema.json``)."""
+        (``bench/records/schemas/hand-grade.schema.json``).
+
+        Returns:
+            The document: the player's play and rows beside the best play's, numbers rounded
+                to 6 decimals.
+        """
         best = self.solution.to_dict()
         rows = _row_results_dict(self.rows)
         for name, row in rows.items():
@@ -454,18 +509,38 @@ def _play_of(cards: tuple[Card, ...], play: Arrangement | str) -> Arrangement:
 
 def play_scores(hand: CardsLike, plays: list[Arrangement | str], opponent: OpponentModel, *,
                 samples: int = config.DEFAULT_SAMPLES, seed: int, rules: Rules | str | None = None) -> np.ndarray:
-    """Units each of ``plays`` (arrangements of ``hand``) wins from each of ``samples``
-    opponents, dealt and set as :func:`solve` deals and sets them with this ``seed``: an array
-    (len(plays), samples). The same opponents face every play, so differences are paired.
-    A fouled play is scored as the foul it is; the opponents' naturals are declared when the
-    rules have naturals (the plays never declare one).
+    """Units each of ``plays`` wins from each of ``samples`` opponents, dealt and set as ``solve``
+    deals and sets them with this ``seed``.
 
-    >>> from bots import opponent_model
-    >>> hand = "AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C"
-    >>> s = play_scores(hand, ["9H 9D 2C / 8C 7C 6D 5H 4S / AS KS QS JS TS"], opponent_model("table"),
-    ...                 samples=200, seed=1)
-    >>> s.shape, float(s.mean()) == solve(hand, opponent_model("table"), samples=200, seed=1).ev
-    ((1, 200), True)
+    The same opponents face every play, so differences are paired. A fouled play is scored
+    as the foul it is; the opponents' naturals are declared when the rules have naturals
+    (the plays never declare one).
+
+    Args:
+        hand: The 13 cards, as text or a sequence of cards.
+        plays: Arrangements of ``hand``, or their text.
+        opponent: The opponent model that sets every sampled opponent.
+        samples: How many opponent hands are dealt.
+        seed: The seed of the sample, a whole number >= 0; required, so that the opponents
+            are the ones the caller names.
+        rules: The rule set, by name or as ``Rules``; basic by default.
+
+    Returns:
+        A float array of shape ``(len(plays), samples)``: the units of each play against one
+            opponent, per sampled opponent.
+
+    Raises:
+        CardError: The hand is not 13 distinct cards, or a play cannot be read.
+        SolveError: A play holds other cards than the hand, or an option is not valid.
+        OpponentError: The opponent model failed or set its hands wrongly.
+
+    Examples:
+        >>> from bots import opponent_model
+        >>> hand = "AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C"
+        >>> s = play_scores(hand, ["9H 9D 2C / 8C 7C 6D 5H 4S / AS KS QS JS TS"], opponent_model("table"),
+        ...                 samples=200, seed=1)
+        >>> s.shape, float(s.mean()) == solve(hand, opponent_model("table"), samples=200, seed=1).ev
+        ((1, 200), True)
     """
 
     cards = parse_hand(hand)
@@ -482,8 +557,26 @@ def play_scores(hand: CardsLike, plays: list[Arrangement | str], opponent: Oppon
 
 def grade(hand: CardsLike, arrangement: Arrangement | str, opponent: OpponentModel, **options: Any) -> Grade:
     """How a player's arrangement of ``hand`` compares with the best play, scored against the
-    same simulated opponents (``options`` as for :func:`solve`); a fouled arrangement is
-    graded too, as the foul it is."""
+    same simulated opponents.
+
+    A fouled arrangement is graded too, as the foul it is.
+
+    Args:
+        hand: The 13 cards, as text or a sequence of cards.
+        arrangement: The player's arrangement of ``hand``, or its text.
+        opponent: The opponent model that sets every sampled opponent.
+        **options: Options of ``solve`` (``samples``, ``seed``, ``players``, ``rules``, ...);
+            ``top`` is 0 unless given.
+
+    Returns:
+        The player's EV, its paired difference to the best play and the rows of both, as a
+            ``Grade``.
+
+    Raises:
+        CardError: The hand is not 13 distinct cards, or the arrangement cannot be read.
+        SolveError: The arrangement holds other cards than the hand, or an option is not valid.
+        OpponentError: The opponent model failed or set its hands wrongly.
+    """
     cards = parse_hand(hand)
     mine = _play_of(cards, arrangement)
     solution = solve(cards, opponent, keep_sample=True, **({"top": 0} | options))

@@ -55,7 +55,11 @@ def _mask(positions: np.ndarray) -> np.ndarray:
 
 @functools.cache
 def split_tables() -> SplitTables:
-    """The tables, built on first use (a few milliseconds) and shared after that."""
+    """The tables, built on first use (a few milliseconds) and shared after that.
+
+    Returns:
+        The tables; their arrays are read-only.
+    """
     combos3 = np.array(list(itertools.combinations(range(13), 3)), np.int8)
     combos5 = np.array(list(itertools.combinations(range(13), 5)), np.int8)
     index5 = np.full(1 << 13, -1, np.int32)
@@ -128,7 +132,17 @@ class Splits:
     legal: np.ndarray  # (72072,) bool: front <= middle <= back
 
     def arrangement(self, split: int) -> Arrangement:
-        """The arrangement that split number ``split`` makes of this hand."""
+        """The arrangement that split number ``split`` makes of this hand.
+
+        Args:
+            split: The split number, ``0..72071``.
+
+        Returns:
+            The arrangement.
+
+        Raises:
+            IndexError: ``split`` is out of range.
+        """
         return split_arrangement(self.hand, split)
 
     @property
@@ -137,16 +151,37 @@ class Splits:
 
 
 def subset_values(cards: CardsLike) -> tuple[np.ndarray, np.ndarray]:
-    """Values of a hand's 286 three-card and 1,287 five-card subsets (rows of ``combos3``
-    and ``combos5``), by the kernel the bots' searches use."""
+    """Values of a hand's 286 three-card and 1,287 five-card subsets, by the kernel the bots' searches use.
+
+    Args:
+        cards: The hand's 13 cards, as text (``"AS KS ..."``) or a sequence of cards or ids.
+
+    Returns:
+        The int32 values of the three-card subsets (the rows of ``combos3``) and of the
+            five-card subsets (the rows of ``combos5``).
+
+    Raises:
+        CardError: ``cards`` is not 13 distinct cards.
+    """
     t = split_tables()
-    hand = np.ascontiguousarray(cards, np.uint8)
+    hand = np.array([int(card) for card in parse_hand(cards)], np.uint8)
     return _splits.subset_values(hand, t.columns3, t.columns5, np.empty(t.columns3.shape, np.uint8),
                                  np.empty(t.columns5.shape, np.uint8))
 
 
 def split_positions(split: int) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
-    """Card positions (front, middle, back) of split number ``split``."""
+    """Card positions (front, middle, back) of split number ``split``.
+
+    Args:
+        split: The split number, ``0..72071``.
+
+    Returns:
+        The positions ``0..12`` within the hand of the front's 3, the middle's 5 and the
+            back's 5 cards, each in increasing order.
+
+    Raises:
+        IndexError: ``split`` is out of range.
+    """
     if not 0 <= split < N_SPLITS:
         raise IndexError(f"split {split} is out of range; splits are 0..{N_SPLITS - 1}")
     t = split_tables()
@@ -160,8 +195,20 @@ def split_positions(split: int) -> tuple[tuple[int, ...], tuple[int, ...], tuple
 def split_arrangement(hand: CardsLike, split: int) -> Arrangement:
     """The arrangement that split number ``split`` makes of ``hand``.
 
-    >>> str(split_arrangement("AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C", 0))
-    'AS KS QS / 9H 9D JS TS 8C / 7C 6D 5H 4S 2C'
+    Args:
+        hand: The 13 cards, as text or a sequence of cards.
+        split: The split number, ``0..72071``.
+
+    Returns:
+        The arrangement, which may be a foul.
+
+    Raises:
+        CardError: The hand is not 13 distinct cards.
+        IndexError: ``split`` is out of range.
+
+    Examples:
+        >>> str(split_arrangement("AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C", 0))
+        'AS KS QS / 9H 9D JS TS 8C / 7C 6D 5H 4S 2C'
     """
     cards = parse_hand(hand)
     front, middle, back = split_positions(split)
@@ -173,9 +220,19 @@ def split_arrangement(hand: CardsLike, split: int) -> Arrangement:
 def all_splits(hand: CardsLike) -> Splits:
     """Row values and legality of all 72,072 splits of a 13-card hand.
 
-    >>> splits = all_splits("AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C")
-    >>> len(splits.legal), splits.n_legal
-    (72072, 18642)
+    Args:
+        hand: The 13 cards, as text or a sequence of cards.
+
+    Returns:
+        The row values and legality of every split, in split order.
+
+    Raises:
+        CardError: The hand is not 13 distinct cards.
+
+    Examples:
+        >>> splits = all_splits("AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C")
+        >>> len(splits.legal), splits.n_legal
+        (72072, 18642)
     """
     cards = parse_hand(hand)
     t = split_tables()
@@ -185,10 +242,22 @@ def all_splits(hand: CardsLike) -> Splits:
 
 
 def count_legal(hands: np.ndarray, canonical: bool = True) -> np.ndarray:
-    """Legal splits of each hand of an ``(n, 13)`` array of card ids, in one kernel call."""
-    hands = np.ascontiguousarray(hands, np.uint8)
-    if hands.ndim != 2 or hands.shape[1] != 13:
-        raise ValueError(f"expected an (n, 13) array of card ids, got shape {hands.shape}")
+    """Legal splits of each hand of an ``(n, 13)`` array of card ids, in one kernel call.
+
+    Args:
+        hands: The hands, one a line.
+        canonical: Count by the canonical scan, which reads each pair of fives once (the
+            36,036 entries of ``SplitTables.canon_split``); ``False`` reads all 72,072 splits.
+            The counts are the same.
+
+    Returns:
+        The number of legal splits of each hand, an int32 array of length ``n``.
+
+    Raises:
+        CardError: The array is not of shape ``(n, 13)``, or a hand is not 13 distinct cards
+            (``checked_hands``).
+    """
+    hands = checked_hands(hands)
     t = split_tables()
     if canonical:
         return _splits.count_legal_canonical(hands, t.columns3, t.columns5, t.canon_front, t.canon_a, t.canon_b)
@@ -196,13 +265,24 @@ def count_legal(hands: np.ndarray, canonical: bool = True) -> np.ndarray:
 
 
 def checked_hands(hands: object) -> np.ndarray:
-    """``hands`` as a contiguous (n, 13) uint8 array of card ids, each row thirteen cards (0..51)
-    no two alike; ``solver.cards.CardError`` (one of its kinds) naming the first row that is not.
+    """``hands`` as a contiguous (n, 13) uint8 array of card ids, each row thirteen cards no two alike.
 
-    >>> checked_hands([[0] * 13])
-    Traceback (most recent call last):
-    ...
-    solver.cards.DuplicateCardError: hand 0 of the batch holds a card twice: [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
+    Args:
+        hands: The hands: anything ``numpy.asarray`` reads as an ``(n, 13)`` integer array.
+
+    Returns:
+        The hands as a contiguous ``(n, 13)`` uint8 array.
+
+    Raises:
+        CardCountError: ``hands`` is not an ``(n, 13)`` array of integers.
+        UnknownCardError: A hand holds an id outside ``0..51``; the message names the first.
+        DuplicateCardError: A hand holds a card twice; the message names the first.
+
+    Examples:
+        >>> checked_hands([[0] * 13])
+        Traceback (most recent call last):
+        ...
+        solver.cards.DuplicateCardError: hand 0 of the batch holds a card twice: [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
     """
     array = np.asarray(hands)
     if array.ndim != 2 or array.shape[1] != 13 or not (array.size == 0 or np.issubdtype(array.dtype, np.integer)):

@@ -27,6 +27,16 @@ class Estimate:
 
     @classmethod
     def of(cls, samples: Any) -> Estimate:
+        """The estimate of the mean of ``samples``.
+
+        Args:
+            samples: The values, anything ``numpy.asarray`` reads as floats (all of its
+                entries count, whatever its shape).
+
+        Returns:
+            Their mean, its standard error (NaN for fewer than two values; the mean is NaN
+                for none) and their number.
+        """
         samples = np.asarray(samples, np.float64)
         n = samples.size
         se = float(samples.std(ddof=1) / math.sqrt(n)) if n > 1 else float("nan")
@@ -56,4 +66,9 @@ class Estimate:
         return bool(self.se > 0 and abs(self.mean) > Z95 * self.se) or (self.se == 0 and self.mean != 0)
 
     def to_dict(self) -> dict[str, Any]:
+        """The estimate as the JSON documents give it.
+
+        Returns:
+            ``mean``, ``se``, ``n`` and ``ci95``, the two-sided 95% interval as ``[low, high]``.
+        """
         return {"mean": self.mean, "se": self.se, "n": self.n, "ci95": [self.low, self.high]}

@@ -15,13 +15,24 @@ from solver import config, files
 
 
 def available_cores() -> int:
-    """Cores this process may run on."""
+    """Cores this process may run on.
+
+    Returns:
+        The cores of the process's CPU affinity mask, or where the system has none, all the
+            machine's cores (at least 1).
+    """
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
 def available_memory() -> int | None:
     """Bytes this process may still take: the memory available now, within a cgroup's limit
-    where there is one; None where neither can be read."""
+    where there is one.
+
+    Returns:
+        The least of ``MemAvailable`` in ``/proc/meminfo`` and what is left below the limit of
+            a cgroup v2 (``/sys/fs/cgroup/memory.max``); where neither can be read, the free
+            physical pages; ``None`` where that cannot be read either.
+    """
     def read(path: str) -> str | None:
         try:
             return files.read_text(path, config.SETTINGS_BYTES)

@@ -1,7 +1,8 @@
 """The docstrings of the API reference in one style, Google's, as the site reads them
 (``docstring_style: google`` in mkdocs.yml): every public function and method of a module the
 reference shows documents each of its parameters under ``Args:``, by the name it has in the
-signature, says what it returns under ``Returns:`` (or ``Yields:``), and no docstring carries a
+signature, says what it returns under ``Returns:`` (or ``Yields:``) as one item (its lines after
+the first indented, or the site shows each line as a return value of its own), and no docstring carries a
 Sphinx role (``:func:`x```), which the Google parser shows raw.
 
 The docstrings are read by griffe, the parser of the site, so a section it would not
@@ -113,6 +114,11 @@ def test_every_public_function_documents_its_parameters_and_its_result(function:
     returns_text = str(returns) if returns is not None else "None"
     if returns_text not in NO_RETURN and "property" not in function.labels and function.name != "__init__":
         assert {"returns", "yields"} & set(sections), f"{function.path} returns {returns_text}: no Returns: section"
+    for kind in ("returns", "yields"):  # a line at the section's first indent starts another item
+        if kind in sections:
+            assert len(sections[kind].value) == 1, (
+                f"{function.path}: its {kind.title()}: reads as {len(sections[kind].value)} items; indent the lines "
+                f"after the first by four more spaces")
 
 
 def test_no_module_or_class_docstring_carries_a_sphinx_role():

@@ -150,6 +150,11 @@ def test_rows_of_values_of_the_wrong_shape_are_refused():
         settle_values([1, 2, 3], [[1, 2, 3]])
     with pytest.raises(ValueError, match=r"got shape \(1, 2\)"):
         settle_values([[1, 2, 3]], [[1, 2]])
+    for short in ([[1, 2, 3]], np.zeros((0, 3))):  # the kernels would read past the end of b
+        with pytest.raises(ValueError, match="as many hands on each side, got 4 against"):
+            settle_values([[1, 2, 3]] * 4, short)
+        with pytest.raises(ValueError, match="as many hands on each side, got 4 against"):
+            row_results_of([[1, 2, 3]] * 4, short)
     assert settle_values([[1, 2, 3], [3, 2, 1]], [[1, 2, 4], [1, 2, 3]]).tolist() == [-1, -3]
 
 

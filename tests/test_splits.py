@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 from solver import N_SPLITS, Arrangement, all_splits, count_legal, evaluate, is_foul, split_arrangement, split_tables
-from solver.splits import split_positions
+from solver.cards import CardError, parse_hand
+from solver.splits import split_positions, subset_values
 from tests import naive
 from tests.conftest import load_vectors, random_hands
 
@@ -78,3 +79,18 @@ def test_split_arrangement_round_trip():
     assert arr.values() == (evaluate(arr.front), evaluate(arr.middle), evaluate(arr.back))
     with pytest.raises(IndexError, match="split 72072 is out of range"):
         split_arrangement(hand, N_SPLITS)
+
+
+def test_count_legal_and_subset_values_refuse_what_is_not_a_hand():
+    """Ids outside 0..51 would wrap round in the uint8 the kernels read, a card twice would be
+    counted as two: both are refused, naming the hand, as text is read as text."""
+    good = list(range(13))
+    for bad in ([good[:12] + [300]], [good[:12] + [-1]], [good[:12] + [0]], [good[:12]]):
+        with pytest.raises(CardError):
+            count_legal(np.array(bad))
+    for bad in (good[:12] + [300], good[:12] + [0], good[:12], "AS KS"):
+        with pytest.raises(CardError):
+            subset_values(bad)
+    text = "AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C"
+    by_text, by_ids = subset_values(text), subset_values([int(card) for card in parse_hand(text)])
+    assert all((x == y).all() for x, y in zip(by_text, by_ids))

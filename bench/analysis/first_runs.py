@@ -24,6 +24,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
+from typing import Any
 
 from bench.analysis import _yardstick
 from solver.text import show
@@ -64,15 +65,15 @@ def _timed(argv: list[str], cache: str) -> float:
     return seconds
 
 
-def _kernels(compiles: list[dict[str, object]]) -> dict[str, object]:
+def _kernels(compiles: list[dict[str, Any]]) -> dict[str, Any]:
     """What a first run compiled: the count, the seconds of the compiles called from Python, and
     each of this project's kernels compiled for more than one set of argument types (Numba's own
     helpers, such as ``np.empty``'s, compile once for each type they are called with)."""
-    types: dict[str, set[object]] = {}
+    types: dict[str, set[str]] = {}
     for entry in compiles:
         types.setdefault(str(entry["kernel"]), set()).add(entry["types"])
     return {"compiled": len(compiles), "kernels": len(types),
-            "compile_s": round(sum(float(e["seconds"]) for e in compiles if e["depth"] == 0), 2),  # type: ignore[arg-type]
+            "compile_s": round(sum(float(e["seconds"]) for e in compiles if e["depth"] == 0), 2),
             "more_than_once": sorted(kernel for kernel, seen in types.items()
                                      if len(seen) > 1 and kernel.startswith(OWN)),
             "each": compiles}

@@ -222,7 +222,7 @@ def _f(x: float | None, spec: str, scale: float = 1.0, suffix: str = "") -> str:
 
 def _text(value: Any) -> str:
     """A value the benchmarks.json gives (a name, a version, the machine), as Markdown text: it
-    may come from anywhere, so none of its markup is kept (:func:`solver.text.markdown`)."""
+    may come from anywhere, so none of its markup is kept (``solver.text.markdown``)."""
     return markdown(str(value))
 
 

@@ -65,6 +65,19 @@ class Moments:
 
     @classmethod
     def of(cls, observations: Moments | ArrayLike) -> Moments:
+        """The moments of some observations.
+
+        Args:
+            observations: The observations (any array-like, read flat), or their ``Moments``,
+                returned as they are.
+
+        Returns:
+            Their count, mean and sum of squared deviations from the mean; all 0 for no
+                observations.
+
+        Raises:
+            SprtError: An observation is not a finite number.
+        """
         if isinstance(observations, Moments):
             return observations
         x = np.asarray(observations, np.float64).ravel()
@@ -76,6 +89,17 @@ class Moments:
         return cls(int(x.size), mean, float(np.sum((x - mean) ** 2)))
 
     def add(self, observations: Moments | ArrayLike) -> Moments:
+        """These moments merged with those of more observations (Chan's update).
+
+        Args:
+            observations: The new observations, or their ``Moments``.
+
+        Returns:
+            The moments of the observations of both.
+
+        Raises:
+            SprtError: An observation is not a finite number.
+        """
         other = Moments.of(observations)
         if not other.n:
             return self
@@ -128,8 +152,18 @@ class Sprt:
         return (config.NO_SPREAD * (self.h1 - self.h0)) ** 2
 
     def no_evidence(self, observations: Moments | ArrayLike) -> str | None:
-        """Why these observations (or their :class:`Moments`) cannot move the test, or None
-        when they can."""
+        """Why these observations cannot move the test, or None when they can.
+
+        Args:
+            observations: The observations, or their ``Moments``.
+
+        Returns:
+            Why, in one line: fewer than 2 observations, or a variance at or below
+                ``min_variance``; None when they can move the test.
+
+        Raises:
+            SprtError: An observation is not a finite number.
+        """
         seen = Moments.of(observations)
         if seen.n < 2:
             return f"{seen.n} deal{'' if seen.n == 1 else 's'} cannot show a variance"
@@ -138,8 +172,17 @@ class Sprt:
         return None
 
     def llr(self, observations: Moments | ArrayLike) -> float:
-        """The log-likelihood ratio of H1 against H0 for these observations (or their
-        :class:`Moments`); 0 when they show no spread."""
+        """The log-likelihood ratio of H1 against H0 for these observations.
+
+        Args:
+            observations: The observations, or their ``Moments``.
+
+        Returns:
+            ``n/2 * ln(s0^2 / s1^2)``; 0 when they cannot move the test (``no_evidence``).
+
+        Raises:
+            SprtError: An observation is not a finite number.
+        """
         seen = Moments.of(observations)
         if self.no_evidence(seen):
             return 0.0
@@ -147,7 +190,15 @@ class Sprt:
         return seen.n / 2 * math.log((v + (m - self.h0) ** 2) / (v + (m - self.h1) ** 2))
 
     def decide(self, llr: float) -> str | None:
-        """"H1" above the upper bound, "H0" below the lower one, else None (go on)."""
+        """Whether the test stops, and on which hypothesis.
+
+        Args:
+            llr: A log-likelihood ratio (``llr``).
+
+        Returns:
+            ``"H1"`` at or above the upper bound, ``"H0"`` at or below the lower one, else None
+                (go on).
+        """
         if llr >= self.upper:
             return "H1"
         if llr <= self.lower:
@@ -157,10 +208,17 @@ class Sprt:
     def verdict(self, decision: str) -> str:
         """What the test accepted, in words.
 
-        >>> Sprt(-0.01, 0.01).verdict("H1")
-        'H1 (+0.01) accepted over H0 (-0.01) at alpha=beta=0.05'
-        >>> Sprt(0, 0.5, alpha=0.01, beta=0.1).verdict("H0")
-        'H0 (+0) accepted over H1 (+0.5) at alpha=0.01, beta=0.1'
+        Args:
+            decision: ``"H1"``, or anything else for H0 (``decide`` gives ``"H0"``).
+
+        Returns:
+            The hypothesis accepted and its value, the other one's, and the error rates.
+
+        Examples:
+            >>> Sprt(-0.01, 0.01).verdict("H1")
+            'H1 (+0.01) accepted over H0 (-0.01) at alpha=beta=0.05'
+            >>> Sprt(0, 0.5, alpha=0.01, beta=0.1).verdict("H0")
+            'H0 (+0) accepted over H1 (+0.5) at alpha=0.01, beta=0.1'
         """
         rates = f"alpha=beta={self.alpha:g}" if self.alpha == self.beta else f"alpha={self.alpha:g}, beta={self.beta:g}"
         if decision == "H1":
@@ -168,7 +226,16 @@ class Sprt:
         return f"H0 ({self.h0:+g}) accepted over H1 ({self.h1:+g}) at {rates}"
 
     def llr_paths(self, streams: np.ndarray) -> np.ndarray:
-        """The ratio after each observation of each row of ``streams`` (for simulations)."""
+        """The ratio after each observation of each row of ``streams`` (for simulations).
+
+        Args:
+            streams: Observations, one stream a row (2-D).
+
+        Returns:
+            An array of the shape of ``streams``: the log-likelihood ratio after each
+                observation; 0 after the first one, and wherever the variance so far is at or below
+                ``min_variance``.
+        """
         x = np.asarray(streams, np.float64)
         n = np.arange(1, x.shape[1] + 1)
         d = x - x[:, :1]  # the variance, shifted by each row's first value to keep its digits

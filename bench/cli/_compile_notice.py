@@ -37,7 +37,7 @@ class Notice(event.Listener):
 
 
 def install(prog: str, ascii: bool) -> Notice:
-    """A :class:`Notice` listening to every compile of this process from now on."""
+    """A ``Notice`` listening to every compile of this process from now on."""
     notice = Notice(prog, ascii)
     event.register("numba:compile", notice)
     return notice

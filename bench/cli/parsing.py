@@ -53,7 +53,7 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {one_line(message)}\n")
 
     def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
-        """Help, usage and errors reach the terminal through :func:`solver.text.show`."""
+        """Help, usage and errors reach the terminal through ``solver.text.show``."""
         if message:  # argparse passes sys.stdout or sys.stderr, if anything
             show(message, cast(TextIO, file or sys.stderr), end="")
 
@@ -256,7 +256,7 @@ SPECS = ("a bot is a name from bench bots with parameters after colons (exhausti
 
 
 def add_log_protocol(parser: argparse.ArgumentParser) -> None:
-    """``--log-protocol FILE`` (:func:`log_protocol`)."""
+    """``--log-protocol FILE`` (``log_protocol``)."""
     parser.add_argument("--log-protocol", metavar="FILE", help="write every line sent to a protocol bot and received "
                         "from it to FILE, with the time, the bot's name and process, and the direction "
                         "(docs/protocol.md)")
@@ -346,7 +346,7 @@ def quiet_on_closed_stdout(main: Callable[..., int]) -> Callable[..., int]:
 
 
 def one_line(error: BaseException | str) -> str:
-    r"""An error's words as one line that only prints (:func:`solver.text.terminal`), cut at
+    r"""An error's words as one line that only prints (``solver.text.terminal``), cut at
     ``config.ERROR_LIMIT`` characters: a message that quoted too much of its input stays readable.
 
     >>> one_line(ValueError("bad card 'X\x1b[2J'\nsee the docs"))

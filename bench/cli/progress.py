@@ -19,6 +19,6 @@ def progress(**kwargs: Any) -> tqdm[Any]:
 
 
 def note(message: str) -> None:
-    """A line on stderr (through :func:`solver.text.show`) that does not break a progress bar."""
+    """A line on stderr (through ``solver.text.show``) that does not break a progress bar."""
     with tqdm.external_write_mode(file=sys.stderr):
         show(message, sys.stderr)

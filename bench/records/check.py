@@ -40,9 +40,19 @@ from solver.scoring import fouls
 
 
 def size_problem(n_bots: int, players: int, sessions: int) -> str | None:
-    """What keeps a run of ``n_bots`` bots at ``players`` seats over ``sessions`` sessions
-    within the limits (bots, players, sessions, seatings, plays), or None. Counts only: no
-    record is read."""
+    """The limit a run exceeds (bots, players, sessions, seatings, plays), or None.
+
+    Counts only: no record is read.
+
+    Args:
+        n_bots: How many bots the run has.
+        players: How many players sit at a table.
+        sessions: How many sessions the run has (8 deals each).
+
+    Returns:
+        The first limit of ``solver.limits`` the run exceeds, with the count and why, in one
+            line; None when it is within every limit.
+    """
     found = problem("bots", n_bots, "the bot count") or problem("players", players, "the player count") or \
         problem("sessions", sessions, "the session count")
     if found:
@@ -73,7 +83,18 @@ class Run:
 
     @classmethod
     def of_plan(cls, plan: RunPlan) -> Run:
-        """The run a journal's header describes."""
+        """The run a journal's header describes.
+
+        Args:
+            plan: The run's settings, as its journal's header holds them.
+
+        Returns:
+            The run, its names the plan's bot specs and its rules read from the plan's
+                (``Rules.from_dict``).
+
+        Raises:
+            RulesError: The plan's rules hold a setting that is unknown or not valid.
+        """
         return cls(plan.bots, plan.players, plan.sessions, plan.seed, Rules.from_dict(plan.rules), plan.on_fault)
 
     @property
@@ -82,8 +103,18 @@ class Run:
 
 
 def records_problem(records: Sequence[DealRecord], run: Run) -> str | None:
-    """What keeps ``records`` (in memory, as ``bench.records.model`` builds them) from being
-    records of ``run``, or None."""
+    """What keeps ``records`` from being records of ``run``, or None.
+
+    The cheap checks come first: the size of the run (``size_problem``), then each record
+    against the run, then each play against its seat's hand (the module's text lists them).
+
+    Args:
+        records: The records, in memory, as ``bench.records.model`` builds them, in any order.
+        run: The run they must be records of.
+
+    Returns:
+        The first problem found, in one line; None when the records pass every check.
+    """
     found = size_problem(len(run.names), run.players, run.sessions)
     if found:
         return found

@@ -71,7 +71,7 @@ def seat_seed(entropy: int, deal: int, seat: int, spec: str) -> np.random.SeedSe
 
 
 def seating_count(n_bots: int, players: int) -> int:
-    """How many seatings a deal is replayed in (:func:`seatings`), counted without
+    """How many seatings a deal is replayed in (``seatings``), counted without
     listing them.
 
     >>> seating_count(4, 4), seating_count(4, 2), seating_count(2, 4), seating_count(50_000, 4)

@@ -1,13 +1,13 @@
 """A run's records: one deal's plays, built in one place and converted in one place.
 
-A record has two shapes. In memory it is a :class:`DealRecord` of frozen :class:`Play`\\ s, each
+A record has two shapes. In memory it is a ``DealRecord`` of frozen ``Play`` objects, each
 arrangement one line of text (``"front / middle / back"``), which is how the run engine, the
 statistics and the checks read it. In a document (the journal, results.json) it is a
-:class:`RecordRow`, each arrangement as its rows, as the JSON Schemas in ``bench/records/schemas``
-say. :meth:`Play.made` and :meth:`Play.failed` build plays; :meth:`DealRecord.row` and
-:meth:`DealRecord.of_row` convert between the shapes, and nothing else does. What a record
+``RecordRow``, each arrangement as its rows, as the JSON Schemas in ``bench/records/schemas``
+say. ``Play.made`` and ``Play.failed`` build plays; ``DealRecord.row`` and
+``DealRecord.of_row`` convert between the shapes, and nothing else does. What a record
 must mean (its hands dealt by the seed, its rows those of its cards, its naturals held) is
-checked in :mod:`bench.records.check`.
+checked in ``bench.records.check``.
 
 >>> play = Play.made("5S 5D 2H / 7H 7C 6H 6C 9H / KS KD TS TC JD", (1, 2, 3), foul=False, seconds=0.25)
 >>> row = DealRecord(deal=0, dealer=0, hands=("...",), plays=((play,),)).row(seconds=False)
@@ -76,10 +76,22 @@ class RecordRow(TypedDict):
 def arrangement_rows(text: str) -> RowsRow | None:
     """A play's arrangement as the documents hold it: its rows (None for a failed decision).
 
-    >>> arrangement_rows("5S 5D 2H / 7H 7C 6H 6C 9H / KS KD TS TC JD")["back"]
-    'KS KD TS TC JD'
-    >>> arrangement_rows("fault") is None
-    True
+    Args:
+        text: The arrangement as one line, ``"front / middle / back"``, or ``"fault"`` for a
+            failed decision.
+
+    Returns:
+        ``front``, ``middle`` and ``back``, each row's cards as the text gives them; None for
+            ``"fault"``.
+
+    Raises:
+        ValueError: The text is not three rows separated by ``" / "``.
+
+    Examples:
+        >>> arrangement_rows("5S 5D 2H / 7H 7C 6H 6C 9H / KS KD TS TC JD")["back"]
+        'KS KD TS TC JD'
+        >>> arrangement_rows("fault") is None
+        True
     """
     if text == FAULT:
         return None
@@ -88,7 +100,15 @@ def arrangement_rows(text: str) -> RowsRow | None:
 
 
 def arrangement_text(rows: RowsRow | None) -> str:
-    """The rows of a play as one line, front / middle / back (``"fault"`` for None)."""
+    """The rows of a play as one line, front / middle / back (``"fault"`` for None).
+
+    Args:
+        rows: A play's arrangement as a document holds it, or None for a failed decision.
+
+    Returns:
+        ``"front / middle / back"``, each row's cards as the document gives them; ``"fault"``
+            for None.
+    """
     return FAULT if rows is None else f"{rows['front']} / {rows['middle']} / {rows['back']}"
 
 
@@ -109,13 +129,34 @@ class Play:
     @classmethod
     def made(cls, arrangement: str, values: Sequence[int], *, foul: bool, seconds: float,
              natural: Natural | None = None) -> Play:
-        """A decision that returned an arrangement (given as text), with its foul reason as the solver says it."""
+        """A decision that returned an arrangement, with its foul reason as the solver says it.
+
+        Args:
+            arrangement: The arrangement as one line of text, ``"front / middle / back"``.
+            values: Each row's strength code, front, middle and back.
+            foul: Whether the arrangement fouls; its reason is then
+                ``solver.arrangement.foul_reason``'s.
+            seconds: The seconds the decision took, rounded to 6 decimals.
+            natural: The natural the bot declared, or None.
+
+        Returns:
+            The play, with no fault.
+        """
         return cls(arrangement, tuple(int(v) for v in values), bool(foul), foul_reason(arrangement) if foul else None,
                    round(seconds, 6), None if natural is None else Natural(natural.kind, tuple(natural.key)))
 
     @classmethod
     def failed(cls, message: str, seconds: float) -> Play:
-        """A decision that failed (raised, answered badly, ran out of time): scored as a foul, its error the reason."""
+        """A decision that failed (raised, answered badly, ran out of time): scored as a foul, its error the reason.
+
+        Args:
+            message: What went wrong, kept as the play's ``fault`` and its ``foul_reason``.
+            seconds: The seconds the decision took, rounded to 6 decimals.
+
+        Returns:
+            The play, its arrangement ``"fault"`` (``FAULT``) and its row values
+                ``FAULT_VALUES``.
+        """
         return cls(FAULT, FAULT_VALUES, True, message, round(seconds, 6), None, message)
 
     @property
@@ -123,11 +164,24 @@ class Play:
         return self.fault is not None
 
     def without_seconds(self) -> Play:
-        """The play as a results document keeps it: what a replay must repeat."""
+        """The play as a results document keeps it: what a replay must repeat.
+
+        Returns:
+            The same play with ``seconds`` 0.
+        """
         return replace(self, seconds=0.0)
 
     def row(self, *, seconds: bool) -> PlayRow:
-        """The play in a document's shape; ``seconds`` keeps the decision's time (the journal does)."""
+        """The play in a document's shape.
+
+        Args:
+            seconds: Keep the decision's time (the journal does; results.json does not).
+
+        Returns:
+            A ``PlayRow``: ``arrangement`` (its rows, None for a failed decision), ``values``,
+                ``foul`` and ``foul_reason``, then ``seconds`` when asked for, ``natural`` when one
+                was declared and ``fault`` for a failed decision.
+        """
         row: PlayRow = {"arrangement": arrangement_rows(self.arrangement), "values": list(self.values),
                         "foul": self.foul, "foul_reason": self.foul_reason}
         if seconds:
@@ -140,7 +194,14 @@ class Play:
 
     @classmethod
     def of_row(cls, row: PlayRow) -> Play:
-        """The play a document's row holds (the inverse of :meth:`row`)."""
+        """The play a document's row holds (the inverse of ``row``).
+
+        Args:
+            row: A play as a document holds it.
+
+        Returns:
+            The play; its ``seconds`` 0 when the row holds none.
+        """
         natural = row.get("natural")
         return cls(arrangement_text(row["arrangement"]), tuple(row["values"]), row["foul"], row["foul_reason"],
                    row.get("seconds", 0.0), None if natural is None else Natural(natural["kind"], tuple(natural["key"])),
@@ -158,27 +219,62 @@ class DealRecord:
     plays: tuple[tuple[Play, ...], ...]
 
     def row(self, *, seconds: bool) -> RecordRow:
-        """The record in a document's shape (see :meth:`Play.row`)."""
+        """The record in a document's shape (see ``Play.row``).
+
+        Args:
+            seconds: Keep each decision's time (the journal does; results.json does not).
+
+        Returns:
+            A ``RecordRow``: ``deal``, ``dealer``, ``hands`` and ``plays`` (``plays[bot][seat]``,
+                each as ``Play.row`` gives it).
+        """
         return {"deal": self.deal, "dealer": self.dealer, "hands": list(self.hands),
                 "plays": [[play.row(seconds=seconds) for play in row] for row in self.plays]}
 
     @classmethod
     def of_row(cls, row: RecordRow) -> DealRecord:
-        """The record a document's row holds (the inverse of :meth:`row`)."""
+        """The record a document's row holds (the inverse of ``row``).
+
+        Args:
+            row: A record as a document holds it.
+
+        Returns:
+            The record.
+        """
         return cls(row["deal"], row["dealer"], tuple(row["hands"]),
                    tuple(tuple(Play.of_row(play) for play in plays) for plays in row["plays"]))
 
     def without_seconds(self) -> DealRecord:
+        """The record as a results document keeps it: every play without its decision's time.
+
+        Returns:
+            The same record, each play's ``seconds`` 0 (``Play.without_seconds``).
+        """
         return replace(self, plays=tuple(tuple(play.without_seconds() for play in row) for row in self.plays))
 
 
 def rows_of(records: Sequence[DealRecord], *, seconds: bool) -> list[RecordRow]:
-    """Records in a document's shape."""
+    """Records in a document's shape.
+
+    Args:
+        records: The records, in memory.
+        seconds: Keep each decision's time (the journal does; results.json does not).
+
+    Returns:
+        One ``RecordRow`` per record (``DealRecord.row``), in the same order.
+    """
     return [record.row(seconds=seconds) for record in records]
 
 
 def rows_to_records(rows: Sequence[RecordRow]) -> list[DealRecord]:
-    """A document's records in memory."""
+    """A document's records in memory.
+
+    Args:
+        rows: The records as a document holds them.
+
+    Returns:
+        One ``DealRecord`` per row (``DealRecord.of_row``), in the same order.
+    """
     return [DealRecord.of_row(row) for row in rows]
 
 
@@ -224,13 +320,25 @@ class RunPlan:
         return self.sessions * HANDS_PER_SESSION
 
     def row(self) -> RunPlanRow:
-        """The plan as the journal holds it: counts named as counts."""
+        """The plan as the journal holds it: counts named as counts.
+
+        Returns:
+            A ``RunPlanRow``: ``players`` as ``player_count``, ``sessions`` as
+                ``session_count``, every other field under its own name.
+        """
         return {"bots": list(self.bots), "player_count": self.players, "session_count": self.sessions,
                 "seed": self.seed, "rules": self.rules, "decision_timeout": self.decision_timeout,
                 "on_fault": self.on_fault, "command": self.command}
 
     @classmethod
     def of_row(cls, row: RunPlanRow) -> RunPlan:
-        """The plan a journal's header holds (the inverse of :meth:`row`)."""
+        """The plan a journal's header holds (the inverse of ``row``).
+
+        Args:
+            row: The ``settings`` of a journal's header.
+
+        Returns:
+            The plan.
+        """
         return cls(tuple(row["bots"]), row["player_count"], row["session_count"], row["seed"], row["rules"],
                    row["decision_timeout"], row["on_fault"], row["command"])

@@ -2,7 +2,7 @@
 
 The shape of the document (every field's type and range) is the JSON Schema
 ``bench/records/schemas/results.schema.json`` (docs/schemas/ holds a copy), checked with
-``jsonschema``; :func:`results_problem` names the first field that fails it, in one line,
+``jsonschema``; ``results_problem`` names the first field that fails it, in one line,
 and then checks the document against itself (unique bot names, one deal number per deal and
 inside the run's sessions, foul flags that agree with the row values, deal counts that add
 up, and every record by the checks a resumed run makes of its journal, ``bench.records.check``),

@@ -40,7 +40,7 @@ def _number(value: float | None) -> float:
 
 
 def _labels(names: list[str]) -> list[str]:
-    """Bot names as plot labels (:func:`solver.text.plot_label`)."""
+    """Bot names as plot labels (``solver.text.plot_label``)."""
     return [plot_label(name) for name in names]
 
 

@@ -31,7 +31,7 @@ def _percent(share: float | None) -> str:
 
 def _table(header: list[str], rows: list[list[str]], markdown: bool) -> list[str]:
     """A table for the terminal, or for Markdown; every cell one line that only shows text
-    (:func:`solver.text.terminal`, :func:`solver.text.markdown`)."""
+    (``solver.text.terminal``, ``solver.text.markdown``)."""
     cell = _markdown if markdown else terminal
     header, rows = [cell(str(x)) for x in header], [[cell(str(x)) for x in r] for r in rows]
     if markdown:
@@ -141,7 +141,7 @@ def _timeout_text(doc: ResultsDocument) -> str:
 
 
 def render_terminal(doc: ResultsDocument) -> str:
-    """The tables for the terminal; each line one line that only prints (:func:`solver.text.terminal`)."""
+    """The tables for the terminal; each line one line that only prints (``solver.text.terminal``)."""
     lines = [headline(doc), ""]
     lines += per_bot_table(doc)
     lines += ["", "crosstable: row bot against column bot, units per hand ± se (* = 95% interval excludes 0)"]

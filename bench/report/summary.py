@@ -1,9 +1,9 @@
 """A run's results: the statistics of its records, and the results.json document they fill.
 
 Everything in the document's ``results`` is computed from its records alone
-(:func:`summarise`), so ``bench report results.json`` and ``bench verify`` compute it
+(``summarise``), so ``bench report results.json`` and ``bench verify`` compute it
 again without replaying a hand. Scores: every seating of every deal, each seat against
-each other (:func:`table_scores`), under the run's rules; a bot's units per hand are the
+each other (``table_scores``), under the run's rules; a bot's units per hand are the
 mean over the seatings of a deal (duplicate), with the standard error over deals.
 """
 
@@ -50,7 +50,16 @@ from solver.statistics import Estimate
 
 
 def arrays_of(records: Sequence[DealRecord]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Row values (deals, bots, seats, 3), fouls (deals, bots, seats) and the canonical arrangements."""
+    """Row values (deals, bots, seats, 3), fouls (deals, bots, seats) and the canonical arrangements.
+
+    Args:
+        records: The records; the arrays' first axis follows their order.
+
+    Returns:
+        The row values of every play (int64, shape (deals, bots, seats, 3)), whether each play
+            fouls (``solver.scoring.fouls``, shape (deals, bots, seats)) and each play's arrangement
+            as text (an object array, shape (deals, bots, seats)).
+    """
     values = np.array([[[p.values for p in row] for row in r.plays] for r in records], np.int64)
     arrangements = np.array([[[p.arrangement for p in row] for row in r.plays] for r in records], object)
     return values, fouls(values), arrangements
@@ -73,7 +82,20 @@ class TableScores:
 
 
 def table_scores(records: Sequence[DealRecord], n_bots: int, players: int, rules: Rules | str = BASIC) -> TableScores:
-    """The :class:`TableScores` of the records' deals, under the rules."""
+    """The ``TableScores`` of the records' deals, under the rules.
+
+    Args:
+        records: The records; the arrays' first axis follows their order.
+        n_bots: How many bots the run has (the ``plays`` of each record).
+        players: How many players sit at a table.
+        rules: The rules, by name or as ``Rules``; basic by default.
+
+    Returns:
+        Every seating of every deal (``bench.records.deals.seatings``), seat i against seat j:
+            ``rows`` (each row's result, shape (deals, seatings, players, players, 3)), ``scores``
+            (units, naturals included, 0 on the diagonal) and ``by_rows`` (whether the rows
+            settled the pairing), both of shape (deals, seatings, players, players).
+    """
     rules = as_rules(rules)
     values, _, _ = arrays_of(records)
     plan = np.array(seatings(n_bots, players))  # (Q, players)
@@ -99,7 +121,15 @@ def table_scores(records: Sequence[DealRecord], n_bots: int, players: int, rules
 
 
 def complete_sessions(deals: Sequence[int]) -> np.ndarray:
-    """Positions (in ``deals``, sorted) of the deals whose whole session of 8 was played."""
+    """Positions (in ``deals``, sorted) of the deals whose whole session of 8 was played.
+
+    Args:
+        deals: Deal numbers, each once; a session is 8 consecutive deals (deal // 8).
+
+    Returns:
+        The positions in ``deals`` of the deals whose session is complete, in increasing order,
+            as an integer array.
+    """
     session = np.asarray(deals, np.int64) // HANDS_PER_SESSION
     counts = np.bincount(session, minlength=int(session.max()) + 1 if len(session) else 0)
     return np.flatnonzero(counts[session] == HANDS_PER_SESSION) if len(session) else np.array([], int)
@@ -202,8 +232,31 @@ def _crosstable(names: Sequence[str], plan: np.ndarray, pair_scores: np.ndarray,
 
 def summarise(records: Sequence[DealRecord], names: Sequence[str], players: int,
               rules: Rules | str = BASIC) -> ResultsResults:
-    """Per-bot results, the crosstable and the variance reduction, from the records alone: the
-    ``results`` of a results.json (before ``json_ready`` writes a float that is not finite as null)."""
+    """Per-bot results, the crosstable and the variance reduction, from the records alone.
+
+    The result is the ``results`` of a results.json, under the same keys, before
+    ``json_ready`` writes a float that is not finite as null. The records are read in deal
+    order, whatever order they are given in.
+
+    Args:
+        records: The run's records (their ``seconds`` are not read).
+        names: The bots' names, in the order of the records' ``plays``.
+        players: How many players sit at a table.
+        rules: The rules, by name or as ``Rules``; basic by default.
+
+    Returns:
+        A ``ResultsResults`` with the keys ``deal_count``, ``complete_session_count``,
+            ``seatings`` (each seating's bot names, seat by seat), ``played_hand_count`` (deals x
+            seatings x players), ``zero_sum`` (whether every pairing's scores cancel), ``by_bot``
+            and ``crosstable``. ``by_bot`` holds each bot's results under its name:
+            ``units_per_hand`` (an estimate: ``mean``, ``se``, ``n``, ``ci95``),
+            ``session_win_share``, ``row_win_rate`` (``front``, ``middle``, ``back``),
+            ``foul_rate``, ``scoop_rate``, ``variance_reduction``, ``natural_pairing_count``,
+            ``fault_count`` and ``first_faults`` (up to 3, each ``deal``, ``seat``, ``error``).
+            ``crosstable[a][b]`` is bot ``a``'s units per hand against ``b`` where they met (an
+            estimate, with ``significant`` and ``same_arrangement``, the share of hands they set
+            alike). The document's top-level ``bots`` (the bots' descriptions) is not part of it.
+    """
     records = sorted(records, key=lambda r: r.deal)
     values, _, arrangements = arrays_of(records)
     plan = np.array(seatings(len(names), players))  # (Q, players)
@@ -236,8 +289,16 @@ def _as_written(value: float) -> float:
 
 
 def timing_summary(records: Sequence[DealRecord], names: Sequence[str]) -> dict[str, ResultsTimingDecisionTimeByBotValue]:
-    """Decision time per bot: median and 95th percentile, in milliseconds (as results.json
-    holds them), and how many."""
+    """Decision time per bot: median and 95th percentile, in milliseconds, and how many.
+
+    Args:
+        records: The records, with their seconds.
+        names: The bots' names, in the order of the records' ``plays``.
+
+    Returns:
+        Under each bot's name, ``median_ms`` and ``p95_ms``, rounded to 6 decimals as
+            results.json holds them, and ``decision_count``.
+    """
     out: dict[str, ResultsTimingDecisionTimeByBotValue] = {}
     for b, name in enumerate(names):
         seconds = np.array([p.seconds for r in records for p in r.plays[b]])
@@ -248,7 +309,18 @@ def timing_summary(records: Sequence[DealRecord], names: Sequence[str]) -> dict[
 
 def session_totals(records: Sequence[DealRecord], names: Sequence[str], players: int,
                    rules: Rules | str = BASIC) -> dict[str, list[int]]:
-    """Every bot's session totals (one per seat it held, per seating, per session)."""
+    """Every bot's session totals (one per seat it held, per seating, per session).
+
+    Args:
+        records: The run's records, in any order.
+        names: The bots' names, in the order of the records' ``plays``.
+        players: How many players sit at a table.
+        rules: The rules, by name or as ``Rules``; basic by default.
+
+    Returns:
+        Under each bot's name, its units over each complete session (8 deals) in each seat it
+            held, session by session, as whole numbers.
+    """
     records = sorted(records, key=lambda r: r.deal)
     seats = np.array(seatings(len(names), players))
     seat_scores = table_scores(records, len(names), players, rules).scores.sum(axis=-1)  # (D, Q, players)
@@ -260,9 +332,14 @@ def session_totals(records: Sequence[DealRecord], names: Sequence[str], players:
 
 
 def example_results() -> ResultsDocument:
-    """A small results.json that ships with the package (4 bots, 10 sessions), for the
-    notebooks and for trying ``bench report``; made by
-    ``bench tournament --bots greedy,heuristic,table,random --players 4 --sessions 10 --seed 7 --jobs 1``."""
+    """A small results.json that ships with the package (4 bots, 10 sessions).
+
+    For the notebooks and for trying ``bench report``; made by
+    ``bench tournament --bots greedy,heuristic,table,random --players 4 --sessions 10 --seed 7 --jobs 1``.
+
+    Returns:
+        The document, as read from ``bench/data/example_results.json`` (not checked).
+    """
     doc: ResultsDocument = json.loads(resources.files("bench.data").joinpath("example_results.json").read_text(encoding="utf-8"))
     return doc
 
@@ -341,11 +418,26 @@ class RunTiming:
 
 def build_document(plan: RunPlan, rules: Rules, records: list[DealRecord], bot_specs: list[dict[str, Any]],
                    timing: RunTiming, names: list[str] | None = None) -> ResultsDocument:
-    """The results.json document of a tournament played as ``plan`` says under ``rules``, its
-    seated bots described by ``bot_specs`` (``bots.bot_spec`` with their identities). ``names``
-    are the bots' names in the tables (their specs by default), told apart by
-    ``bots.identity.seat_names`` when two claim one. The plan's fault policy says which faults
-    its records can hold (``bench.records.check``)."""
+    """The results.json document of a tournament played as ``plan`` says under ``rules``.
+
+    The plan's fault policy says which faults its records can hold (``bench.records.check``).
+
+    Args:
+        plan: The tournament's settings: bots, players, sessions, seed, fault policy, time
+            limit and command.
+        rules: The rules it was played under.
+        records: Its records, in any order, with their seconds: the timing is drawn from
+            them, the document's records and results are without them.
+        bot_specs: The seated bots described (``bots.bot_spec`` with their identities), in the
+            order of ``plan``'s bots.
+        timing: Where and on how many workers the deals were played, and how long they took.
+        names: The bots' names in the tables (their specs by default), told apart by
+            ``bots.identity.seat_names`` when two claim one.
+
+    Returns:
+        The document, its records sorted by deal; ``decision_timeout`` left out when the plan
+            has none.
+    """
     specs = list(plan.bots)
     names = seat_names(names if names is not None else specs)
     records = sorted(records, key=lambda r: r.deal)
@@ -378,12 +470,27 @@ def build_document(plan: RunPlan, rules: Rules, records: list[DealRecord], bot_s
 
 
 def records_of(doc: ResultsDocument) -> list[DealRecord]:
-    """A results document's records as the tournament code takes them."""
+    """A results document's records as the tournament code takes them.
+
+    Args:
+        doc: A results document.
+
+    Returns:
+        Its records, in the document's order, each play's ``seconds`` 0.
+    """
     return rows_to_records(cast("list[RecordRow]", doc["records"]))  # a journal's rows, without their seconds
 
 
 def refresh_results(doc: ResultsDocument) -> ResultsDocument:
-    """The document with its results computed again from its per-deal records."""
+    """The document with its results computed again from its per-deal records.
+
+    Args:
+        doc: A results document.
+
+    Returns:
+        A shallow copy of ``doc`` whose ``results`` are ``summarise``'s for its records, bots,
+            player count and rules (floats not yet through ``json_ready``).
+    """
     names = [b["name"] for b in doc["bots"]]
     fresh = doc.copy()
     fresh["results"] = summarise(records_of(doc), names, doc["player_count"], rules_of(doc))
@@ -391,12 +498,21 @@ def refresh_results(doc: ResultsDocument) -> ResultsDocument:
 
 
 def results_difference(doc: Any, contents: Contents) -> str | None:
-    """What keeps a run's results.json from being the one its journal gives, or None: it must
-    pass the checks of ``bench report`` (its schema, then the document against itself), be of
-    the journal's run (seed, seats, sessions, rules, bots, fault policy and time limit), hold
-    for each of its deals the journal's record (a results.json written before the last part of
-    a resumed run holds fewer deals), and hold the results its records give, number for number
-    as it was written."""
+    """What keeps a run's results.json from being the one its journal gives, or None.
+
+    It must pass the checks of ``bench report`` (its schema, then the document against
+    itself), be of the journal's run (seed, seats, sessions, rules, bots, fault policy and
+    time limit), hold for each of its deals the journal's record (a results.json written
+    before the last part of a resumed run holds fewer deals), and hold the results its records
+    give, number for number as it was written.
+
+    Args:
+        doc: The results.json, as parsed from JSON (any value).
+        contents: The run's journal, as ``bench.run.journal.Journal.read`` gives it.
+
+    Returns:
+        The first difference found, in one line; None when the document is the journal's.
+    """
     problem = results_problem(doc)
     if problem:
         return f"it is not a results.json that bench tournament wrote: {problem}"
@@ -419,5 +535,14 @@ def results_difference(doc: Any, contents: Contents) -> str | None:
 
 
 def write_json(doc: ResultsDocument, path: Path) -> None:
-    """results.json, written whole or not at all (``OSError`` when it cannot be)."""
+    """results.json, written whole or not at all.
+
+    Args:
+        doc: The results document; a float that is not finite is written as null, every float
+            to 6 decimals (``json_ready``).
+        path: The file, replaced whole.
+
+    Raises:
+        OSError: The file cannot be written.
+    """
     write_atomic(path, json.dumps(json_ready(doc, digits=WRITTEN_DIGITS), indent=1, allow_nan=False) + "\n")

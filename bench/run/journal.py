@@ -74,7 +74,11 @@ class JournalVersionError(JournalError):
 
 @functools.lru_cache(maxsize=1)
 def schema() -> dict[str, Any]:
-    """The JSON schema of a journal line (docs/schemas/journal.schema.json holds the same)."""
+    """The JSON schema of a journal line (docs/schemas/journal.schema.json holds the same).
+
+    Returns:
+        The schema, read once a process (the same dict every call).
+    """
     return document_schema("journal")
 
 
@@ -83,7 +87,16 @@ def _validator(part: str) -> Validator:
 
 
 def schema_problem(value: Any, part: str) -> str | None:
-    """What keeps ``value`` from being a ``header`` or an ``entry`` of the schema, or None."""
+    """What keeps ``value`` from being a ``header`` or an ``entry`` of the schema, or None.
+
+    Args:
+        value: A line, as parsed from JSON.
+        part: ``"header"`` or ``"entry"``: what the line must be.
+
+    Returns:
+        The first failure (by its place in the line) in one line: where it is and the schema's
+            message, cut at 160 characters; None when the value fits.
+    """
     error = next(iter(sorted(_validator(part).iter_errors(value), key=lambda e: list(e.absolute_path))), None)
     if error is None:
         return None
@@ -96,8 +109,16 @@ def _canonical(value: Mapping[str, object]) -> bytes:
 
 
 def line_check(value: Mapping[str, object], previous: str) -> str:
-    """The check of a line: sha256 of the previous line's check and the line's canonical JSON
-    (keys sorted, no spaces) without its own ``check``."""
+    """The check of a line: sha256 of the previous line's check and the line's canonical JSON.
+
+    Args:
+        value: The line; its own ``check``, if it holds one, is left out.
+        previous: The previous line's check; ``""`` for the header.
+
+    Returns:
+        The hex sha256 of ``previous``, a newline and the line's canonical JSON (keys sorted,
+            no spaces) without its own ``check``.
+    """
     body = {k: v for k, v in value.items() if k != "check"}
     return hashlib.sha256(previous.encode("ascii") + b"\n" + _canonical(body)).hexdigest()
 
@@ -173,8 +194,23 @@ class Journal:
 
     @classmethod
     def create(cls, path: Path, plan: RunPlan, identity: JournalIdentity) -> Journal:
-        """A new journal of a new run (a fresh run id) whose header holds its ``plan`` and
-        ``identity``; the file appears whole, replacing any file of that name."""
+        """A new journal of a new run (a fresh run id), its header written.
+
+        The file appears whole, replacing any file of that name.
+
+        Args:
+            path: The journal's file.
+            plan: The run's settings, kept in the header.
+            identity: What plays (the package and the bots, ``run_identity``), kept in the
+                header.
+
+        Returns:
+            The journal, open for appending.
+
+        Raises:
+            JournalError: The settings do not fit the journal's schema, or the file cannot be
+                written.
+        """
         run = secrets.token_hex(16)
         header: JournalHeader = {"schema_version": SCHEMA_VERSION, "document": HEADER, "run": run, "seq": 0,
                                  "settings": plan.row(), "identity": identity, "check": ""}
@@ -190,8 +226,21 @@ class Journal:
 
     @classmethod
     def reopen(cls, path: Path, contents: Contents) -> Journal:
-        """Continue a journal read by :meth:`read`: rewritten (whole) without a damaged last line,
-        or with the newline its last line was cut off before, then open for appending."""
+        """Continue a journal read by ``read``.
+
+        The file is rewritten (whole) without a damaged last line, or with the newline its last
+        line was cut off before, then opened for appending.
+
+        Args:
+            path: The journal's file.
+            contents: What ``read`` found in it.
+
+        Returns:
+            The journal, open for appending after its last line.
+
+        Raises:
+            JournalError: The file cannot be written.
+        """
         lines = [contents.header, *contents.entries]
         if contents.dropped or not _ends_a_line(path):
             try:
@@ -209,8 +258,17 @@ class Journal:
         return cls(path, fd, run, seq, check)
 
     def append(self, deals: list[int], records: list[DealRecord]) -> None:
-        """One entry: the records of ``deals``. A write that fails (a full disk) is undone, so
-        the journal never holds part of a line; it then raises :class:`JournalError`."""
+        """One entry: the records of ``deals``, with each decision's seconds, written and synced.
+
+        A write that fails (a full disk) is undone, so the journal never holds part of a line.
+
+        Args:
+            deals: The deal numbers of the records (the entry lists them sorted).
+            records: The records of those deals.
+
+        Raises:
+            JournalError: The line cannot be written.
+        """
         rows = cast("list[JournalRecord]", rows_of(records, seconds=True))  # with their seconds: the journal's shape
         entry: JournalEntry = {"schema_version": SCHEMA_VERSION, "document": ENTRY, "run": self.run,
                                "seq": self._seq + 1, "deals": sorted(deals), "records": rows, "check": ""}
@@ -228,16 +286,34 @@ class Journal:
         self._seq, self._check = entry["seq"], entry["check"]
 
     def close(self) -> None:
+        """Close the file; closing it again does nothing."""
         if self._fd >= 0:
             os.close(self._fd)
             self._fd = -1
 
     @staticmethod
     def read(path: Path) -> Contents:  # noqa: C901  (one check after another, line by line, each with its message)
-        """The header and entries of a journal, every line checked; a last line cut short by a
-        crash is dropped (``dropped``), anything else that fails a check is a
-        :class:`JournalError` naming the line and what is wrong with it. The journal is a
-        regular file of its folder, never read through a link (``solver.files``)."""
+        """The header and entries of a journal, every line checked.
+
+        A last line cut short by a crash (not a JSON object, after the header) is dropped
+        (``dropped``); anything else that fails a check is an error naming the line and what is
+        wrong with it. The journal is a regular file of its folder, never read through a link
+        (``solver.files``).
+
+        Args:
+            path: The journal's file.
+
+        Returns:
+            The run id, the header, the entries in order, and whether a damaged last line was
+                dropped.
+
+        Raises:
+            JournalVersionError: The journal was written by a version of bench whose journals
+                this one does not read.
+            JournalError: The file cannot be read, is not a journal, or a line fails a check:
+                the schema, the run id, the sequence, the check chained to the line before, or
+                its deals (listed, and none twice).
+        """
         try:
             lines = files.read_bytes(path, files.DOCUMENT_BYTES, follow=False).split(b"\n")
         except OSError as error:
@@ -309,8 +385,14 @@ def _git(*args: str) -> str | None:
 
 
 def package_identity() -> JournalIdentityPackage:
-    """The package's name and version, and (when its source is a git checkout) its commit and
-    whether its source folders have uncommitted changes, with a digest of them (``changes``)."""
+    """The package's name and version, and its commit when its source is a git checkout.
+
+    Returns:
+        ``name``; ``version`` (None when the package is not installed); ``commit`` and
+            ``dirty``, whether the source folders have uncommitted changes (both None unless the
+            source is a git checkout); and, when ``dirty``, ``changes``, the sha256 of
+            ``git diff HEAD`` of those folders.
+    """
     try:
         version: str | None = metadata.version("chinese-poker-solver")
     except metadata.PackageNotFoundError:
@@ -330,8 +412,17 @@ def package_identity() -> JournalIdentityPackage:
 
 
 def run_identity(specs: list[str], made: dict[str, Any]) -> JournalIdentity:
-    """The identity of a run: the package, and each distinct bot spec's bot (``bots.identity``,
-    whose shape is ``$defs/bot`` of the journal's schema)."""
+    """The identity of a run: the package, and each distinct bot spec's bot.
+
+    Args:
+        specs: The run's bot specs, in order; a spec given more than once is described once.
+        made: The bots made, by spec (``bench.run.play.make_bots``).
+
+    Returns:
+        ``package`` (``package_identity``) and ``bots``, each distinct spec's bot as
+            ``bots.identity`` describes it (``$defs/bot`` of the journal's schema), in the order
+            of ``specs``.
+    """
     return {"package": package_identity(),
             "bots": [cast(JournalBot, bot_identity(spec, made[spec])) for spec in dict.fromkeys(specs)]}
 
@@ -342,7 +433,16 @@ def _short(value: Any) -> str:
 
 
 def identity_change(stored: JournalIdentity, current: JournalIdentity) -> str | None:
-    """What differs between the identity a journal holds and the current one, in a few words, or None."""
+    """What differs between the identity a journal holds and the current one, in a few words, or None.
+
+    Args:
+        stored: The identity the journal holds.
+        current: The identity of the run now (``run_identity``).
+
+    Returns:
+        The first difference: of the package (``package_change``), of the bots' specs, or of
+            a bot (``bots.identity.bot_change``); None when they agree.
+    """
     changed = package_change(stored["package"], current["package"])
     if changed:
         return changed
@@ -357,8 +457,16 @@ def identity_change(stored: JournalIdentity, current: JournalIdentity) -> str | 
 
 
 def package_change(was: JournalIdentityPackage, now: JournalIdentityPackage) -> str | None:
-    """What differs between the package a journal names and the one here (both of
-    :func:`package_identity`'s shape), in a few words, or None."""
+    """What differs between the package a journal names and the one here, in a few words, or None.
+
+    Args:
+        was: The package the journal names (``package_identity``'s shape).
+        now: The package here (``package_identity``'s shape).
+
+    Returns:
+        The first difference: its version, its git commit, or its uncommitted changes; None
+            when they agree.
+    """
     for key, what in (("version", "version"), ("commit", "git commit")):
         if was.get(key) != now.get(key):
             return f"the package's {what} was {_short(was.get(key))}, is now {_short(now.get(key))}"
@@ -368,18 +476,40 @@ def package_change(was: JournalIdentityPackage, now: JournalIdentityPackage) -> 
 
 
 def unreplayable(contents: Contents) -> list[str]:
-    """The specs of a journal's bots whose plays cannot be played again to check them
-    (``bots.identity.replayable``): bots that draw randomness of their own."""
+    """The specs of a journal's bots whose plays cannot be played again to check them.
+
+    Args:
+        contents: The journal's contents.
+
+    Returns:
+        The specs of the bots that draw randomness of their own (not
+            ``bots.identity.replayable``), in the order the journal's identity lists them.
+    """
     return [bot["spec"] for bot in contents.identity["bots"] if not replayable(bot)]
 
 
 def replay_problem(contents: Contents, match: Any) -> str | None:
-    """Play again one deal (at random) of up to ``config.REPLAYED_LINES`` lines (at random) of a journal
-    with the run's bots, and say where a recorded play differs from the bots' play, or None.
-    Bots set a hand from its cards and their seeded rng alone, so a record that these bots
-    would not have made (another run's plays, edited plays) shows here. The plays of bots that
-    draw randomness of their own (:func:`unreplayable`) are not compared, nor are decisions
-    that fail (in the journal or now)."""
+    """Where a journal's recorded play differs from the bots' play when played again, or None.
+
+    One deal (at random) of each of up to ``config.REPLAYED_LINES`` lines (at random) is played
+    again with the run's bots. Bots set a hand from its cards and their seeded rng alone, so
+    a record that these bots would not have made (another run's plays, edited plays) shows
+    here. The plays of bots that draw randomness of their own (``unreplayable``) are not
+    compared, nor are decisions that fail (in the journal or now).
+
+    Args:
+        contents: The journal's contents.
+        match: The run's settings (``bench.run.play.RunSettings``); the deals are played again
+            under the ``foul`` policy.
+
+    Returns:
+        The deal, bot and seat of the first play that differs, with the recorded play and the
+            bot's, in one line; None when every compared play agrees, when every bot draws
+            randomness of its own, or when the journal holds no entry.
+
+    Raises:
+        DecisionFault: A bot gave up (``BotGivenUp``) during the replay.
+    """
     skipped = set(unreplayable(contents))
     if all(spec in skipped for spec in match.specs):
         return None
@@ -410,17 +540,27 @@ COMPARED = ("arrangement", "natural", "values", "foul", "foul_reason")  # what a
 
 
 def play_difference(recorded: Play, replayed: Play) -> tuple[str, str, str] | None:
-    """The first of :data:`COMPARED` in which a replayed play differs from its record, as
-    (field, the record's value, the replay's value), each value as text (an arrangement, a
-    natural as JSON, ``none``), or None when they agree. A decision that failed, in the record
-    or in the replay, is not compared (None): its fault says nothing of the bot's play.
+    """The first of ``COMPARED`` in which a replayed play differs from its record, or None.
 
-    >>> from dataclasses import replace
-    >>> play = Play("4C 3C 2C / 9C 8C 7C 6C 5C / AC KC QC JC TC", (1, 2, 3), False, None)
-    >>> play_difference(play, replace(play, seconds=9.0)) is None
-    True
-    >>> play_difference(play, replace(play, natural=Natural("six-pairs", (1,))))
-    ('natural', 'none', '{"key": [1], "kind": "six-pairs"}')
+    A decision that failed, in the record or in the replay, is not compared (None): its fault
+    says nothing of the bot's play.
+
+    Args:
+        recorded: The play as the journal records it.
+        replayed: The play the bot makes again.
+
+    Returns:
+        The field, the record's value and the replay's value, each value as text (an
+            arrangement, a natural as JSON, ``none``); None when they agree or either decision
+            failed.
+
+    Examples:
+        >>> from dataclasses import replace
+        >>> play = Play("4C 3C 2C / 9C 8C 7C 6C 5C / AC KC QC JC TC", (1, 2, 3), False, None)
+        >>> play_difference(play, replace(play, seconds=9.0)) is None
+        True
+        >>> play_difference(play, replace(play, natural=Natural("six-pairs", (1,))))
+        ('natural', 'none', '{"key": [1], "kind": "six-pairs"}')
     """
     if recorded.fault is not None or replayed.fault is not None:
         return None

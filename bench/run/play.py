@@ -4,7 +4,7 @@ The deals, the seatings and each seat's seed are those of ``bench.records.deals`
 record is a ``bench.records.model.DealRecord``. A bot's arrangement depends only on its 13 cards
 and its rng, so each (bot, seat) hand of a deal is set once and reused in every seating.
 Results never depend on how the deals were split among workers (``bench.run.runner``).
-Every decision runs under the run's fault policy and time limit (:class:`RunSettings`):
+Every decision runs under the run's fault policy and time limit (``RunSettings``):
 a bot that raises, answers badly or runs out of time ends the run (``stop``) or has that
 hand scored as a foul (``foul``).
 """
@@ -51,17 +51,31 @@ def _canonical(arrangement: Arrangement) -> str:
 
 def make_bots(specs: Sequence[str], rules: Rules, log_dir: str | None = None,
               startup_timeout: float | None = None) -> dict[str, Any]:
-    """One bot per distinct spec; bots with a ``rules`` parameter play for the tournament's rules
-    unless their spec names other ones. Each thread makes its set of bots once and keeps it
-    (bots keep no state between hands), so a protocol bot's process serves every chunk its
-    thread plays, and never two threads at once: threads (the threading backend, a local dask
-    cluster) each have bots of their own. :func:`close_bots` ends them.
+    """One bot per distinct spec, made once by each thread and kept.
 
-    With ``startup_timeout``, the bots' start-up runs under that limit of its own, apart
-    from any decision: making each bot and, for bots that are not protocol bots (those shake
-    hands under their own ``startup_timeout``), one warm-up decision on a fixed hand, whose
-    answer is not used (loading compiled kernels, a JIT warming up). A bot that does not
-    start in time raises :class:`StartupFault`."""
+    Bots with a ``rules`` parameter play for the tournament's rules unless their spec names
+    other ones. Each thread makes its set of bots once and keeps it (bots keep no state
+    between hands), so a protocol bot's process serves every chunk its thread plays, and never
+    two threads at once: threads (the threading backend, a local dask cluster) each have bots
+    of their own. A thread keeps its ``config.MADE_PER_THREAD`` most recently used sets (by
+    specs, rules and ``log_dir``) and closes older ones; ``close_bots`` ends them.
+
+    Args:
+        specs: The bot specs of the run; a spec given more than once makes one bot.
+        rules: The tournament's rules.
+        log_dir: The folder protocol bots write their stderr to; None for none.
+        startup_timeout: The seconds the bots' start-up may take, a limit of its own apart
+            from any decision: making each bot and, for bots that are not protocol bots (those
+            shake hands under their own ``startup_timeout``), one warm-up decision on a fixed
+            hand, whose answer is not used (loading compiled kernels, a JIT warming up). None:
+            no limit and no warm-up.
+
+    Returns:
+        The thread's bots, by spec (a new dict; the bots themselves are the kept ones).
+
+    Raises:
+        StartupFault: A bot did not start within ``startup_timeout``.
+    """
     key = (tuple(specs), rules, log_dir)
     thread = threading.current_thread()
     with _MADE_LOCK:
@@ -101,8 +115,15 @@ _MADE_LOCK = threading.RLock()  # re-entrant: a worker ending on SIGTERM closes 
 
 
 def close_bots(threads: Sequence[threading.Thread] | None = None) -> None:
-    """End the bots (their processes) kept by the given threads, or by every thread; the bot
-    processes are all asked to quit, then given one grace period together before they are killed."""
+    """End the bots (their processes) kept by the given threads, or by every thread.
+
+    The bot processes are all asked to quit, then given one grace period together before they
+    are killed.
+
+    Args:
+        threads: The threads whose bots end (threads that keep none are passed over); None for
+            every thread.
+    """
     with _MADE_LOCK:
         chosen = list(_MADE) if threads is None else [t for t in threads if t in _MADE]
         ending = [bots for t in chosen for bots in _MADE.pop(t).values()]
@@ -110,7 +131,11 @@ def close_bots(threads: Sequence[threading.Thread] | None = None) -> None:
 
 
 def bot_threads() -> set[threading.Thread]:
-    """The threads that keep bots."""
+    """The threads that keep bots.
+
+    Returns:
+        The threads that keep bots now, as a new set.
+    """
     with _MADE_LOCK:
         return set(_MADE)
 
@@ -162,7 +187,7 @@ def _warm_up_one(bot: Bot) -> None:
 
 @contextlib.contextmanager
 def _startup_limit(spec: str, seconds: float) -> Iterator[None]:
-    """Raise :class:`StartupFault` when the block takes longer than ``seconds``: stopped by a
+    """Raise ``StartupFault`` when the block takes longer than ``seconds``: stopped by a
     timer in a process's main thread, judged when it returns in other threads."""
     started = time.perf_counter()
     try:
@@ -198,13 +223,20 @@ class DecisionTimeout(BotFault):
 
 
 def time_limit(seconds: float | None) -> contextlib.AbstractContextManager[None]:
-    """Raise :class:`DecisionTimeout` in the code run inside when it takes longer than ``seconds``.
+    """Raise ``DecisionTimeout`` in the code run inside when it takes longer than ``seconds``.
 
     Uses a real-time timer signal (``solver.interrupts.alarm``), so it interrupts only in a
     process's main thread (the sequential backend and process workers), and never inside a
     kernel that compiles or loads, or a callback from compiled code: there it waits until
     the code is back in Python of its own. Elsewhere the block runs to its end, and
-    :func:`_play` judges a decision that overran when it returns."""
+    ``_play`` judges a decision that overran when it returns.
+
+    Args:
+        seconds: The time limit of the block, in seconds of wall time; None (or 0) for no limit.
+
+    Returns:
+        A context manager around the block; ``DecisionTimeout`` is raised inside the block.
+    """
     return alarm(seconds, lambda: DecisionTimeout(f"no answer within the time limit of {seconds:g} s"))
 
 
@@ -237,7 +269,7 @@ def _play(bot: Bot, spec: str, cards: tuple[Card, ...], deal: int, seat: int, se
     """One decision: the bot's arrangement of one seat's hand, checked, and its natural.
 
     A bot that fails (raises, answers badly, runs out of time) ends the run under the
-    ``stop`` policy (:class:`DecisionFault`), and has its hand scored as a foul under ``foul``.
+    ``stop`` policy (``DecisionFault``), and has its hand scored as a foul under ``foul``.
     ``faulted`` names decisions already known to fail (their worker process died).
 
     A decision longer than the run's time limit is a fault on every backend: a timer stops
@@ -288,7 +320,15 @@ class _Marker:
 
 
 def read_marker(path: str) -> tuple[int, int, int] | None:
-    """The (deal, bot index, seat) a worker last marked, or None."""
+    """The (deal, bot index, seat) a worker last marked, or None.
+
+    Args:
+        path: The marker file (``play_deals``'s ``marker``), read without following a link.
+
+    Returns:
+        The decision last marked as (deal, bot index, seat); None when the file cannot be read
+            or does not hold exactly one mark (24 bytes).
+    """
     try:
         data = files.read_bytes(path, 24, follow=False)
     except OSError:
@@ -340,13 +380,40 @@ def play_deals(specs: Sequence[str], players: int, entropy: int, deals: Sequence
 
     A record holds the deal number, the dealer, the seat hands, and for every bot and
     seat the arrangement, its row values and whether it fouls, plus the seconds each
-    decision took (kept apart from the results: timing is not reproducible). ``settings``
-    (when given) carries the fault policy and time limit; ``marker`` is a file where each
-    decision is noted before it starts; ``stop`` ends the work between decisions.
+    decision took (kept apart from the results: timing is not reproducible).
 
     Bots that are ``batch_safe`` set all their hands in one call (``_batched_plays``), with
     the same records; ``one_by_one`` turns that off, so that the marker names every
-    decision (a chunk replayed after its worker died), and so do decisions known to fail."""
+    decision (a chunk replayed after its worker died), and so do decisions known to fail.
+
+    Args:
+        specs: The bot specs, in order (a record's ``plays[bot]``); unused when ``settings``
+            is given.
+        players: The players at a table; unused when ``settings`` is given.
+        entropy: The run's seed entropy, which deals the hands and seeds each seat's bot;
+            unused when ``settings`` is given.
+        deals: The deal numbers to play.
+        rules: The rules, by name or as ``Rules``; unused when ``settings`` is given.
+        settings: Everything a worker needs (``RunSettings``), the fault policy and time limit
+            among it; by default the settings of ``specs``, ``players``, ``entropy`` and
+            ``rules``, with no time limit and the ``stop`` policy.
+        faulted: Decisions known to kill their worker process, by (deal, bot spec, seat), with
+            the fault's message: each is scored as a failed decision without being made.
+        marker: A file where each decision (deal, bot index, seat) is noted before it starts
+            (``read_marker`` reads it); None for none.
+        stop: An event that, once set, ends the work before the next decision.
+        one_by_one: Set every hand in a decision of its own, ``batch_safe`` bots' too.
+
+    Returns:
+        One ``DealRecord`` per deal, in the order of ``deals``.
+
+    Raises:
+        DecisionFault: A bot failed a decision under the ``stop`` policy, or gave up
+            (``BotGivenUp``) under either policy.
+        StartupFault: A bot did not start within the settings' ``startup_timeout`` (when
+            decisions are timed).
+        KeyboardInterrupt: ``stop`` was set.
+    """
 
     settings = settings or RunSettings(tuple(specs), players, entropy, as_rules(rules))
     if settings.log_protocol is not None:

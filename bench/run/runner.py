@@ -123,12 +123,37 @@ def _play(settings: RunSettings, deals: list[int], faulted: Faulted, marker: str
 def run_chunks(settings: RunSettings, chunks: Sequence[Sequence[int]], on_done: Callable[[Records], None], *,
                jobs: int = 1, backend: str = "loky", scheduler: str | None = None,
                then: Callable[[], Sequence[Sequence[int]]] | None = None) -> None:
-    """Play every chunk of deals and hand each chunk's records to ``on_done`` as it finishes
-    (in the order they finish); when they are all done, play the chunks ``then()`` gives (on
-    the same workers), for instance sized by how long the first ones took. Raises
-    :class:`DecisionFault` under the stop policy, and ``KeyboardInterrupt`` when interrupted;
-    either way no worker is left running. More ``jobs`` than ``solver.limits`` allows a core
-    raise :class:`~solver.limits.LimitError` before any worker starts."""
+    """Play every chunk of deals and hand each chunk's records to ``on_done`` as it finishes.
+
+    The chunks are handed over in the order they finish; when they are all done, the chunks
+    ``then()`` gives are played (on the same workers), for instance sized by how long the
+    first ones took. However it ends, by returning or raising, no worker is left running.
+
+    Args:
+        settings: The run's settings (``RunSettings``): bots, table, seed, rules, fault policy
+            and time limits.
+        chunks: The chunks of deal numbers to play first.
+        on_done: Called with each chunk's records as the chunk finishes.
+        jobs: How many workers play at once; with 1, the ``loky`` and ``threading`` backends
+            play in this process.
+        backend: Where the chunks are played, one of ``BACKENDS``: ``loky`` (worker
+            processes), ``threading``, ``sequential`` (this process) or ``dask``.
+        scheduler: The address of the dask scheduler to play on (the ``dask`` backend only);
+            None for a local cluster of ``jobs`` worker threads.
+        then: Called once the first chunks are done; the chunks it returns are played next.
+
+    Raises:
+        TournamentError: ``backend`` is not one of ``BACKENDS``, or the dask scheduler cannot
+            be used.
+        LimitError: ``jobs`` is outside its limit in ``solver.limits`` (below 1, or more a
+            core than it allows), before any worker starts.
+        DecisionFault: A bot failed a decision, or killed its worker process, under the
+            ``stop`` policy.
+        WorkerDied: A worker process died again playing a chunk alone, before its first
+            decision.
+        KeyboardInterrupt: The run was interrupted (Ctrl-C; SIGTERM and SIGHUP too, see
+            ``bench.cli.commands.tournament``).
+    """
     if backend not in BACKENDS:
         raise TournamentError(f"unknown backend {backend!r}; choose from {', '.join(BACKENDS)}")
     check("jobs", jobs)
@@ -151,7 +176,7 @@ def run_chunks(settings: RunSettings, chunks: Sequence[Sequence[int]], on_done: 
 
 def _then_check_stopped(on_done: Callable[[Records], None]) -> Callable[[Records], None]:
     """``on_done``, then a stop asked for by a signal whose exception was lost
-    (:func:`solver.interrupts.check_stopped`) is raised."""
+    (``solver.interrupts.check_stopped``) is raised."""
 
     def done(records: Records) -> None:
         on_done(records)
@@ -380,8 +405,8 @@ WEB_SCHEMES = ("http://", "https://")
 
 
 def _scheduler_client(client_class: type[Client], scheduler: str) -> Client:
-    """A client of the dask scheduler at ``scheduler``, or a one-line :class:`TournamentError`
-    within :data:`config.SCHEDULER_SECONDS` (and a moment), whatever is at the address: nothing, a
+    """A client of the dask scheduler at ``scheduler``, or a one-line ``TournamentError``
+    within ``config.SCHEDULER_SECONDS`` (and a moment), whatever is at the address: nothing, a
     web server, a listener that never speaks.
 
     Dask's own time-out bounds the connection, not the handshake after it (it waits for the
@@ -442,13 +467,24 @@ def _scheduler_client(client_class: type[Client], scheduler: str) -> Client:
 
 def plan_chunks(deals: Sequence[int], seconds_per_deal: float, target: float = 0.2,
                 most: int = config.MOST_DEALS_PER_CHUNK) -> list[list[int]]:
-    """The deals in consecutive chunks worth about ``target`` seconds each, and at most ``most``
-    deals; a time per deal that was not measured (0 or less, or not finite) gives chunks of one deal.
+    """The deals in consecutive chunks worth about ``target`` seconds each, and at most ``most`` deals.
 
-    >>> plan_chunks(range(5), 0.1)
-    [[0, 1], [2, 3], [4]]
-    >>> plan_chunks(range(3), 0.0), len(plan_chunks(range(10**5), 1e-9)[0])
-    ([[0], [1], [2]], 1024)
+    Args:
+        deals: The deal numbers, in the order they are played.
+        seconds_per_deal: The measured time of one deal; a time that was not measured (0 or
+            less, or not finite) gives chunks of one deal.
+        target: The seconds of work a chunk should be worth.
+        most: The most deals in one chunk.
+
+    Returns:
+        The chunks, consecutive runs of ``deals`` in their order, all of one size but the last,
+            which may be shorter.
+
+    Examples:
+        >>> plan_chunks(range(5), 0.1)
+        [[0, 1], [2, 3], [4]]
+        >>> plan_chunks(range(3), 0.0), len(plan_chunks(range(10**5), 1e-9)[0])
+        ([[0], [1], [2]], 1024)
     """
     if not (0 < seconds_per_deal < math.inf):
         size = 1
@@ -466,17 +502,43 @@ def _deal_seconds(record: DealRecord) -> float:
 
 
 def _one_worker(jobs: int, backend: str) -> bool:
-    """Whether :func:`run_chunks` plays every chunk in this process, one after another."""
+    """Whether ``run_chunks`` plays every chunk in this process, one after another."""
     return backend == "sequential" or (jobs == 1 and backend in ("loky", "threading"))
 
 
 def play_sized(settings: RunSettings, deals: Sequence[int], on_done: Callable[[list[DealRecord]], None], *,
                jobs: int = 1, backend: str = "loky", scheduler: str | None = None) -> None:
-    """Play ``deals`` on the chosen backend (:func:`run_chunks`): pilot deals first, one a chunk,
-    two for each worker, then the rest in chunks sized from the quickest pilot (``_deal_seconds``)
-    to about 0.2 s each (at most ``config.MOST_DEALS_PER_CHUNK``). With one worker, two pilots are played
-    and timed (their wall time, which includes what the decisions' own clocks leave out) before
-    the rest is sized."""
+    """Play ``deals`` on the chosen backend (``run_chunks``), in chunks sized from pilot deals.
+
+    The pilot deals come first, one a chunk, two for each worker, then the rest in chunks
+    sized from the quickest pilot (``_deal_seconds``) to about 0.2 s each (at most
+    ``config.MOST_DEALS_PER_CHUNK``). With one worker, two pilots are played and timed (their
+    wall time, which includes what the decisions' own clocks leave out) before the rest is
+    sized.
+
+    Args:
+        settings: The run's settings (``RunSettings``).
+        deals: The deal numbers to play.
+        on_done: Called with each chunk's records as the chunk finishes.
+        jobs: How many workers play at once; with 1, the ``loky`` and ``threading`` backends
+            play in this process.
+        backend: Where the chunks are played, one of ``BACKENDS``: ``loky`` (worker
+            processes), ``threading``, ``sequential`` (this process) or ``dask``.
+        scheduler: The address of the dask scheduler to play on (the ``dask`` backend only);
+            None for a local cluster of ``jobs`` worker threads.
+
+    Raises:
+        TournamentError: ``backend`` is not one of ``BACKENDS``, or the dask scheduler cannot
+            be used.
+        LimitError: ``jobs`` is outside its limit in ``solver.limits`` (below 1, or more a
+            core than it allows), before any worker starts.
+        DecisionFault: A bot failed a decision, or killed its worker process, under the
+            ``stop`` policy.
+        WorkerDied: A worker process died again playing a chunk alone, before its first
+            decision.
+        KeyboardInterrupt: The run was interrupted (Ctrl-C; SIGTERM and SIGHUP too, see
+            ``bench.cli.commands.tournament``).
+    """
     deals = list(deals)
     pilots: list[float] = []
     first = deals[: 2 * max(1, jobs)]  # two pilots a worker: each worker's second one is warm
@@ -511,9 +573,41 @@ def run_deals(
     chunk_size: int | None = None,
     settings: RunSettings | None = None,
 ) -> list[DealRecord]:
-    """Records of deals ``0..n_deals-1``, computed in chunks on the chosen backend
-    (:func:`run_chunks`), sorted by deal. ``chunk_size`` fixes the chunks; by default pilot
-    deals, played on the workers, size them to about 0.2 s of work each."""
+    """Records of deals ``0..n_deals-1``, computed in chunks on the chosen backend (``run_chunks``).
+
+    Args:
+        specs: The bot specs, in order; unused when ``settings`` is given.
+        players: The players at a table; unused when ``settings`` is given.
+        entropy: The run's seed entropy; unused when ``settings`` is given.
+        n_deals: How many deals to play: deals ``0`` to ``n_deals - 1``.
+        jobs: How many workers play at once; with 1, the ``loky`` and ``threading`` backends
+            play in this process.
+        backend: Where the chunks are played, one of ``BACKENDS``: ``loky`` (worker
+            processes), ``threading``, ``sequential`` (this process) or ``dask``.
+        scheduler: The address of the dask scheduler to play on (the ``dask`` backend only);
+            None for a local cluster of ``jobs`` worker threads.
+        on_progress: Called with the number of deals of each chunk as it finishes.
+        rules: The rules, by name or as ``Rules``; unused when ``settings`` is given.
+        chunk_size: The deals of each chunk; None (the default) has pilot deals, played on the
+            workers, size the chunks to about 0.2 s of work each (``play_sized``).
+        settings: The run's settings (``RunSettings``); by default those of ``specs``,
+            ``players``, ``entropy`` and ``rules``, with no time limit and the ``stop`` policy.
+
+    Returns:
+        The records of every deal played, sorted by deal.
+
+    Raises:
+        TournamentError: ``backend`` is not one of ``BACKENDS``, or the dask scheduler cannot
+            be used.
+        LimitError: ``jobs`` is outside its limit in ``solver.limits`` (below 1, or more a
+            core than it allows), before any worker starts.
+        DecisionFault: A bot failed a decision, or killed its worker process, under the
+            ``stop`` policy.
+        WorkerDied: A worker process died again playing a chunk alone, before its first
+            decision.
+        KeyboardInterrupt: The run was interrupted (Ctrl-C; SIGTERM and SIGHUP too, see
+            ``bench.cli.commands.tournament``).
+    """
     settings = settings or RunSettings(tuple(specs), players, entropy, as_rules(rules))
     records: list[DealRecord] = []
 

@@ -4,7 +4,7 @@ The journal's checks (``bench.run.journal``) show a line changed by accident, cu
 taken from another run; anyone who means to forge a journal can compute them again. What
 proves a play is a replay: a bot sets a hand from its cards and its seeded rng alone
 (``bench.records.deals.seat_seed``), so the run's bots, made again from the header's specs,
-play every deal again and each play is compared with its record (:data:`bench.run.journal.COMPARED`:
+play every deal again and each play is compared with its record (``bench.run.journal.COMPARED``:
 the arrangement, the declared natural, the row values, the foul and its reason; the score
 of a deal follows from these).
 
@@ -16,7 +16,7 @@ compared; the other bots of the same deals still are (a bot's play depends on it
 seat and deal, never on who else is at the table). Decisions that failed, in the journal or
 in the replay, are not compared either.
 
-Deals are replayed in chunks of at most :data:`config.REPLAY_CHUNK` on the chosen backend
+Deals are replayed in chunks of at most ``config.REPLAY_CHUNK`` on the chosen backend
 (``bench.run.runner.run_chunks``); the first differences are those of the lowest deal numbers,
 so nothing in the outcome depends on the number of workers.
 """
@@ -65,7 +65,7 @@ class Unreplayable:
 
 @dataclass
 class Tally:
-    """What a replay has found so far; :meth:`add` takes each chunk as it finishes, in any order."""
+    """What a replay has found so far; ``add`` takes each chunk as it finishes, in any order."""
 
     replayed_deal_count: int = 0
     matched_deal_count: int = 0

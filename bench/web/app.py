@@ -145,7 +145,17 @@ class SessionHand(SessionDeal):
 
 
 def rules_text(text: str) -> str:
-    """Presets only (the web reads no files): the rules' canonical name."""
+    """Presets only (the web reads no files): the rules' canonical name.
+
+    Args:
+        text: A preset, or presets joined with ``+``; case and spaces around each are ignored.
+
+    Returns:
+        The rules' canonical name (``Rules.name``).
+
+    Raises:
+        HTTPException: 400, for a name that is not a preset or presets that make no rule set.
+    """
     parts = [p.strip().lower() for p in text.split("+")]
     unknown = [p for p in parts if p not in PRESETS]
     if unknown:
@@ -157,7 +167,17 @@ def rules_text(text: str) -> str:
 
 
 def opponent_spec(text: str) -> str:
-    """An opponent model from the allow-list (no parameters)."""
+    """An opponent model from the allow-list (no parameters).
+
+    Args:
+        text: The bot's name; case and spaces around it are ignored.
+
+    Returns:
+        The name, lower case: one of ``OPPONENTS``.
+
+    Raises:
+        HTTPException: 400, for ``exhaustive`` or any name not in ``OPPONENTS``.
+    """
     name = text.strip().lower()
     if name == "exhaustive":
         raise HTTPException(400, "the exhaustive bot cannot be the opponent model: it would solve every simulated "
@@ -170,8 +190,19 @@ def opponent_spec(text: str) -> str:
 def seat_spec(text: str) -> str:
     """A bot for a seat of a session, from the allow-list, with bounded parameters: its canonical spec.
 
-    >>> seat_spec("Exhaustive:opponent=greedy:samples=300")
-    'exhaustive:samples=300:opponent=greedy'
+    Args:
+        text: A bot spec, ``name:key=value:...``, of a bot in ``SEAT_BOTS``.
+
+    Returns:
+        The spec: the name and each choice lower case, the parameters in ``SEAT_BOTS``'s order.
+
+    Raises:
+        HTTPException: 400, for a bot or parameter not in ``SEAT_BOTS``, a parameter given
+            twice, or a value out of its bounds.
+
+    Examples:
+        >>> seat_spec("Exhaustive:opponent=greedy:samples=300")
+        'exhaustive:samples=300:opponent=greedy'
     """
     name, *parts = [p.strip() for p in text.strip().split(":")]
     name = name.lower()
@@ -219,6 +250,11 @@ class Session:
         return len(self.bots) + 1
 
     def totals(self) -> list[int]:
+        """Each seat's total over the hands scored so far.
+
+        Returns:
+            One total a seat, the player's (seat 0) first.
+        """
         return [sum(hand[i] for hand in self.scored.values()) for i in range(self.players)]
 
 
@@ -230,6 +266,14 @@ class Sessions:
         self._by_id: OrderedDict[str, Session] = OrderedDict()
 
     def add(self, session: Session) -> str:
+        """Keep a new session, forgetting the least recently used ones past ``limit``.
+
+        Args:
+            session: The session.
+
+        Returns:
+            Its id, a fresh random token.
+        """
         key = secrets.token_urlsafe(16)
         self._by_id[key] = session
         while len(self._by_id) > self.limit:
@@ -237,6 +281,18 @@ class Sessions:
         return key
 
     def get(self, key: str) -> Session:
+        """A session by its id, which becomes the most recently used.
+
+        Args:
+            key: The session's id.
+
+        Returns:
+            The session.
+
+        Raises:
+            HTTPException: 404, when no session has that id (the server was restarted, or the
+                session was forgotten).
+        """
         session = self._by_id.get(key)
         if session is None:
             raise HTTPException(404, "this session is not on the server (it was restarted or the session is old); "
@@ -247,14 +303,21 @@ class Sessions:
 
 
 def host_name(text: str | None) -> str | None:
-    """The host a ``Host`` header (or an address) names, in one form for comparing: lower
-    case, without its port, an IPv6 address without brackets and written short; None when
-    the text is not a host.
+    """The host a ``Host`` header (or an address) names, in one form for comparing.
 
-    >>> host_name("[::1]:8000"), host_name("[0:0::1]"), host_name("::1"), host_name("LocalHost:80")
-    ('::1', '::1', '::1', 'localhost')
-    >>> host_name("[::1"), host_name("[::g]:80"), host_name("a b"), host_name(""), host_name(None)
-    (None, None, None, None, None)
+    Args:
+        text: A ``Host`` header, or an address as given on the command line; None or empty
+            for none.
+
+    Returns:
+        The host, lower case, without its port, an IPv6 address without brackets and written
+            short; None when the text is not a host.
+
+    Examples:
+        >>> host_name("[::1]:8000"), host_name("[0:0::1]"), host_name("::1"), host_name("LocalHost:80")
+        ('::1', '::1', '::1', 'localhost')
+        >>> host_name("[::1"), host_name("[::g]:80"), host_name("a b"), host_name(""), host_name(None)
+        (None, None, None, None, None)
     """
     if not text:
         return None
@@ -276,8 +339,15 @@ def host_name(text: str | None) -> str | None:
 def url_host(host: str) -> str:
     """``host`` as a URL writes it: an IPv6 address in brackets.
 
-    >>> url_host("::1"), url_host("127.0.0.1"), url_host("poker.lan")
-    ('[::1]', '127.0.0.1', 'poker.lan')
+    Args:
+        host: A host name or an IP address, without brackets.
+
+    Returns:
+        The host, in brackets when it holds a colon (an IPv6 address).
+
+    Examples:
+        >>> url_host("::1"), url_host("127.0.0.1"), url_host("poker.lan")
+        ('[::1]', '127.0.0.1', 'poker.lan')
     """
     return f"[{host}]" if ":" in host else host
 
@@ -374,7 +444,11 @@ DOCS_PAGE = """<!doctype html>
 
 
 def swagger_assets() -> Path | None:
-    """Swagger UI's files, shipped by the fastapi-offline package (the web extra), when it is installed."""
+    """Swagger UI's files, shipped by the fastapi-offline package (the web extra), when it is installed.
+
+    Returns:
+        The folder of the files; None when fastapi-offline is not installed.
+    """
     try:
         import fastapi_offline  # noqa: PLC0415  (optional: /docs without a CDN when it is installed)
     except ImportError:
@@ -388,23 +462,50 @@ WEB_SCHEMA_VERSION = 1  # of the web-* documents (the solve and hand-grade answe
 def web_document(name: str, **fields: Any) -> dict[str, Any]:
     """A web API answer: its schema version, the document it is (``web-<name>``) and its fields.
 
-    >>> web_document("deal", hand="AS KS", seed=1)
-    {'schema_version': 1, 'document': 'web-deal', 'hand': 'AS KS', 'seed': 1}
+    Args:
+        name: What the answer is, such as ``deal``.
+        **fields: The answer's fields, in order.
+
+    Returns:
+        ``schema_version`` (``WEB_SCHEMA_VERSION``), ``document`` (``web-<name>``), then the
+            fields.
+
+    Examples:
+        >>> web_document("deal", hand="AS KS", seed=1)
+        {'schema_version': 1, 'document': 'web-deal', 'hand': 'AS KS', 'seed': 1}
     """
     return {"schema_version": WEB_SCHEMA_VERSION, "document": f"web-{name}", **fields}
 
 
 def play_document(result: dict[str, Any], session: Session) -> dict[str, Any]:
-    """The answer to a hand of a session: the job's result, with the session's totals (and its
-    seed once its last hand is scored)."""
+    """The answer to a hand of a session: the job's result, with the session's totals.
+
+    Args:
+        result: The result of the ``play`` job for the hand.
+        session: The session, with the hand scored.
+
+    Returns:
+        The ``web-session-play`` document: the result's fields, then ``totals`` (each seat's),
+            ``hands_scored`` (the hand numbers, sorted) and ``seed``, which is None until all 8
+            hands are scored.
+    """
     over = len(session.scored) == HANDS_PER_SESSION
     return web_document("session-play", **result, totals=session.totals(), hands_scored=sorted(session.scored),
                         seed=session.seed if over else None)
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
-    """The web app: the page, its JSON API over a pool of solver processes, and the middleware
-    that checks hosts, limits bodies and adds the security headers."""
+    """The web app: the page, its JSON API over a pool of solver processes, and its middleware.
+
+    The middleware checks hosts, limits bodies and adds the security headers.
+
+    Args:
+        settings: The server's settings; the defaults of ``Settings`` when None.
+
+    Returns:
+        The FastAPI app; its pool of solver processes starts and closes with the app's
+            lifespan.
+    """
     settings = settings or Settings()
     pool = WorkerPool(settings.pool)
 
@@ -436,11 +537,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 def validation_line(errors: list[dict[str, Any]]) -> str:
     """A request that does not fit the API, in one line: the first field at fault and what is wrong.
 
-    >>> validation_line([{"loc": ("body", "bots"), "msg": "List should have at most 3 items after validation, not 4"}])
-    'bots: list should have at most 3 items after validation, not 4'
-    >>> validation_line([{"loc": ("body", 1), "type": "json_invalid", "msg": "JSON decode error",
-    ...                   "ctx": {"error": "Expecting value"}}, {"loc": ("body", "seed"), "msg": "Field required"}])
-    'the body is not valid JSON: Expecting value (at character 1) (and 1 more problem)'
+    Args:
+        errors: The validation errors, as ``RequestValidationError.errors()`` gives them.
+
+    Returns:
+        The first error in one line, with how many more there are; at most 300 characters.
+
+    Examples:
+        >>> validation_line([{"loc": ("body", "bots"), "msg": "List should have at most 3 items after validation, not 4"}])
+        'bots: list should have at most 3 items after validation, not 4'
+        >>> validation_line([{"loc": ("body", 1), "type": "json_invalid", "msg": "JSON decode error",
+        ...                   "ctx": {"error": "Expecting value"}}, {"loc": ("body", "seed"), "msg": "Field required"}])
+        'the body is not valid JSON: Expecting value (at character 1) (and 1 more problem)'
     """
     if not errors:
         return "the request does not fit the API"

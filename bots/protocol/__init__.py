@@ -1,6 +1,6 @@
 """Bots in any language: a child process that speaks JSON lines (docs/protocol.md).
 
-A :class:`ProtocolBot` owns one child process at a time and everything else sees a ``Bot``.
+A ``ProtocolBot`` owns one child process at a time and everything else sees a ``Bot``.
 The package is split as fastchess splits its engine process from its engine protocol:
 
 - ``bots.protocol.spec``: how a bot is started, from its TOML file or ``cmd:PATH``;
@@ -8,7 +8,7 @@ The package is split as fastchess splits its engine process from its engine prot
   standard error log, its process group and its end;
 - ``bots.protocol.messages``: the protocol, the hello and the requests, every answer
   checked, and the faults a request can end in;
-- ``bots.protocol.bot``: :class:`ProtocolBot`, which joins them, counts faults against
+- ``bots.protocol.bot``: ``ProtocolBot``, which joins them, counts faults against
   their budgets and replaces a process that fell out of step.
 
 The public names are importable from ``bots.protocol``.

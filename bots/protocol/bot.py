@@ -1,11 +1,11 @@
 """The protocol bot: one object that owns one bot process at a time and speaks the protocol with it.
 
-:class:`ProtocolBot` starts its process (``bots.protocol.transport``), shakes hands under the
+``ProtocolBot`` starts its process (``bots.protocol.transport``), shakes hands under the
 start-up limit, sends every request and reads every answer under a deadline, checks each
 answer before anyone uses it (``bots.protocol.messages``), discards late answers by their
 id, and counts faults by kind against budgets of their own: a fault costs its request,
 and a process that crashed or fell out of step is replaced. It ends the process and its
-group in :meth:`ProtocolBot.close` (``quit``, a grace period, then a kill), as a context
+group in ``ProtocolBot.close`` (``quit``, a grace period, then a kill), as a context
 manager, when it is collected, and at interpreter exit. Everything else sees a ``Bot``.
 """
 
@@ -48,7 +48,12 @@ def end_all() -> None:
 
 def close_together(bots: Sequence[object]) -> None:
     """Close bots that end at the same time with one grace period for them all: each protocol
-    bot is asked to quit first, then each is waited for what is left of its grace period."""
+    bot is asked to quit first, then each is waited for what is left of its grace period.
+
+    Args:
+        bots: The bots; each one's ``ask_to_quit`` and ``close`` are called when it has them,
+            and what either raises is passed over.
+    """
     for bot in bots:
         asking = getattr(bot, "ask_to_quit", None)
         if callable(asking):
@@ -70,9 +75,15 @@ _TRACE: dict[int, ProtocolTrace] = {}  # this process's trace of every line (tra
 
 def trace_to(path: str | None) -> None:
     """Write every line between this process and the protocol bots it starts from now on to
-    ``path`` (``--log-protocol``; :class:`transport.ProtocolTrace`), appended, so that the
-    worker processes of a run can share the file; None: no more. Opening the file can raise
-    ``OSError`` (``solver.files``: a link, a folder)."""
+    ``path`` (``--log-protocol``; ``transport.ProtocolTrace``), appended, so that the
+    worker processes of a run can share the file.
+
+    Args:
+        path: The trace file; None: no more trace. The same path as now changes nothing.
+
+    Raises:
+        OSError: The file cannot be opened (``solver.files``: a link, a folder).
+    """
     current = _TRACE.get(os.getpid())
     if current is not None and current.path == path:
         return
@@ -213,8 +224,8 @@ class ProtocolBot:
                 each.end(grace)
 
     def ask_to_quit(self) -> None:
-        """Send the bot's process ``quit`` without waiting for it to exit: :meth:`close`, after,
-        waits only for what is left of its grace period (:func:`close_together`)."""
+        """Send the bot's process ``quit`` without waiting for it to exit: ``close``, after,
+        waits only for what is left of its grace period (``close_together``)."""
         with self._lock:
             process = self._process or self._starting
             if process is not None and os.getpid() == self._owner:
@@ -361,6 +372,24 @@ class ProtocolBot:
 
     @takes_cards
     def arrange(self, cards: tuple[Card, ...], rng: np.random.Generator) -> Arrangement:
+        """The arrangement the bot's process answers for these cards.
+
+        The answer is checked to hold an arrangement (``messages.declared_arrangement``);
+        that it holds these cards is left to the caller (``bots.base.checked_arrangement``).
+        Whether it declares a natural is kept for ``declare`` to say.
+
+        Args:
+            cards: The 13 cards dealt; as text or any sequence of cards too (``takes_cards``).
+            rng: Not drawn from: a bot process draws its own randomness, if any.
+
+        Returns:
+            The arrangement.
+
+        Raises:
+            ProtocolFault: The request failed (a timeout, a bad answer, a crash or a failed
+                start); it costs this request only.
+            BotGivenUp: A kind of fault used up its budget, on this request or before.
+        """
         hand = format_cards(cards)
         what = f"hand {hand}"
         declare, arrangement = self._request({"type": "arrange", "hand": hand}, what,
@@ -370,12 +399,33 @@ class ProtocolBot:
 
     @takes_cards
     def declare(self, cards: tuple[Card, ...], rng: np.random.Generator) -> bool:
-        """What the bot said with its arrangement of these cards (``"declare": true``)."""
+        """What the bot said with its arrangement of these cards (``"declare": true``).
+
+        Args:
+            cards: The 13 cards dealt; as text or any sequence of cards too (``takes_cards``).
+            rng: Not drawn from.
+
+        Returns:
+            True when the answer to the last ``arrange``, if it was of these cards, declared
+                a natural; False otherwise, and when asked a second time.
+        """
         return self._declared.pop(tuple(sorted(int(c) for c in cards)), False)
 
     def arrange_many(self, hands: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """Many hands, in messages of at most ``self.batch`` hands when the bot offered
-        batches (each message timed as that many decisions); else one by one."""
+        batches (each message timed as that many decisions); else one by one.
+
+        Args:
+            hands: The hands, ``(n, 13)`` card ids.
+            rng: Not drawn from.
+
+        Returns:
+            The hands ``(n, 13)``, each row reordered front | middle | back.
+
+        Raises:
+            ProtocolFault: A request failed; the hands after it are not asked for.
+            BotGivenUp: A kind of fault used up its budget.
+        """
         hands = np.ascontiguousarray(hands, np.uint8)
         if not self.batch:
             return np.array([self.arrange(tuple(Card(int(c)) for c in h), rng).cards for h in hands],
@@ -397,7 +447,7 @@ class ProtocolBot:
 
 @dataclass(frozen=True)
 class ProtocolFactory:
-    """Makes a :class:`ProtocolBot` from a spec; its parameters are those of the bot."""
+    """Makes a ``ProtocolBot`` from a spec; its parameters are those of the bot."""
 
     spec: ProtocolSpec
     __doc__: str = field(default="A bot in its own process, speaking the line protocol (docs/protocol.md).")
@@ -407,7 +457,19 @@ class ProtocolFactory:
 
 
 def protocol_factory(name: str) -> ProtocolFactory | None:
-    """The factory for a protocol bot spec (``file.toml`` or ``cmd:PATH``), or None for other names."""
+    """The factory for a protocol bot spec (``file.toml`` or ``cmd:PATH``), or None for other names.
+
+    Args:
+        name: The name part of a bot spec.
+
+    Returns:
+        The factory, with the bot file or command read and checked; None when ``name``
+            neither starts with ``cmd:`` nor ends with ``.toml``.
+
+    Raises:
+        BotError: ``cmd:`` without a path, or a bot file that cannot be read or is not valid
+            (``ProtocolSpec.from_toml``).
+    """
     if name.startswith("cmd:"):
         path = name[4:]
         if not path:

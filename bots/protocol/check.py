@@ -1,11 +1,11 @@
 """A protocol bot checked before a run (``bench check-bot``), as fastchess checks an engine's compliance.
 
-:class:`BotCheck` starts the bot's program once, speaks to it line by line as a run would,
+``BotCheck`` starts the bot's program once, speaks to it line by line as a run would,
 and says of each part of docs/protocol.md whether the bot does it: the hello in time and
 what it says (protocol version, name and version, the rules asked for), one hand and a
 batch answered with legal arrangements of the cards dealt, the same hand set the same way
 twice (or randomness declared in the hello), the error reply to a request it cannot
-serve, and the exit on ``quit``. Each check is a :class:`Check`: PASS, FAIL with what to
+serve, and the exit on ``quit``. Each check is a ``Check``: PASS, FAIL with what to
 change, or SKIP when an earlier failure or the bot's hello leaves nothing to check. A
 check that cannot go on without the process (it exited, or stopped answering) skips the
 rest.

@@ -1,13 +1,13 @@
 """The protocol a bot speaks (docs/protocol.md): what the bench sends, and every answer read
 and checked before anyone uses it.
 
-One JSON object a line. The bench says hello (:func:`hello`); :func:`hello_answer` and
-:func:`accept_hello` read the bot's answer: the version it speaks, its name and version,
+One JSON object a line. The bench says hello (``hello``); ``hello_answer`` and
+``accept_hello`` read the bot's answer: the version it speaks, its name and version,
 the rule sets it plays, whether it takes hands in batches and whether it draws randomness
-of its own. Every request carries an id; :func:`answer_to` reads a line as the answer to
+of its own. Every request carries an id; ``answer_to`` reads a line as the answer to
 one (an answer to an earlier request is late and passed over; an ``error`` reply is a bad
-answer), and :func:`declared_arrangement` and :func:`arrangements_of` check what it holds.
-A request that fails ends in a :class:`ProtocolFault` of one kind, and each kind has its
+answer), and ``declared_arrangement`` and ``arrangements_of`` check what it holds.
+A request that fails ends in a ``ProtocolFault`` of one kind, and each kind has its
 budget of faults in a row (``BUDGETS``). Nothing here touches a process: that is
 ``bots.protocol.transport``.
 """
@@ -70,23 +70,53 @@ class StartFailed(ProtocolFault):
 
 
 def plain(text: str) -> bool:
-    """Whether ``text`` can name a bot in a table: see ``PLAIN``."""
+    """Whether ``text`` can name a bot in a table: see ``PLAIN``.
+
+    Args:
+        text: A name or version a bot gives.
+
+    Returns:
+        True for at most 100 printable characters without ``|``.
+    """
     return len(text) <= 100 and text.isprintable() and "|" not in text
 
 
 def quote(data: bytes | str, limit: int = 200) -> str:
+    """Text a bot sent, quoted for a message.
+
+    Args:
+        data: The text, or bytes read as UTF-8 (a byte that is not, replaced).
+        limit: The most characters kept; ``...`` follows a text cut.
+
+    Returns:
+        The ``repr`` of the text, cut.
+    """
     text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
     return repr(text[:limit] + ("..." if len(text) > limit else ""))
 
 
 def answer_quote(answer: dict[str, Any]) -> str:
     """An answer quoted without its id: ids count the requests of one process, so a fault's
-    words, which the records keep, must not depend on how many came before it."""
+    words, which the records keep, must not depend on how many came before it.
+
+    Args:
+        answer: The answer as read.
+
+    Returns:
+        The answer without ``id``, as JSON, quoted by ``quote``.
+    """
     return quote(json.dumps({key: value for key, value in answer.items() if key != "id"}))
 
 
 def encode(message: dict[str, Any]) -> bytes:
-    """A message as the line that carries it."""
+    """A message as the line that carries it.
+
+    Args:
+        message: The message, a JSON object.
+
+    Returns:
+        The message as JSON on one line, ended by a newline, in UTF-8.
+    """
     return (json.dumps(message) + "\n").encode()
 
 
@@ -94,7 +124,14 @@ def encode(message: dict[str, Any]) -> bytes:
 
 
 def hello(rules_name: str) -> bytes:
-    """The bench's hello: the newest version it speaks and the rule set of the game."""
+    """The bench's hello: the newest version it speaks and the rule set of the game.
+
+    Args:
+        rules_name: The name of the rule set of the game.
+
+    Returns:
+        The hello, as the line that carries it.
+    """
     return encode({"type": "hello", "protocol": PROTOCOL, "rules": rules_name})
 
 
@@ -110,7 +147,21 @@ class Hello:
 
 
 def parse_object(line: bytes, name: str, what: str, fault: type[ProtocolFault] = BadAnswer) -> dict[str, Any]:
-    """The JSON object a line holds (read by ``solver.documents.strict_json``), or ``fault``."""
+    """The JSON object a line holds (read by ``solver.documents.strict_json``).
+
+    Args:
+        line: The line, without its newline.
+        name: The bot's name, for the message.
+        what: What the line answers, for the message.
+        fault: The kind of fault raised when the line is not a JSON object.
+
+    Returns:
+        The object.
+
+    Raises:
+        ProtocolFault: Of the kind ``fault`` (``BadAnswer`` by default): the line is not JSON,
+            or its JSON is not an object.
+    """
     try:
         answer = strict_json(line, "an answer")
     except JSONRefused as error:
@@ -123,8 +174,19 @@ def parse_object(line: bytes, name: str, what: str, fault: type[ProtocolFault] =
 
 
 def hello_answer(line: bytes, name: str) -> dict[str, Any]:
-    """The answer to the hello as an object; :class:`StartFailed` when it is not one, and
-    ``BotError`` when the bot refuses to play (an error reply)."""
+    """The answer to the hello as an object.
+
+    Args:
+        line: The bot's first line, without its newline.
+        name: The bot's name, for the message.
+
+    Returns:
+        The answer, not checked further (``accept_hello`` does).
+
+    Raises:
+        StartFailed: The line is not a JSON object.
+        BotError: The bot refuses to play (an ``error`` reply).
+    """
     answer = parse_object(line, name, "the hello", StartFailed)
     if "error" in answer:
         raise BotError(f"protocol bot {name!r} refused to play: {quote(str(answer['error']), 300)}")
@@ -132,9 +194,23 @@ def hello_answer(line: bytes, name: str) -> dict[str, Any]:
 
 
 def accept_hello(answer: dict[str, Any], name: str, rules_name: str) -> Hello:
-    """What the bot said of itself, checked; ``BotError`` naming what is wrong for an answer
-    of the wrong type, a version this bench does not speak, a name or version that is not
-    ``PLAIN`` text, rule sets that leave out ``rules_name``, or a bad ``batch`` or ``random``."""
+    """What the bot said of itself, checked.
+
+    Args:
+        answer: The answer to the hello (``hello_answer``).
+        name: The bot's name from its spec, for the message and when the answer gives none.
+        rules_name: The name of the rule set of the game; the bot's ``rules``, when it lists
+            any, must hold it.
+
+    Returns:
+        The hello: ``protocol`` 1 when left out, ``batch`` as a number of hands (``true``:
+            ``BATCH_HANDS``, a number: at most that), ``random`` False when left out.
+
+    Raises:
+        BotError: The answer is of the wrong type, speaks a version this bench does not,
+            gives a name or version that is not ``PLAIN`` text or rule sets that leave out
+            ``rules_name``, or a bad ``batch`` or ``random``; the message names what is wrong.
+    """
 
     def refuse(message: str) -> BotError:
         return BotError(f"protocol bot {name!r} {message}")
@@ -177,9 +253,20 @@ def _random(answer: dict[str, Any], refuse: Any) -> bool:
 
 
 def answer_to(line: bytes, request: int, name: str, what: str) -> dict[str, Any] | None:
-    """The answer ``line`` gives to request number ``request``: None when it answers an
-    earlier request (late or repeated, passed over); :class:`BadAnswer` when it is not a JSON
-    object, carries another id, or reports an error."""
+    """The answer ``line`` gives to request number ``request``.
+
+    Args:
+        line: A line the bot wrote, without its newline.
+        request: The id of the request waited for.
+        name: The bot's name, for the message.
+        what: What was asked (``"hand AS KS ..."``, ``"a batch of 5 hands"``), for the message.
+
+    Returns:
+        The answer; None when it answers an earlier request (late or repeated, passed over).
+
+    Raises:
+        BadAnswer: The line is not a JSON object, carries another id, or reports an error.
+    """
     answer = parse_object(line, name, what)
     number = answer.get("id")
     if type(number) is int and 0 < number < request:
@@ -193,7 +280,14 @@ def answer_to(line: bytes, request: int, name: str, what: str) -> dict[str, Any]
 
 
 def late_id(line: bytes) -> int | None:
-    """The id of a late answer, read while waiting for it; None for a line without one."""
+    """The id of a late answer, read while waiting for it.
+
+    Args:
+        line: A line the bot wrote, without its newline.
+
+    Returns:
+        The answer's id; None when the line is not a JSON object or has no whole-number id.
+    """
     try:
         number = strict_json(line, "a late answer").get("id")
     except (JSONRefused, AttributeError):
@@ -202,8 +296,19 @@ def late_id(line: bytes) -> int | None:
 
 
 def arrangement_of(answer: dict[str, Any], name: str, what: str) -> Arrangement:
-    """The arrangement an answer gives in its front, middle and back; :class:`BadAnswer`
-    when they are missing or are not an arrangement of 13 cards."""
+    """The arrangement an answer gives in its front, middle and back.
+
+    Args:
+        answer: The answer (or an entry of a batch answer).
+        name: The bot's name, for the message.
+        what: What was asked (``"hand AS KS ..."``, ``"a batch of 5 hands"``), for the message.
+
+    Returns:
+        The arrangement; whether it holds the cards dealt is not checked here.
+
+    Raises:
+        BadAnswer: The rows are missing, are not text, or are not an arrangement of 13 cards.
+    """
     rows: list[str] = [answer.get(row) for row in ROWS]  # type: ignore[misc]
     if not all(isinstance(r, str) for r in rows):
         raise BadAnswer(f"bot '{name}' answered {what} without front, middle and back: {answer_quote(answer)}")
@@ -215,8 +320,19 @@ def arrangement_of(answer: dict[str, Any], name: str, what: str) -> Arrangement:
 
 
 def declared_arrangement(answer: dict[str, Any], name: str, what: str) -> tuple[bool, Arrangement]:
-    """An ``arrange`` answer: whether it declares a natural (true or false, false when left
-    out) and its arrangement."""
+    """An ``arrange`` answer: whether it declares a natural and its arrangement.
+
+    Args:
+        answer: The answer to an ``arrange`` request.
+        name: The bot's name, for the message.
+        what: What was asked (``"hand AS KS ..."``, ``"a batch of 5 hands"``), for the message.
+
+    Returns:
+        ``declare`` (false when left out) and the arrangement (``arrangement_of``).
+
+    Raises:
+        BadAnswer: ``declare`` is not true or false, or the arrangement is bad.
+    """
     declare = answer.get("declare", False)
     if type(declare) is not bool:
         raise BadAnswer(f"bot '{name}' answered {what} with declare {quote(json.dumps(declare))}; "
@@ -225,8 +341,23 @@ def declared_arrangement(answer: dict[str, Any], name: str, what: str) -> tuple[
 
 
 def arrangements_of(answer: dict[str, Any], hands: np.ndarray, texts: list[str], name: str, what: str) -> np.ndarray:
-    """An ``arrange_many`` answer: one arrangement per hand, in order, as rows of cards set
-    front | middle | back."""
+    """An ``arrange_many`` answer: one arrangement per hand, in order.
+
+    Args:
+        answer: The answer to an ``arrange_many`` request.
+        hands: The hands asked for, ``(n, 13)`` card ids; the result takes their shape and type.
+        texts: The hands as the request sent them, one per hand.
+        name: The bot's name, for the message.
+        what: What was asked (``"hand AS KS ..."``, ``"a batch of 5 hands"``), for the message.
+
+    Returns:
+        The arrangements, ``(n, 13)``, each row set front | middle | back; whether each holds
+            the cards of its hand is not checked here.
+
+    Raises:
+        BadAnswer: ``arrangements`` is not a list of one entry per hand, or an entry is not
+            an arrangement.
+    """
     arrangements = answer.get("arrangements")
     if not isinstance(arrangements, list) or len(arrangements) != len(texts):
         raise BadAnswer(f"bot '{name}' answered {what} with {answer_quote(answer)}; "

@@ -3,7 +3,7 @@ the folder it runs in, and its time limits.
 
 A bot enters by a TOML file (``mybot.toml``: ``name``, ``command``, and optionally ``cwd``,
 ``env``, ``decision_timeout``, ``startup_timeout``) or by ``cmd:PATH`` for an executable
-that takes no arguments. :class:`ProtocolSpec` is what either one says, checked, with the
+that takes no arguments. ``ProtocolSpec`` is what either one says, checked, with the
 digest of the file the bot is made from.
 """
 
@@ -44,9 +44,25 @@ class ProtocolSpec:
 
     @classmethod
     def from_toml(cls, path: str | Path) -> ProtocolSpec:
-        """A spec from a bot file (a regular file of UTF-8 text, a byte-order mark in front
-        dropped, no bigger than ``config.SETTINGS_BYTES``); ``BotError`` naming the key when it is
-        not one."""
+        """A spec from a bot file: a regular file of UTF-8 text (a byte-order mark in front
+        dropped), no bigger than ``config.SETTINGS_BYTES``.
+
+        The bot runs in its ``cwd``, read from the bot file's folder (by default that folder),
+        and its name is the file's stem unless the file gives one.
+
+        Args:
+            path: The bot file (``mybot.toml``).
+
+        Returns:
+            The spec, with the sha256 of the file and the absolute path of the program its
+                command runs (``program_path``; None when none is found).
+
+        Raises:
+            BotError: The file cannot be read or parsed, has an unknown key, or a key's value
+                is not valid (the message names the key); its ``cwd`` is no folder; or the
+                first word of ``command``, a path, names something other than a regular file
+                (a folder).
+        """
         path = Path(path)
         where = f"bot file {str(path)!r}"
         try:
@@ -92,7 +108,15 @@ class ProtocolSpec:
     @classmethod
     def from_command(cls, path: str) -> ProtocolSpec:
         """A spec from ``cmd:PATH``: the program that starting PATH runs (a PATH without a
-        ``/`` is looked up along ``PATH``, as the process is started), with its digest."""
+        ``/`` is looked up along ``PATH``, as the process is started), with its digest.
+
+        Args:
+            path: The PATH of ``cmd:PATH``, run without arguments; its last part is the bot's name.
+
+        Returns:
+            The spec, with the default time limits; ``program`` and ``sha256`` are None when
+                no program is found or it cannot be read (starting it then says why).
+        """
         program = program_path(path)
         try:
             digest = files.digest(program) if program else None
@@ -111,8 +135,15 @@ class ProtocolSpec:
 def not_a_folder(path: Path) -> str | None:
     """Why ``path`` (a link followed) is no folder to start a bot in, or None when it is one.
 
-    >>> not_a_folder(Path("/")) is None, not_a_folder(Path("/no/such/folder"))
-    (True, 'is not a folder (/no/such/folder does not exist)')
+    Args:
+        path: The folder.
+
+    Returns:
+        The reason, as the end of a sentence (``"is not a folder (... does not exist)"``), or None.
+
+    Examples:
+        >>> not_a_folder(Path("/")) is None, not_a_folder(Path("/no/such/folder"))
+        (True, 'is not a folder (/no/such/folder does not exist)')
     """
     try:
         mode = path.stat().st_mode
@@ -124,16 +155,27 @@ def not_a_folder(path: Path) -> str | None:
 
 
 def program_path(word: str, cwd: str | None = None, env: Mapping[str, str] | None = None) -> str | None:
-    """The absolute path of the program that starting ``word`` in folder ``cwd`` (None: the
-    current folder) with environment ``env`` (None: this process's) runs, or None when there is
-    none: a word with a ``/`` names a file from ``cwd``; any other is looked up along the
+    """The absolute path of the program that starting ``word`` in folder ``cwd`` with
+    environment ``env`` runs.
+
+    A word with a ``/`` names a file from ``cwd``; any other is looked up along the
     environment's ``PATH`` (``os.defpath`` when it has none), each folder of which is read
     from ``cwd``, as ``subprocess`` does when it starts a process in ``cwd``.
 
-    >>> program_path("sh", env={"PATH": "/no/such/folder:/bin:/usr/bin"}) in ("/bin/sh", "/usr/bin/sh")
-    True
-    >>> program_path("sh", env={"PATH": "/no/such/folder"}) is None
-    True
+    Args:
+        word: The first word of the command.
+        cwd: The folder the process starts in; None: the current folder.
+        env: The process's environment; None: this process's.
+
+    Returns:
+        The absolute path, or None when there is no such program (for a word with a ``/``:
+            no such regular file).
+
+    Examples:
+        >>> program_path("sh", env={"PATH": "/no/such/folder:/bin:/usr/bin"}) in ("/bin/sh", "/usr/bin/sh")
+        True
+        >>> program_path("sh", env={"PATH": "/no/such/folder"}) is None
+        True
     """
     folder = cwd or os.getcwd()
     if os.path.dirname(word):
@@ -147,12 +189,23 @@ def program_path(word: str, cwd: str | None = None, env: Mapping[str, str] | Non
 def check_seconds(value: Any, what: str) -> float:
     """A time limit from a bot file: a finite number of seconds in ``TIMEOUT_RANGE``.
 
-    >>> check_seconds(2, "decision_timeout")
-    2.0
-    >>> check_seconds(float("nan"), "decision_timeout")
-    Traceback (most recent call last):
-    ...
-    bots.base.BotError: decision_timeout must be a number of seconds from 0.01 to 86400, got nan
+    Args:
+        value: The value as read from the file.
+        what: What the value is, for the message (``"bot file 'x.toml': decision_timeout"``).
+
+    Returns:
+        The seconds, as a float.
+
+    Raises:
+        BotError: ``value`` is not a number (a bool is not), or is outside ``TIMEOUT_RANGE``.
+
+    Examples:
+        >>> check_seconds(2, "decision_timeout")
+        2.0
+        >>> check_seconds(float("nan"), "decision_timeout")
+        Traceback (most recent call last):
+        ...
+        bots.base.BotError: decision_timeout must be a number of seconds from 0.01 to 86400, got nan
     """
     low, high = TIMEOUT_RANGE
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not (low <= value <= high):

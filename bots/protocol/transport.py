@@ -1,10 +1,10 @@
 """The transport of a protocol bot: one child process, its pipes and its standard error.
 
-:class:`Process` starts a bot's command in a session (and process group) of its own that
-dies with the process that started it (:func:`set_death_signal`), writes to its standard
+``Process`` starts a bot's command in a session (and process group) of its own that
+dies with the process that started it (``set_death_signal``), writes to its standard
 input and reads lines from its standard output under a deadline (non-blocking pipes and a
 selector, never a bare blocking call), keeps its standard error in a log of bounded size
-(:class:`StderrLog`), and ends it, its group and whatever it left in sessions of its own.
+(``StderrLog``), and ends it, its group and whatever it left in sessions of its own.
 It knows nothing of what the lines say (``bots.protocol.messages``); the bot class
 (``bots.protocol.bot``) joins the two, as fastchess's engine class joins its process to
 the protocol its engine speaks.
@@ -65,8 +65,16 @@ _LOG_NUMBERS = itertools.count(1)
 def log_name(name: str) -> str:
     """A bot name as part of a file name: letters, digits, ``.``, ``-`` and ``_`` only.
 
-    >>> log_name("my bot/v2")
-    'my_bot_v2'
+    Args:
+        name: The bot's name.
+
+    Returns:
+        The name with each run of other characters as one ``_``, without ``.`` or ``_`` at
+            either end, cut at 60 characters; ``"bot"`` when nothing is left.
+
+    Examples:
+        >>> log_name("my bot/v2")
+        'my_bot_v2'
     """
     return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._")[:60] or "bot"
 
@@ -74,7 +82,7 @@ def log_name(name: str) -> str:
 class StderrLog:
     """A bot process's standard error in a file of bounded size: the first ``config.LOG_HEAD`` bytes
     as they come, then, when the process ends, a line saying how much was left out and the
-    last ``config.LOG_TAIL`` bytes; in UTF-8, any other byte as ``\\xNN`` (:class:`solver.text.LogText`).
+    last ``config.LOG_TAIL`` bytes; in UTF-8, any other byte as ``\\xNN`` (``solver.text.LogText``).
     The last few KiB are also kept to quote in fault messages."""
 
     def __init__(self, folder: Path, name: str):
@@ -93,6 +101,12 @@ class StderrLog:
         self.text = LogText()
 
     def feed(self, data: bytes) -> None:
+        """Take what the process wrote next: into the file while its first ``config.LOG_HEAD``
+        bytes last, then into the tail written at ``close``; the last 4 KiB are also kept.
+
+        Args:
+            data: The bytes read from the process's standard error.
+        """
         self.recent += data
         del self.recent[:-4096]
         data = self.text.feed(data)
@@ -113,13 +127,23 @@ class StderrLog:
 
     def error_line(self) -> str | None:
         """The error the process reported on its standard error, with where it was raised
-        (:func:`error_line`), quoted for a message; None when none is recognised."""
+        (the module's ``error_line``), quoted for a message.
+
+        Returns:
+            The error line of the last 4 KiB, cut at 300 characters with what does not print
+                made visible; None when none is recognised.
+        """
         found = error_line(self.recent.decode("utf-8", "replace"))
         return terminal(found[:300]) if found else None
 
     def clause(self) -> str:
-        """What the process said on its standard error, as the end of a fault's message: the
-        error it reported (:meth:`error_line`), else its last lines; empty when it said nothing."""
+        """What the process said on its standard error, as the end of a fault's message.
+
+        Returns:
+            ``"; its standard error says: ..."`` with the error it reported (``error_line``),
+                else ``"; its standard error ends: ..."`` with its last lines (``last_words``);
+                empty when it said nothing.
+        """
         said = self.error_line()
         if said:
             return f"; its standard error says: {said}"
@@ -127,13 +151,22 @@ class StderrLog:
         return f"; its standard error ends: {words}" if words else ""
 
     def last_words(self, lines: int = 6) -> str:
-        """The last lines the process wrote to its standard error, quoted for a message: each
-        cut at 300 characters, with what does not print made visible (:func:`solver.text.terminal`)."""
+        """The last lines the process wrote to its standard error, quoted for a message.
+
+        Args:
+            lines: How many lines, at most; blank lines are not counted.
+
+        Returns:
+            The lines of the last 4 KiB, each stripped and cut at 300 characters with what
+                does not print made visible (``solver.text.terminal``), joined by ``" | "``.
+        """
         text = self.recent.decode("utf-8", "replace").split("\n")
         kept = [terminal(line.strip()[:300]) for line in text if line.strip()][-lines:]
         return " | ".join(kept)
 
     def close(self) -> None:
+        """Finish the file, once: a line saying how many bytes were left out, if any, then the
+        last ``config.LOG_TAIL`` bytes; a write that fails is passed over."""
         if self.fd < 0:
             return
         self.tail += self.text.end()
@@ -170,16 +203,24 @@ def error_line(text: str) -> str | None:
     code that is not Python's or an installed package's; elsewhere the first line that states
     an error, with the next line when that one ends in a colon (Rust puts the message there),
     and the first ``FILE:LINE`` of the text (JavaScript prints it first, Go, Rust and Java in
-    the stack below). None when no line states an error.
+    the stack below).
 
-    >>> error_line('Traceback (most recent call last):\\n  File "bot.py", line 9, in <module>\\n'
-    ...            '    play()\\n  File "bot.py", line 4, in play\\n    1 / 0\\nZeroDivisionError: division by zero\\n')
-    'ZeroDivisionError: division by zero (at bot.py:4)'
-    >>> error_line("/home/me/bot.js:12\\n  hand.rows()\\n       ^\\n\\nTypeError: hand.rows is not a function\\n"
-    ...            "    at Interface.<anonymous> (/home/me/bot.js:12:8)\\n")
-    'TypeError: hand.rows is not a function (at /home/me/bot.js:12)'
-    >>> error_line("loading weights\\n") is None
-    True
+    Args:
+        text: What a process wrote to its standard error.
+
+    Returns:
+        The error line, followed by ``(at FILE:LINE)`` when the place is known and the
+            line does not name it already; None when no line states an error.
+
+    Examples:
+        >>> error_line('Traceback (most recent call last):\\n  File "bot.py", line 9, in <module>\\n'
+        ...            '    play()\\n  File "bot.py", line 4, in play\\n    1 / 0\\nZeroDivisionError: division by zero\\n')
+        'ZeroDivisionError: division by zero (at bot.py:4)'
+        >>> error_line("/home/me/bot.js:12\\n  hand.rows()\\n       ^\\n\\nTypeError: hand.rows is not a function\\n"
+        ...            "    at Interface.<anonymous> (/home/me/bot.js:12:8)\\n")
+        'TypeError: hand.rows is not a function (at /home/me/bot.js:12)'
+        >>> error_line("loading weights\\n") is None
+        True
     """
     lines = [line.strip() for line in text.splitlines()]
     start = max((i for i, line in enumerate(lines) if line == _TRACEBACK), default=0)
@@ -208,7 +249,7 @@ class ProtocolTrace:
     """``--log-protocol FILE``: every line the bench sends a protocol bot and every line it
     receives, one per line of FILE, as it goes: the time (UTC, to the microsecond), the bot's
     name and process id, ``→`` for a line sent or ``←`` for one received, and the line as
-    :func:`solver.text.terminal` writes text (what does not print made visible, a byte that
+    ``solver.text.terminal`` writes text (what does not print made visible, a byte that
     is not UTF-8 as ``\\xNN``). Each line is one write to a file opened for appending, so the
     processes of a run can share one file. ``fresh`` empties the file first."""
 
@@ -218,6 +259,14 @@ class ProtocolTrace:
         self.fd = files.open_regular(path, flags, follow=False, single=True)
 
     def write(self, name: str, pid: int, direction: str, data: bytes) -> None:
+        """Append one line of the trace, in one write; a write that fails is passed over.
+
+        Args:
+            name: The bot's name.
+            pid: The bot process's id.
+            direction: ``SENT`` (``→``) or ``RECEIVED`` (``←``).
+            data: The line; a newline at its end is dropped.
+        """
         when = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
         text = terminal(data.rstrip(b"\n").decode("utf-8", "backslashreplace"))
         try:
@@ -226,6 +275,7 @@ class ProtocolTrace:
             pass
 
     def close(self) -> None:
+        """Close the file (idempotent)."""
         if self.fd >= 0:
             os.close(self.fd)
             self.fd = -1
@@ -347,8 +397,19 @@ class Process:
             self.log.feed(chunk)
 
     def send(self, data: bytes, deadline: float) -> bool:
-        """Write all of ``data`` by the deadline; False when the bot stopped reading.
-        ``Closed`` when it closed its input or exited."""
+        """Write all of ``data`` by the deadline, reading the process's output meanwhile.
+
+        Args:
+            data: The bytes to write, a whole line.
+            deadline: The ``time.monotonic()`` by which all must be written.
+
+        Returns:
+            True when all was written (and traced); False when the deadline passed first
+                (the bot stopped reading).
+
+        Raises:
+            Closed: The process closed its input or exited.
+        """
         view = memoryview(data)
         while view:
             try:
@@ -368,9 +429,18 @@ class Process:
         return True
 
     def read_line(self, deadline: float) -> bytes | None:
-        """The next line, or None at the deadline; ``Closed`` when the process closed its
-        output or exited, ``Overlong`` for a line over ``LINE_LIMIT`` (the rest of which
-        is dropped as it comes)."""
+        """The next line the process wrote, read by the deadline.
+
+        Args:
+            deadline: The ``time.monotonic()`` to wait until, at most.
+
+        Returns:
+            The line without its newline (traced), or None at the deadline.
+
+        Raises:
+            Closed: The process closed its output or exited.
+            Overlong: A line is over ``LINE_LIMIT`` (the rest of it is dropped as it comes).
+        """
         while True:
             end = self.buffer.find(b"\n")
             if end >= 0:
@@ -392,12 +462,23 @@ class Process:
                     raise Closed  # it exited, though a process it left may hold the pipe open
 
     def partial(self) -> bytes:
-        """What the process wrote after its last complete line."""
+        """What the process wrote after its last complete line.
+
+        Returns:
+            The first 200 bytes of the output not yet read as lines: after ``read_line``
+                gave None, the start of the line the process has not ended.
+        """
         return bytes(self.buffer[:200])
 
     def exit_status(self, wait: float) -> int | None:
-        """The exit status, waited for up to ``wait`` seconds (reading its standard error
-        meanwhile); None while it runs."""
+        """The exit status, waited for while the process's output is read.
+
+        Args:
+            wait: The most seconds to wait for the process to exit.
+
+        Returns:
+            The exit status (``-N``: ended by signal N); None while it runs.
+        """
         deadline = time.monotonic() + wait
         while self.popen.poll() is None and time.monotonic() < deadline:
             self._pump(deadline)
@@ -406,7 +487,11 @@ class Process:
 
     def ask_to_quit(self, grace: float) -> None:
         """Send ``quit`` (once), taking at most a second of the ``grace`` period; the grace
-        period counts from here."""
+        period counts from here.
+
+        Args:
+            grace: The seconds the process is given to exit after ``quit``.
+        """
         if self.asked is not None:
             return
         self.asked = time.monotonic()
@@ -416,9 +501,15 @@ class Process:
             pass
 
     def end(self, grace: float) -> None:
-        """Ask the process to quit and wait up to ``grace`` seconds (0: no asking), then end
-        its process group: SIGTERM, a moment, SIGKILL; then what it started in sessions of
-        their own (``setsid``, a double fork), still its descendants or re-parented here."""
+        """End the process (once): ask it to quit and wait, then end its process group:
+        SIGTERM, a moment, SIGKILL; then what it started in sessions of their own
+        (``setsid``, a double fork), still its descendants or re-parented here. Its pipes
+        and its log are closed.
+
+        Args:
+            grace: The seconds it is given to exit after ``quit`` (counted from when it was
+                asked, if it was already); 0: it is not asked, nor sent SIGTERM.
+        """
         if self.ended:
             return
         self.ended = True

@@ -100,7 +100,7 @@ class _Looks:
 
     def finished(self, part: list[DealRecord], bar: tqdm[Any]) -> None:
         """Take the records of a finished part; look at the test for every chunk now whole;
-        raise :class:`_Decided` when it decides."""
+        raise ``_Decided`` when it decides."""
         for record in part:
             self.waiting[record.deal] = record
         bar.update(len(part))
