@@ -48,27 +48,40 @@ def test_a_bot_that_keeps_the_protocol_passes_every_check():
     assert done.stdout.splitlines()[-1] == "every check passed (9 passed, 0 skipped)"
 
 
-@pytest.mark.parametrize("mode, keys, check, said", [
+@pytest.mark.parametrize("mode, keys, check, said, also", [
     ("unflushed", {"startup_timeout": 1}, "hello",
-     "no answer to the hello within 1 s; end each line with a newline and flush standard output after it"),
+     "no answer to the hello within 1 s; end each line with a newline and flush standard output after it", ()),
     ("panic-start", {}, "hello", "it exited (status 2) instead of answering the hello; its standard error says: "
-                                 "panic: cannot open weights.bin: no such file"),
-    ("garbage", {}, "one hand", "answered hand AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C with a line that is not JSON"),
-    ("traceback", {}, "one hand", "its standard error says: ValueError: no rows for AS KS (at "),
-    ("cheat", {}, "one hand", "not the cards dealt"),
-    ("unsteady", {}, "the same hand again", "a bot that draws randomness of its own says \"random\": true in its hello"),
-    ("no-error-reply", {}, "error reply", "it answered a hand of 12 cards with '{\"front\": "),
+                                 "panic: cannot open weights.bin: no such file", ()),
+    ("garbage", {}, "one hand", "answered hand AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C with a line that is not JSON",
+     ("the same hand again", "error reply")),
+    ("traceback", {}, "one hand", "its standard error says: ValueError: no rows for AS KS (at ",
+     ("the same hand again", "error reply")),
+    ("cheat", {}, "one hand", "not the cards dealt", ("the same hand again", "error reply")),
+    ("unsteady", {}, "the same hand again", "a bot that draws randomness of its own says \"random\": true in its hello",
+     ()),
+    ("no-error-reply", {}, "error reply", "it answered a hand of 12 cards with '{\"front\": ", ()),
     ("stubborn", {}, "quit", "still running 2 s after quit: exit on {\"type\": \"quit\"} and at the end of standard "
-                             "input"),
+                             "input", ()),
 ])
-def test_each_mistake_fails_its_check_and_says_what_to_change(tmp_path, mode, keys, check, said):
-    done = _check(str(bot_file(tmp_path, mode, env={"HELLO": json.dumps({"protocol": 2})}, **keys)))
+def test_each_mistake_fails_its_check_and_says_what_to_change(tmp_path, mode, keys, check, said, also):
+    """The misbehaving bot misbehaves on every hand with the ace of spades, the hand of every
+    check that asks one: those checks fail too, each pointing to the first; every other check
+    still runs (a new process after one exited), but for those that need a hello when it failed."""
+    done = _checked(tmp_path, str(bot_file(tmp_path, mode, env={"HELLO": json.dumps({"protocol": 2})}, **keys)))
     outcomes = _outcomes(done)
     assert done.returncode == 1 and outcomes[check][0] == "FAIL" and said in outcomes[check][1], done.stdout
-    assert list(outcomes) == NAMES and [o for o, _ in outcomes.values()].count("FAIL") == 1, done.stdout
-    after = NAMES[NAMES.index(check) + 1:]
-    gone = mode not in ("unsteady", "no-error-reply", "stubborn")  # after those mistakes the bot can still be asked
-    assert all(outcomes[name][0] == ("SKIP" if gone else "PASS") for name in after if name != "a batch"), done.stdout
+    assert list(outcomes) == NAMES and [name for name, (o, _) in outcomes.items() if o == "FAIL"] == [check, *also]
+    assert outcomes.get("the same hand again", ("", ""))[1] == "the same failure as one hand (above)" or \
+        "the same hand again" not in also, done.stdout
+    if "error reply" in also:
+        assert outcomes["error reply"][1] == ("after its error reply, hand AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C met "
+                                              "the same failure as one hand (above)"), done.stdout
+    others = {name: outcome for name, (outcome, _) in outcomes.items() if name not in (check, *also)}
+    if check == "hello":  # no hello: nothing else to check, and a run would end it without asking it to quit
+        assert set(others.values()) == {"SKIP"}, done.stdout
+    else:
+        assert others.pop("a batch") == "SKIP" and set(others.values()) == {"PASS"}, done.stdout
 
 
 def test_what_the_hello_declares_is_taken_at_its_word(tmp_path):
@@ -158,3 +171,228 @@ def test_every_command_that_plays_a_protocol_bot_logs_its_lines(tmp_path, argv, 
         assert [kind for i, kind in enumerate(kinds) if i == 0 or kinds[i - 1] != kind] == requests, kinds
     else:
         assert len(by_process) >= 2 or "match" in argv[2]  # the tournament's workers each start the bot
+
+
+# --- what a reviewer found: each check on its own, a process after a bad answer, the words -----
+
+
+_BOT = '''\
+import json, sys
+RANKS = "23456789TJQKA"
+
+
+def rows(hand):
+    cards = sorted(hand.split(), key=lambda c: RANKS.index(c[0]))
+    return {"front": " ".join(cards[:3]), "middle": " ".join(cards[3:8]), "back": " ".join(cards[8:])}
+
+
+def say(message):
+    print(message if isinstance(message, str) else json.dumps(message), flush=True)
+
+
+def hello():
+    return {"type": "hello", "name": "inline-bot", "version": "1", "protocol": 2}
+
+
+def arrange(m, n):  # n: the hands of 13 cards asked for so far, this one included
+    return {"id": m["id"], **rows(m["hand"])}
+
+
+def batch(m):
+    return {"id": m["id"], "arrangements": [rows(h) for h in m["hands"]]}
+
+
+'''
+_LOOP = '''
+
+arranged = 0
+for line in sys.stdin:
+    m = json.loads(line)
+    if m["type"] == "hello":
+        say(hello())
+    elif m["type"] == "quit":
+        break
+    elif m["type"] == "arrange_many":
+        say(batch(m))
+    elif len(m["hand"].split()) != 13:
+        say({"id": m["id"], "error": "a hand has 13 cards"})
+    else:
+        arranged += 1
+        say(arrange(m, arranged))
+'''
+
+
+def _inline_bot(tmp_path: Path, change: str = "", name: str = "inline-bot") -> Path:
+    """A bot file for a bot that sets hands as sorted_bot does, but for ``change`` (Python that
+    redefines ``hello``, ``arrange`` or ``batch`` of ``_BOT``)."""
+    program = tmp_path / "inline_bot.py"
+    program.write_text(_BOT + change + _LOOP)
+    path = tmp_path / "inline_bot.toml"
+    path.write_text(f'name = "{name}"\ncommand = [{json.dumps(sys.executable)}, {json.dumps(str(program))}]\n')
+    return path
+
+
+def _running(folder: Path) -> list[int]:
+    """The processes still running (zombies left out) whose command line names ``folder``,
+    read from /proc."""
+    found = []
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            cmdline = (entry / "cmdline").read_bytes()
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if state != "Z" and str(folder).encode() in cmdline:
+            found.append(int(entry.name))
+    return found
+
+
+def _checked(tmp_path: Path, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    """``bench check-bot ARGS`` (its log folder under ``tmp_path``), and no process of a bot under
+    ``tmp_path`` left running after it."""
+    env = env or ENV | {"TMPDIR": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-m", "bench.cli", "check-bot", *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=300)
+    if Path("/proc/self").exists():
+        assert _running(tmp_path) == [], done.stdout
+    return done
+
+
+def test_a_hand_set_again_with_its_rows_written_in_another_order_is_set_the_same_way(tmp_path):
+    """The same rows, each row's cards written in another order the second time: the same play
+    (bench verify compares rows, not the order of their cards)."""
+    bot = _inline_bot(tmp_path, '''
+def arrange(m, n):
+    answer = {"id": m["id"], **rows(m["hand"])}
+    if n % 2 == 0:
+        answer.update({row: " ".join(reversed(answer[row].split())) for row in ("front", "middle", "back")})
+    return answer
+''')
+    done = _checked(tmp_path, str(bot))
+    outcomes = _outcomes(done)
+    assert done.returncode == 0 and outcomes["the same hand again"] == ("PASS", "set the same way"), done.stdout
+
+
+@pytest.mark.parametrize("change, failed, said", [
+    ('''
+def arrange(m, n):
+    return {"id": m["id"] + (1000 if n == 1 else 0), **rows(m["hand"])}
+''', "one hand", "with id 1001, not the request's 1"),
+    ('''
+def arrange(m, n):
+    if n == 1:
+        say("thinking about " + m["hand"])
+    return {"id": m["id"], **rows(m["hand"])}
+''', "one hand", "with a line that is not JSON: 'thinking about AS KS"),
+    ('''
+def arrange(m, n):
+    return {"id": m["id"], "error": "no table for this hand"} if n == 1 else {"id": m["id"], **rows(m["hand"])}
+''', "one hand", "it sent an error reply: 'no table for this hand'"),
+    ('''
+def hello():
+    return {"type": "hello", "name": "inline-bot", "protocol": 2, "batch": True}
+
+
+def batch(m):
+    return {"id": m["id"], "arrangements": [rows(h) for h in m["hands"]][:-1]}
+''', "a batch", "got 4 arrangements for 5 hands"),
+    ('''
+def arrange(m, n):
+    if n == 1:
+        sys.exit(7)
+    return {"id": m["id"], **rows(m["hand"])}
+''', "one hand", "it exited (status 7) instead of answering hand AS KS"),
+], ids=["wrong-id", "debug-line", "error-reply", "short-batch", "exit"])
+def test_after_a_failed_check_every_other_check_still_runs(tmp_path, change, failed, said):
+    """One bad answer fails its check alone: the process is kept (docs/protocol.md: a bad
+    answer keeps it; an answer to an earlier request is passed over), or, when it exited,
+    a new one answers the next check; quit is checked."""
+    if "sys.exit(7)" in change:  # a new process must not fail again: the first only
+        flag = tmp_path / "exited"
+        change = change.replace("if n == 1:", f"if not os.path.exists({str(flag)!r}):\n        open({str(flag)!r}, 'w')"
+                                ".close()").replace("def arrange", "import os\n\n\ndef arrange")
+    done = _checked(tmp_path, str(_inline_bot(tmp_path, change)))
+    outcomes = _outcomes(done)
+    assert done.returncode == 1 and list(outcomes) == NAMES, done.stdout
+    assert outcomes[failed][0] == "FAIL" and said in outcomes[failed][1], done.stdout
+    assert all(outcome == "PASS" for name, (outcome, _) in outcomes.items()
+               if name != failed and (name != "a batch" or "batch" in change)), done.stdout
+
+
+def test_a_fouled_arrangement_is_valid_and_says_that_it_fouls(tmp_path):
+    bot = _inline_bot(tmp_path, '''
+def arrange(m, n):
+    cards = sorted(m["hand"].split(), key=lambda c: -RANKS.index(c[0]))  # the best cards in front
+    return {"id": m["id"], "front": " ".join(cards[:3]), "middle": " ".join(cards[3:8]), "back": " ".join(cards[8:])}
+''')
+    done = _checked(tmp_path, str(bot))
+    outcome, detail = _outcomes(done)["one hand"]
+    assert done.returncode == 0 and outcome == "PASS", done.stdout
+    assert detail.startswith("a valid arrangement of the cards dealt in ") and "legal" not in detail, detail
+    assert detail.endswith(" (it fouls: middle (pair of 9s, J T 8 kickers) beats back (7-high, 7 6 5 4 2))"), detail
+
+
+def test_a_hello_that_says_random_is_neither_true_nor_false_fails_the_randomness_check(tmp_path):
+    bot = _inline_bot(tmp_path, '''
+def hello():
+    return {"type": "hello", "name": "inline-bot", "version": "1", "protocol": 2, "random": "yes"}
+''')
+    done = _checked(tmp_path, str(bot))
+    outcomes = _outcomes(done)
+    assert done.returncode == 1 and outcomes["name and version"] == ("PASS", "'inline-bot', version '1'"), done.stdout
+    assert outcomes["the same hand again"] == (
+        "FAIL", "its hello says \"random\": \"yes\"; random must be true or false (true: it draws randomness of its "
+                "own)"), done.stdout
+    assert [name for name, (outcome, _) in outcomes.items() if outcome != "PASS"] == ["the same hand again", "a batch"]
+
+
+def test_a_bot_that_cannot_start_names_no_empty_log_and_leaves_no_folder(tmp_path):
+    """A typo in the program's name: the hello fails (status 1), and the log check-bot made
+    for its standard error, empty, is removed with its folder and named nowhere."""
+    bot = tmp_path / "typo.toml"
+    bot.write_text('name = "typo"\ncommand = ["pyhton3-no-such-program", "my_bot.py"]\n')
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    env = ENV | {"TMPDIR": str(temporary)}
+    done = _checked(tmp_path, str(bot), env=env)
+    outcomes = _outcomes(done)
+    assert done.returncode == 1 and outcomes["hello"][0] == "FAIL" and "cannot start bot 'typo'" in outcomes["hello"][1]
+    assert "standard error" not in done.stdout and list(temporary.iterdir()) == [], done.stdout
+    document = json.loads(_checked(tmp_path, str(bot), "--json", env=env).stdout)
+    assert document["log"] is None and not document["passed"] and list(temporary.iterdir()) == []
+
+
+def test_the_json_document_names_the_bot_as_its_hello_does(tmp_path):
+    """cmd:PATH names the bot after its program; its hello names it too: the document's name
+    is the hello's, as the text's name and version check says, and spec_name the other."""
+    program = tmp_path / "my_bot.py"
+    program.write_text(_BOT.replace('"name": "inline-bot"', '"name": "my-bot"') + _LOOP)
+    program.chmod(0o755)
+    program.write_text(f"#!{sys.executable}\n" + program.read_text())
+    done = _checked(tmp_path, f"cmd:{program}", "--json")
+    document = json.loads(done.stdout)
+    assert done.returncode == 0 and document["name"] == "my-bot" and document["spec_name"] == "my_bot.py", done.stdout
+    assert next(c for c in document["checks"] if c["name"] == "name and version")["detail"] == "'my-bot', version '1'"
+
+
+def test_when_no_new_process_starts_after_a_crash_the_checks_left_say_so(tmp_path):
+    """The first process exits on its first hand; every later one exits before its hello: the
+    checks after the crash are skipped, saying that a new process did not start, and why."""
+    flag = tmp_path / "crashed"
+    bot = _inline_bot(tmp_path, f'''
+import os
+
+if os.path.exists({str(flag)!r}):
+    sys.exit(3)
+
+
+def arrange(m, n):
+    open({str(flag)!r}, "w").close()
+    sys.exit(7)
+''')
+    done = _checked(tmp_path, str(bot))
+    outcomes = _outcomes(done)
+    assert done.returncode == 1 and outcomes["one hand"][0] == "FAIL", done.stdout
+    why = ("a new process, started after the failure above, did not start: it exited (status 3) instead of answering "
+           "the hello")
+    assert all(outcomes[name] == ("SKIP", why) for name in NAMES[NAMES.index("one hand") + 1:]), done.stdout
