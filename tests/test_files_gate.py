@@ -357,6 +357,10 @@ ALLOWED = [  # (file, the text on the line, why it does not go through the gate)
     ("bench/report/summary.py", "resources.files(", "package data, through importlib.resources"),
     ("bench/report/plots.py", "fig.savefig(image", "into memory; the bytes reach the disk by files.write_atomic"),
     ("bench/analysis/perf.py", "fig.savefig(image", "into memory; the bytes reach the disk by files.write_atomic"),
+    ("bots/protocol/spec.py", 'with open(path, "rb") as file:', "the first line (4 KiB at most) of a bot's program that "
+     "could not start, to say which interpreter its #! line names"),
+    ("bots/protocol/_guard_process.py", 'with open("/proc/" + name + "/environ", "rb")', "the guard runs alone, with "
+     "python -I -S (nothing of the project); it reads the environment of processes in /proc"),
     ("bench/cli/parsing.py", "os.open(os.devnull", "the null device, put in place of a closed standard output"),
     ("bench/run/runner.py", "os.open(os.devnull", "the null device, to silence a worker's standard error"),
     ("bench/run/runner.py", "tempfile.mkdtemp(", "the runner's private folders (mode 0700, fresh names)"),

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -101,10 +102,49 @@ def test_a_late_answer_within_one_more_decision_timeout_keeps_the_process(make):
     one more ``decision_timeout`` (read and discarded); the next hand is answered by it."""
     bot = make("slow-once", env={"SLEEP": "3"}, decision_timeout=2.0)
     process = bot._process.popen.pid
-    with pytest.raises(BotFault, match=r"gave no answer to hand AS KS .* within 2 s"):
+    with pytest.raises(BotFault) as fault:
         bot.arrange(ACE, RNG)
     assert sorted(bot.arrange(PLAIN, RNG).cards) == sorted(PLAIN)
     assert bot._process.popen.pid == process and bot.restarts == 0 and bot.stale == 1
+    said = re.fullmatch(r"bot 'misbehaving-slow-once' answered hand AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C after "
+                        r"(\d+\.\d\d) s, over its limit of 2 s \(decision_timeout in its bot file\)", str(fault.value))
+    assert said and 2.9 <= float(said[1]) < 4.0, str(fault.value)
+
+
+@pytest.mark.slow
+def test_the_last_timeout_of_a_budget_still_says_when_the_answer_came(make, monkeypatch):
+    """A late answer that comes within a short grace after the limit is named as such even when
+    the timeout uses up the budget and the bot is given up at once (no catching up)."""
+    monkeypatch.setitem(protocol.BUDGETS, "timeout", 1)
+    bot = make("slow", env={"SLEEP": "2.4"}, decision_timeout=2.0)
+    with pytest.raises(BotGivenUp, match=r"given up after 1 timeouts in a row .*; the last: bot 'misbehaving-slow' "
+                                         r"answered hand AS KS .* after 2\.\d\d s, over its limit of 2 s "
+                                         r"\(decision_timeout in its bot file\)$"):
+        bot.arrange(ACE, RNG)
+
+
+def test_a_timeout_names_where_its_limit_comes_from(make):
+    """No answer at all: the message says so, with the limit and where it is set."""
+    bot = make("hang", decision_timeout=0.3)
+    with pytest.raises(BotFault) as fault:
+        bot.arrange(ACE, RNG)
+    assert str(fault.value) == ("bot 'misbehaving-hang' gave no answer to hand AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C "
+                                "within 0.3 s (decision_timeout in its bot file)")
+    assert sorted(bot.arrange(PLAIN, RNG).cards) == sorted(PLAIN) and bot.restarts == 1
+
+
+@pytest.mark.parametrize("file_sets, hands, said", [
+    (True, 1, "decision_timeout in its bot file"),
+    (True, 5, "5 hands × decision_timeout 0.2 s in its bot file"),
+    (False, 1, "the default decision_timeout"),
+    (False, 5, "5 hands × the default decision_timeout of 0.2 s"),
+])
+def test_a_decision_limit_is_told_with_where_it_is_set(file_sets, hands, said):
+    from bots.protocol.bot import decision_source
+    from bots.protocol.spec import ProtocolSpec
+
+    spec = ProtocolSpec("b", ("b",), decision_timeout=0.2, from_file=("decision_timeout",) if file_sets else ())
+    assert decision_source(spec, hands) == said
 
 
 @pytest.mark.slow
@@ -274,10 +314,11 @@ def test_a_crash_in_a_command_names_the_log_that_holds_the_whole_standard_error(
 
 
 @pytest.mark.parametrize("mode, said", [
-    ("unflushed", "gave no answer to the hello within 1 s; a bot must end each line it writes with a newline and "
-                  "flush its standard output after it (docs/protocol.md)"),
-    ("unended", """gave no answer to the hello within 1 s (it wrote '{"type": "hello", "name": "misbehaving-unended"}' """
-                "with no end of line)"),
+    ("unflushed", "gave no answer to the hello within 1 s, the startup_timeout of its bot file; if it writes its "
+                  "hello, it must end the line with a newline and flush its standard output (docs/protocol.md); if "
+                  "it needs longer to start, raise the startup_timeout of its bot file"),
+    ("unended", """gave no answer to the hello within 1 s, the startup_timeout of its bot file (it wrote '{"type": """
+                """"hello", "name": "misbehaving-unended"}' with no end of line)"""),
 ])
 def test_a_hello_that_does_not_arrive_says_how_to_send_it(tmp_path, mode, said):
     with pytest.raises(BotError) as error:
@@ -286,15 +327,18 @@ def test_a_hello_that_does_not_arrive_says_how_to_send_it(tmp_path, mode, said):
 
 
 def test_each_bot_process_has_its_own_log(make, tmp_path):
-    """A crash and a restart: two processes, two logs in the folder given."""
+    """A crash and a restart: two processes, two logs in the folder given; when the bot is
+    closed, the new process's stays only if it wrote something (it did not)."""
     bot = make("panic", log_dir=str(tmp_path / "logs"))
     with pytest.raises(BotFault):
         bot.arrange(ACE, RNG)
     bot.arrange(PLAIN, RNG)
-    bot.close()
     logs = sorted((tmp_path / "logs").glob("*.stderr.log"))
     assert logs == sorted(bot.logs) and len(logs) == 2
     assert sum("panic: runtime error" in log.read_text() for log in logs) == 1
+    bot.close()
+    (kept,) = (tmp_path / "logs").glob("*.stderr.log")
+    assert bot.logs == [kept] and "panic: runtime error" in kept.read_text()
 
 
 @pytest.mark.slow
@@ -302,7 +346,7 @@ def test_a_bot_restarted_again_and_again_keeps_a_bounded_number_of_logs(make, tm
     """Crashes spaced by good answers never use up the budget, so the restarts go on for as
     long as the run: the first process's log and the last ones are kept, no more."""
     monkeypatch.setattr(config, "LOG_FILES", 3)
-    bot = make("crash", log_dir=str(tmp_path / "logs"))
+    bot = make("panic", log_dir=str(tmp_path / "logs"))  # each crashed process's log holds its panic
     for _ in range(6):
         with pytest.raises(BotFault, match="exited"):
             bot.arrange(ACE, RNG)
@@ -317,9 +361,10 @@ def test_without_a_log_folder_the_logs_are_temporary(make):
     with pytest.raises(BotFault, match=r"exited \(status 7\)") as fault:
         bot.arrange(ACE, RNG)
     assert fault.value.log is None
-    assert all(log.exists() for log in bot.logs)
+    assert bot.logs and all(log.exists() for log in bot.logs)
+    folder = bot.logs[0].parent
     bot.close()
-    assert bot.logs and not any(log.exists() for log in bot.logs)
+    assert not folder.exists()
 
 
 def test_a_flood_of_standard_error_is_capped(make, tmp_path):
@@ -462,10 +507,12 @@ def test_a_missing_cwd_is_named_as_such(tmp_path):
     ("deep", r"not JSON: '\[\[\[", False),
     ("huge", r"with a line longer than 1048576 bytes", True),
     ("flood-stdout", r"with a line longer than 1048576 bytes", True),
-    pytest.param("no-newline", r"gave no answer .* within 1 s \(it wrote '\{\"id\": 1, .*' with no end of line\)", True,
+    pytest.param("no-newline", r"gave no answer .* within 1 s \(decision_timeout in its bot file; it wrote "
+                               r"'\{\"id\": 1, .*' with no end of line\)$", True,
                  marks=pytest.mark.slow),  # waits out a time limit
     ("bool-id", r"with id True, not a whole number", False),
-    ("wrong-id", r"with an id that is not its request's: '\{\"front\"", False),
+    ("wrong-id", r"with an id 1000 more than its request's \(an answer carries the id of the request it answers\): "
+                 r"'\{\"front\"", False),
     ("cheat", r"other cards than it was dealt", False),
     ("declare-text", r"with declare '\"yes\"'; it must be true or false", False),
     pytest.param("close-stdout", r"closed its output instead of answering hand AS KS", True, marks=pytest.mark.slow),
@@ -524,8 +571,8 @@ def test_an_endless_stream_of_stale_answers_is_a_timeout(make):
     discarded, the deadline holds, and the message says what came."""
     bot = make("stale-flood", decision_timeout=0.5)
     assert sorted(bot.arrange(PLAIN, RNG).cards) == sorted(PLAIN)
-    with pytest.raises(BotFault, match=r"gave no answer to hand AS KS .* within 0\.5 s \(it sent [\d,]+ answers? to "
-                                       r"earlier requests, discarded\)"):
+    with pytest.raises(BotFault, match=r"gave no answer to hand AS KS .* within 0\.5 s \(decision_timeout in its bot "
+                                       r"file; it sent [\d,]+ answers? to earlier requests, discarded\)$"):
         bot.arrange(ACE, RNG)
     assert sorted(bot.arrange(PLAIN, RNG).cards) == sorted(PLAIN) and bot.restarts == 1
 
@@ -568,3 +615,180 @@ def test_a_run_stopped_by_a_crash_names_the_log_in_its_folder(tmp_path):
     log = Path(line.rsplit("; its whole standard error: ", 1)[1])
     assert log.parent == out and "goroutine 1 [running]:" in log.read_text()
     assert "stderr.log" not in (out / "journal.jsonl").read_text()
+
+
+# --- the start-up limit: the bot file's, else the command's ------------------------------------
+
+
+def test_a_bot_file_without_startup_timeout_takes_the_commands(tmp_path):
+    """A bot file that sets no startup_timeout starts under the command's --startup-timeout
+    (``make_bots``' ``startup_timeout``), and the message names that option as the limit's source."""
+    from bench.run.play import close_bots, make_bots
+
+    path = bot_file(tmp_path, "slow-start", env={"SLEEP": "3"})
+    started = time.monotonic()
+    with pytest.raises(BotError) as error:
+        make_bots([str(path)], as_rules("basic"), startup_timeout=0.5, warm_up=False)
+    close_bots()
+    assert str(error.value) == ("protocol bot 'misbehaving-slow-start' did not start: it gave no answer to the hello "
+                                "within 0.5 s, the --startup-timeout of the command; if it writes its hello, it must "
+                                "end the line with a newline and flush its standard output (docs/protocol.md); if it "
+                                "needs longer to start, raise the --startup-timeout of the command")
+    assert time.monotonic() - started < 3
+    assert not _left_behind(tmp_path)
+
+
+def test_a_bot_files_own_startup_timeout_wins_over_the_commands(tmp_path):
+    from bench.run.play import close_bots, make_bots
+
+    slow = bot_file(tmp_path, "slow-start", env={"SLEEP": "60"}, startup_timeout=0.5)
+    with pytest.raises(BotError, match=r"within 0\.5 s, the startup_timeout of its bot file; .* if it needs longer to "
+                                       r"start, raise the startup_timeout of its bot file$"):
+        make_bots([str(slow)], as_rules("basic"), startup_timeout=30, warm_up=False)
+    patient = bot_file(tmp_path, "slow-start", env={"SLEEP": "1"}, startup_timeout=20)
+    try:
+        bot = make_bots([str(patient)], as_rules("basic"), startup_timeout=0.5, warm_up=False)[str(patient)]
+        assert sorted(bot.arrange(PLAIN, RNG).cards) == sorted(PLAIN)
+    finally:
+        close_bots()
+    assert not _left_behind(tmp_path)
+
+
+def test_a_run_gives_its_protocol_bots_the_runs_startup_timeout(tmp_path):
+    """``RunSettings.startup_timeout`` (``bench tournament --startup-timeout``) reaches the protocol
+    bots the workers make, and every process started again after a fault."""
+    from bench.run.play import RunSettings, close_bots, play_deals
+
+    path = str(bot_file(tmp_path, "slow-start", env={"SLEEP": "3"}))
+    settings = RunSettings((path, "greedy"), 2, 1, as_rules("basic"), decision_timeout=30.0, startup_timeout=0.5)
+    try:
+        with pytest.raises(BotError, match=r"within 0\.5 s, the --startup-timeout of the command"):
+            play_deals(settings.specs, 2, 1, [0], settings=settings)
+    finally:
+        close_bots()
+    assert not _left_behind(tmp_path)
+
+
+def test_a_cmd_bot_takes_the_commands_startup_timeout(tmp_path):
+    script = tmp_path / "sleepy"
+    script.write_text(f"#!{sys.executable}\nimport time\ntime.sleep(60)\n")
+    script.chmod(0o755)
+    from bench.run.play import close_bots, make_bots
+
+    try:
+        with pytest.raises(BotError, match=r"'sleepy' did not start: it gave no answer to the hello within 0\.5 s, the "
+                                           r"--startup-timeout of the command;"):
+            make_bots([f"cmd:{script}"], as_rules("basic"), startup_timeout=0.5, warm_up=False)
+    finally:
+        close_bots()
+    assert not _left_behind(tmp_path)
+
+
+# --- JSON of many lines -------------------------------------------------------------------------
+
+
+def test_a_bot_that_pretty_prints_its_json_is_told_to_write_one_line(tmp_path):
+    with pytest.raises(BotError) as error:
+        make_bot(str(bot_file(tmp_path, "pretty")))
+    assert str(error.value) == ("protocol bot 'misbehaving-pretty' did not start: bot 'misbehaving-pretty' answered "
+                                "the hello with a line that is not JSON: '{' (it ends before its JSON does); each "
+                                "message is one line of JSON: write it without newlines (no indent)")
+
+
+# --- cmd: and commands that cannot start --------------------------------------------------------
+
+
+@pytest.fixture
+def scripts(tmp_path, monkeypatch):
+    """A folder with bot programs that cannot start, as the current folder, not on PATH."""
+    good = f"#!{sys.executable}\nprint('hi')\n"
+    for name, text, mode in [("my_bot.py", good, 0o755), ("noshebang.py", "print('hi')\n", 0o755),
+                             ("nochmod.py", good, 0o644), ("badshebang.py", "#!/no/such/interpreter\n", 0o755)]:
+        (tmp_path / name).write_text(text)
+        (tmp_path / name).chmod(mode)
+    (tmp_path / "folder").mkdir()
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+@pytest.mark.parametrize("spec, said", [
+    ("cmd:./my_bot.py --level 3", r"cannot start bot 'my_bot.py --level 3' \(\./my_bot\.py --level 3\): No such file "
+                                  r"or directory; cmd: takes one program without arguments: for arguments, enter the "
+                                  r"bot by a bot file whose command lists them"),
+    ("cmd:my_bot.py", r"cannot start bot 'my_bot.py' \(my_bot\.py\): No such file or directory; a name without a '/' is "
+                      r"looked up on PATH: did you mean cmd:\./my_bot\.py\?"),
+    ("cmd:./noshebang.py", r"cannot start bot 'noshebang.py' \(\./noshebang\.py\): Exec format error; the system cannot "
+                           r"run it as a program: make its first line a #! line, such as #!/usr/bin/env python3"),
+    ("cmd:./nochmod.py", r"cannot start bot 'nochmod.py' \(\./nochmod\.py\): Permission denied; it is not executable: "
+                         r"chmod \+x .*nochmod\.py$"),
+    ("cmd:./badshebang.py", r"No such file or directory; its #! line names '/no/such/interpreter', which is not there"),
+    ("cmd:.", r"cannot start bot '\.' \(\.\): it is a folder, not a program: name the program file"),
+    ("cmd:./folder", r"cannot start bot 'folder' \(\./folder\): it is a folder, not a program: name the program file"),
+])
+def test_a_cmd_bot_that_cannot_start_says_what_to_change(scripts, spec, said):
+    with pytest.raises(BotError, match=said):
+        make_bot(spec)
+
+
+def test_a_bot_files_bare_command_that_is_a_file_beside_it_is_told_to_name_it_with_a_slash(scripts):
+    path = scripts / "bot.toml"
+    path.write_text('command = ["my_bot.py"]\n')
+    with pytest.raises(BotError, match=r"a name without a '/' is looked up on PATH: did you mean \"\./my_bot\.py\"\?"):
+        make_bot(str(path))
+
+
+# --- solve names the log ------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_solve_with_a_crashing_opponent_names_its_words_and_its_log(tmp_path):
+    """docs/protocol.md: solve stops on the fault with its line and names the log that holds
+    the whole standard error; no Python class name in the line."""
+    path = bot_file(tmp_path, "traceback")
+    done = _cli("-m", "bench.cli.solve", "KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 3C 2C", "--opponent", str(path),
+                "--samples", "200", "--seed", "1")
+    line = done.stderr.strip().splitlines()[-1]
+    assert done.returncode == 1 and line.startswith(f"solve: error: opponent model '{path}' failed: bot "
+                                                    "'misbehaving-traceback' exited (status 1) instead of answering"), line
+    assert "BotFault" not in line and "ValueError: no rows for" in line
+    log = Path(line.rsplit("; its whole standard error: ", 1)[1])
+    assert "Traceback (most recent call last):" in log.read_text()
+    shutil.rmtree(log.parent)
+
+
+# --- logs: only those that hold something -------------------------------------------------------
+
+
+def test_a_log_the_process_wrote_nothing_to_is_not_kept(make, tmp_path):
+    """A crash without a word on standard error: its log is empty, so it is removed with the
+    process, and the fault names none; the replacement's log goes when the bot closes."""
+    bot = make("crash", log_dir=str(tmp_path / "logs"))
+    with pytest.raises(BotFault, match=r"exited \(status 7\)") as fault:
+        bot.arrange(ACE, RNG)
+    assert fault.value.log is None
+    assert sorted(bot.arrange(PLAIN, RNG).cards) == sorted(PLAIN)
+    bot.close()
+    assert not list((tmp_path / "logs").glob("*.stderr.log")) and not [log for log in bot.logs if log.exists()]
+
+
+def test_a_kept_log_folder_holds_no_empty_log(make):
+    """A crash that names its log keeps the temporary folder, and only the logs with something
+    in them: not the empty one of the process started after the crash."""
+    bot = make("panic")
+    with pytest.raises(BotFault) as fault:
+        bot.arrange(ACE, RNG)
+    bot.close()
+    log = Path(fault.value.log)
+    assert sorted(log.parent.iterdir()) == [log] and log.stat().st_size > 0
+    shutil.rmtree(log.parent)
+
+
+def test_the_docs_name_a_log_as_it_is_named(make, tmp_path):
+    """docs/bots.md and docs/protocol.md name a log file ``NAME.PID.N.stderr.log``, as it is."""
+    bot = make("panic", log_dir=str(tmp_path / "logs"))
+    with pytest.raises(BotFault) as fault:
+        bot.arrange(ACE, RNG)
+    assert re.fullmatch(rf"misbehaving-panic\.{os.getpid()}\.\d+\.stderr\.log", Path(fault.value.log).name)
+    for doc in ("bots.md", "protocol.md"):
+        named = re.findall(r"`([^`]*stderr\.log)`", (ROOT / "docs" / doc).read_text(encoding="utf-8"))
+        assert named and all(name.endswith("NAME.PID.N.stderr.log") for name in named), (doc, named)

@@ -87,11 +87,44 @@ def test_the_hello_is_one_line_naming_the_newest_version_and_the_rules():
 def test_a_line_that_is_not_json_is_the_fault_asked_for():
     with pytest.raises(BadAnswer) as bad:
         parse_object(b"{oops", "b", "hand X")
-    assert str(bad.value).startswith("bot 'b' answered hand X with a line that is not JSON: '{oops' (")
-    assert str(bad.value).endswith("); its standard output is for protocol lines only: write anything else to its "
-                                   "standard error")
+    assert str(bad.value) == ("bot 'b' answered hand X with a line that is not JSON: '{oops' (a name in double quotes "
+                              "was expected at character 2); its standard output is for protocol lines only: write "
+                              "anything else to its standard error")
     with pytest.raises(StartFailed, match=r"^bot 'b' answered the hello with a line that is not JSON: 'NaN' \("):
         parse_object(b"NaN", "b", "the hello", StartFailed)
+
+
+@pytest.mark.parametrize("line", [b"{", b"[", b"  {", b"{\r", b'{"type": "hello",', b'{"id": 1, "front": "9H 9D 2C"'])
+def test_a_line_that_starts_json_of_many_lines_says_to_write_one_line(line):
+    """A bot that pretty-prints its JSON (``json.dumps(..., indent=2)``) sends ``{`` alone on its
+    first line: the message says a message is one line, not that standard output is for
+    protocol lines only."""
+    with pytest.raises(StartFailed) as bad:
+        parse_object(line, "b", "the hello", StartFailed)
+    assert str(bad.value) == (f"bot 'b' answered the hello with a line that is not JSON: {quote(line)} (it ends "
+                              "before its JSON does); each message is one line of JSON: write it without newlines "
+                              "(no indent)")
+
+
+@pytest.mark.parametrize("line, reason", [
+    (b"", "the line is empty"),
+    (b"   ", "the line is empty"),
+    (b"hello", "a JSON value was expected at character 1"),
+    (b"[1 2]", "a ',' was expected at character 4"),
+    (b'{"a" 1}', "a ':' was expected at character 6"),
+    (b'"abc', "the text that starts at character 1 has no closing quote"),
+    (b'"a\x01"', "a control character inside a text at character 3: write it escaped (\\n, \\t, \\u0001)"),
+    (b'"\\q"', "an escape JSON does not have at character 2"),
+    (b'{"a": 1} x', "more follows the JSON value, from character 10: one message a line"),
+    (b'{"a": 1}{"b": 2}', "more follows the JSON value, from character 9: one message a line"),
+])
+def test_what_is_wrong_with_a_line_is_said_in_plain_words(line, reason):
+    """Not the decoder's "Expecting value: line 1 column 1 (char 0)": what is wrong, and where
+    (counting characters from 1)."""
+    with pytest.raises(BadAnswer) as bad:
+        parse_object(line, "b", "hand X")
+    assert f"with a line that is not JSON: {quote(line)} ({reason}); its standard output is for" in str(bad.value)
+    assert not re.search(r"Expecting|line \d+ column|\(char \d", str(bad.value))
 
 
 @pytest.mark.parametrize("line", [b"[]", b"7", b'"text"', b"null"])
@@ -191,11 +224,22 @@ def test_an_answer_to_an_earlier_request_is_late_and_passed_over(number):
     assert answer_to(json.dumps({"id": number}).encode(), 3, "b", "hand X") is None
 
 
-@pytest.mark.parametrize("number", [0, -1, 4, 99])
-def test_an_id_the_bench_never_sent_is_a_bad_answer(number):
+@pytest.mark.parametrize("number, said", [
+    (4, "with an id 1 more than its request's (an answer carries the id of the request it answers)"),
+    (99, "with an id 96 more than its request's (an answer carries the id of the request it answers)"),
+    (0, "with id 0, which no request has (ids count from 1)"),
+    (-1, "with id -1, which no request has (ids count from 1)"),
+])
+def test_an_id_the_bench_never_sent_is_a_bad_answer_that_says_how_it_is_wrong(number, said):
+    """The id the bot sent, told against its request's: a bot that adds one to the id is told
+    so, in words that do not depend on how many requests came before (a record keeps them)."""
     with pytest.raises(BadAnswer) as bad:
         answer_to(json.dumps({"id": number, "front": "x"}).encode(), 3, "b", "hand X")
-    assert str(bad.value) == "bot 'b' answered hand X with an id that is not its request's: '{\"front\": \"x\"}'"
+    assert str(bad.value) == f"bot 'b' answered hand X {said}: '{{\"front\": \"x\"}}'"
+    if number > 0:
+        with pytest.raises(BadAnswer) as later:
+            answer_to(json.dumps({"id": number + 10, "front": "x"}).encode(), 13, "b", "hand X")
+        assert str(later.value) == str(bad.value)
 
 
 @pytest.mark.parametrize("number", [True, 3.0, "3", None])
@@ -256,14 +300,24 @@ def test_a_batch_answer_is_one_arrangement_a_hand_in_order():
     assert out[0].tolist() != out[1].tolist()
 
 
-@pytest.mark.parametrize("arrangements", [None, "x", [ROWS], [ROWS] * 3, []])
-def test_a_batch_answer_of_another_length_or_no_list_is_a_bad_answer(arrangements):
+@pytest.mark.parametrize("arrangements", [None, "x", {"front": "x"}])
+def test_a_batch_answer_without_a_list_is_a_bad_answer(arrangements):
     hands, texts = _hands(2)
     answer = {"id": 1} if arrangements is None else {"id": 1, "arrangements": arrangements}
     with pytest.raises(BadAnswer) as bad:
         arrangements_of(answer, hands, texts, "b", "a batch")
     assert str(bad.value) == (f"bot 'b' answered a batch with {answer_quote(answer)}; "
                               "it needs \"arrangements\", a list of 2")
+
+
+@pytest.mark.parametrize("arrangements, got", [([ROWS], "1 arrangement"), ([ROWS] * 3, "3 arrangements"),
+                                               ([], "0 arrangements")])
+def test_a_batch_answer_of_another_length_says_how_many_it_got(arrangements, got):
+    hands, texts = _hands(2)
+    with pytest.raises(BadAnswer) as bad:
+        arrangements_of({"id": 1, "arrangements": arrangements}, hands, texts, "b", "a batch of 2 hands")
+    assert str(bad.value) == (f"bot 'b' answered a batch of 2 hands with {got} for 2 hands; it needs one "
+                              "arrangement per hand, in the order of the hands")
 
 
 def test_an_entry_of_a_batch_that_is_not_an_object_is_named_by_its_place():

@@ -28,7 +28,8 @@ from bots.identity import opponent_identity
 from solver import Grade, OpponentModel, Solution, _evaluator, _search, config
 from solver._jit import cache_dir, compiled_before
 from solver.cards import format_cards, symbols_supported
-from solver.errors import SolveError
+from solver.errors import BotFault, OpponentError, SolveError
+from solver.opponent import model_name
 from solver.rules import RulesError, as_rules
 from solver.solution import check_request
 from solver.text import show
@@ -199,8 +200,37 @@ def _solve(args: argparse.Namespace) -> int:
     helper = warmup.start(args.rules) if _first_run_notice(args.ascii) else None  # the scoring kernels, on another core
     try:
         return _solve_and_print(args, model)
+    except OpponentError as error:
+        told = _bot_fault(error, model)
+        if told is error:
+            raise
+        raise told from error
     finally:
         warmup.end(helper)
+
+
+def _bot_fault(error: OpponentError, model: OpponentModel) -> OpponentError:
+    """An opponent model's failure told as a bot's fault is: its own words, without the class
+    name the solver gives any other exception, and the log that holds the whole standard error
+    of its process (``BotFault.log``, named by the command's error line) when one does.
+
+    Args:
+        error: What the solver raised (``solver.opponent.arrange_checked``).
+        model: The opponent model.
+
+    Returns:
+        A new error when a bot's fault caused ``error``; ``error`` otherwise.
+    """
+    causes: list[BaseException] = []
+    cause = error.__cause__
+    while cause is not None and len(causes) < 10:
+        causes.append(cause)
+        cause = cause.__cause__
+    if not causes or not isinstance(causes[0], BotFault) or isinstance(causes[0], OpponentError):
+        return error
+    told = OpponentError(f"opponent model '{model_name(model)}' failed: {causes[0]}")
+    told.log = next((c.log for c in causes if isinstance(c, BotFault) and c.log), None)
+    return told
 
 
 def _opponent(args: argparse.Namespace) -> OpponentModel:

@@ -27,7 +27,8 @@ from bench.records.deals import deal_table, dealer_of, seat_seed
 from bench.records.model import DealRecord, Play
 from bots import BotError, arrange_many, checked_arrangement, make_bot_for, parse_spec
 from bots.base import Bot, BotFault, BotGivenUp, declared_natural
-from bots.protocol import close_together, trace_to
+from bots.protocol import ProtocolBot, close_together, trace_to
+from bots.protocol.bot import command_startup
 from bots.registry import register
 from solver import Arrangement, Card, config, files, format_cards, parse_hand, row_values
 from solver.arrangement import format_rows
@@ -50,7 +51,7 @@ def _canonical(arrangement: Arrangement) -> str:
 
 
 def make_bots(specs: Sequence[str], rules: Rules, log_dir: str | None = None,
-              startup_timeout: float | None = None) -> dict[str, Any]:
+              startup_timeout: float | None = None, *, warm_up: bool = True) -> dict[str, Any]:
     """One bot per distinct spec, made once by each thread and kept.
 
     Bots with a ``rules`` parameter play for the tournament's rules unless their spec names
@@ -64,28 +65,39 @@ def make_bots(specs: Sequence[str], rules: Rules, log_dir: str | None = None,
         specs: The bot specs of the run; a spec given more than once makes one bot.
         rules: The tournament's rules.
         log_dir: The folder protocol bots write their stderr to; None for none.
-        startup_timeout: The seconds the bots' start-up may take, a limit of its own apart
-            from any decision: making each bot and, for bots that are not protocol bots (those
-            shake hands under their own ``startup_timeout``), one warm-up decision on a fixed
-            hand, whose answer is not used (loading compiled kernels, a JIT warming up). None:
-            no limit and no warm-up.
+        startup_timeout: The command's start-up limit (``bench tournament --startup-timeout``),
+            a limit of its own apart from any decision. A protocol bot's processes answer the
+            hello within it unless the bot file sets a ``startup_timeout`` of its own (a ``cmd:``
+            bot always takes it; ``bots.protocol.spec.startup_limit``), kept ones from now on
+            too. Any other bot is made, with ``warm_up``, under it together with one warm-up
+            decision on a fixed hand, whose answer is not used (loading compiled kernels, a JIT
+            warming up). None: the protocol bots' default, no limit and no warm-up.
+        warm_up: With ``startup_timeout``, make the bots that are not protocol bots under it
+            with their warm-up decision; False: the limit is only the protocol bots' (a first
+            check that every bot can be made, before the run's workers warm them up).
 
     Returns:
         The thread's bots, by spec (a new dict; the bots themselves are the kept ones).
 
     Raises:
         StartupFault: A bot did not start within ``startup_timeout``.
+        BotError: A bot cannot be made (a protocol bot that does not answer the hello in time).
     """
     key = (tuple(specs), rules, log_dir)
+    warming = startup_timeout if warm_up else None
     thread = threading.current_thread()
     with _MADE_LOCK:
         made = _MADE.setdefault(thread, {})
         bots = made.pop(key, None)
     if bots is None:
-        bots = _Bots(_new_bots(key[0], rules, log_dir, startup_timeout), warm=startup_timeout is not None)
-    elif startup_timeout is not None and not bots.warm:
-        _warm_up(bots.bots, startup_timeout)
-        bots.warm = True
+        bots = _Bots(_new_bots(key[0], rules, log_dir, startup_timeout, warming), warm=warming is not None)
+    else:
+        for bot in bots.bots.values():
+            if startup_timeout is not None and isinstance(bot, ProtocolBot):
+                bot.command_startup = startup_timeout  # for every process it starts from now on
+        if warming is not None and not bots.warm:
+            _warm_up(bots.bots, warming)
+            bots.warm = True
     with _MADE_LOCK:
         made[key] = bots  # the most recently used last
         evicted = [made.pop(k) for k in list(made)[:-config.MADE_PER_THREAD]]
@@ -149,15 +161,18 @@ def _is_protocol(spec: str) -> bool:
     return name.startswith("cmd:") or name.endswith(".toml")
 
 
-def _new_bots(specs: tuple[str, ...], rules: Rules, log_dir: str | None,
-              startup_timeout: float | None) -> dict[str, Any]:
+def _new_bots(specs: tuple[str, ...], rules: Rules, log_dir: str | None, startup_timeout: float | None,
+              warming: float | None) -> dict[str, Any]:
     bots: dict[str, Any] = {}
     try:
         for spec in dict.fromkeys(specs):
-            if startup_timeout is None or _is_protocol(spec):
+            if _is_protocol(spec):
+                with command_startup(startup_timeout):  # its hello's limit, unless its bot file sets one
+                    bots[spec] = make_bot_for(spec, rules, log_dir)
+            elif warming is None:
                 bots[spec] = make_bot_for(spec, rules, log_dir)
             else:
-                with _startup_limit(spec, startup_timeout):
+                with _startup_limit(spec, warming):
                     bots[spec] = make_bot_for(spec, rules, log_dir)
                     _warm_up_one(bots[spec])
     except BaseException:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import contextvars
 import os
 import shutil
 import tempfile
@@ -20,7 +21,7 @@ import threading
 import time
 import weakref
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -30,13 +31,36 @@ import numpy as np
 from bots.base import BotError, BotFault, BotGivenUp, takes_cards
 from bots.protocol import messages
 from bots.protocol.messages import BUDGETS, PLURALS, BadAnswer, Crash, ProtocolFault, StartFailed, Timeout, quote
-from bots.protocol.spec import ProtocolSpec
+from bots.protocol.spec import ProtocolSpec, decision_source, startup_limit
 from bots.protocol.transport import LINE_LIMIT, Closed, Overlong, Process, ProtocolTrace, StderrLog
 from solver import Arrangement, Card, config, files, format_cards
 from solver.rules import Rules
 
 _LIVE: weakref.WeakSet[ProtocolBot] = weakref.WeakSet()
 _Checked = TypeVar("_Checked")  # what a request's check makes of its answer
+LATE_GRACE = 1.0  # seconds (at most one decision_timeout) a late answer is waited for when the bot is given up
+
+
+_COMMAND_STARTUP: contextvars.ContextVar[float | None] = contextvars.ContextVar("command_startup", default=None)
+
+
+@contextlib.contextmanager
+def command_startup(seconds: float | None) -> Iterator[None]:
+    """The command's start-up limit (``--startup-timeout``) for the protocol bots made inside the
+    block (in this thread): each takes it for the hello of every process it starts, unless its
+    bot file sets a ``startup_timeout`` of its own (``spec.startup_limit``).
+
+    Args:
+        seconds: The command's limit; None: the command gives none (the default holds).
+
+    Returns:
+        A context manager; the limit is the one before it when the block ends.
+    """
+    token = _COMMAND_STARTUP.set(seconds)
+    try:
+        yield
+    finally:
+        _COMMAND_STARTUP.reset(token)
 
 
 @atexit.register
@@ -98,15 +122,19 @@ def trace_to(path: str | None) -> None:
 class ProtocolBot:
     """A bot that is a child process speaking the line protocol (docs/protocol.md)."""
 
-    def __init__(self, spec: ProtocolSpec, rules: Rules | str = "basic", log_dir: str | None = None):
+    def __init__(self, spec: ProtocolSpec, rules: Rules | str = "basic", log_dir: str | None = None,
+                 startup_timeout: float | None = None):
         self.spec = spec
+        # the command's start-up limit, for a bot file that sets none (spec.startup_limit); by default
+        # the one of the command_startup block the bot is made in
+        self.command_startup = startup_timeout if startup_timeout is not None else _COMMAND_STARTUP.get()
         self.name = spec.name
         self.rules = rules
         self._rules_name = rules.name if isinstance(rules, Rules) else str(rules)
         self.log_dir = Path(log_dir) if log_dir else None
         self._temporary: str | None = None  # the log folder made when none was given
         self._keep_logs = False  # a message named a log: it stays, even in a temporary folder
-        self.logs: list[Path] = []  # one standard-error log per process started
+        self.logs: list[Path] = []  # one standard-error log per process started (an empty one goes when it ends)
         self.batch = 0  # the most hands the bot takes in one message (0: one at a time)
         self.protocol = 1
         self.replayable = True  # its plays can be played again: its hello does not say "random": true
@@ -169,24 +197,38 @@ class ProtocolBot:
             process = Process(self.spec, log, trace=_TRACE.get(os.getpid()))
         except BaseException:
             log.close()
+            self._drop_if_empty(log)
             raise
         self._starting = process
         try:
             answer = self._hello(process)
         except BaseException as error:  # a stop (Ctrl-C) asks it to quit, as any closing does; a failed start does not
-            process.end(config.QUIT_GRACE if isinstance(error, KeyboardInterrupt) else 0)
+            self._finish(process, config.QUIT_GRACE if isinstance(error, KeyboardInterrupt) else 0)
             raise
         finally:
             self._starting = None
         return self._accept_hello(process, answer)
 
+    def _finish(self, process: Process, grace: float) -> None:
+        """End ``process`` (``Process.end``); its log goes if it is empty."""
+        process.end(grace)
+        self._drop_if_empty(process.log)
+
+    def _drop_if_empty(self, log: StderrLog) -> None:
+        """Remove a closed log the process wrote nothing to: there is nothing in it to read (a
+        fault never names an empty log, ``_logged``)."""
+        if log.empty and log.path in self.logs:
+            self.logs.remove(log.path)
+            with contextlib.suppress(OSError):
+                files.remove(log.path, missing_ok=True)
+
     def _hello(self, process: Process) -> dict[str, Any]:
-        limit = self.spec.startup_timeout
+        limit, source, longer = startup_limit(self.spec, self.command_startup)
         deadline = time.monotonic() + limit
         try:
             if not process.send(messages.hello(self._rules_name), deadline):
-                raise self._logged(StartFailed(f"it did not read the hello within {limit:g} s{self._words(process)}"),
-                                   process)
+                raise self._logged(StartFailed(f"it did not read the hello within {limit:g} s, {source}"
+                                               f"{self._words(process)}"), process)
             line = process.read_line(deadline)
         except Closed as closed:
             status = process.exit_status(1.0)
@@ -198,9 +240,9 @@ class ProtocolBot:
         if line is None:
             partial = process.partial()
             wrote = (f" (it wrote {quote(partial)} with no end of line)" if partial else
-                     "; a bot must end each line it writes with a newline and flush its standard output "
-                     "after it (docs/protocol.md)")
-            raise self._logged(StartFailed(f"it gave no answer to the hello within {limit:g} s{wrote}"
+                     "; if it writes its hello, it must end the line with a newline and flush its standard output "
+                     f"(docs/protocol.md); if it needs longer to start, {longer}")
+            raise self._logged(StartFailed(f"it gave no answer to the hello within {limit:g} s, {source}{wrote}"
                                            f"{self._words(process)}"), process)
         return messages.hello_answer(line, self.spec.name)
 
@@ -208,7 +250,7 @@ class ProtocolBot:
         try:
             hello = messages.accept_hello(answer, self.spec.name, self._rules_name)
         except BotError:
-            process.end(0)
+            self._finish(process, 0)
             raise
         self.batch, self.protocol, self.replayable = hello.batch, hello.protocol, not hello.random
         self.identity = {"name": hello.name, "version": hello.version, "protocol": hello.protocol,
@@ -221,7 +263,7 @@ class ProtocolBot:
         starting, self._starting = self._starting, None
         for each in (process, starting):
             if each is not None:
-                each.end(grace)
+                self._finish(each, grace)
 
     def ask_to_quit(self) -> None:
         """Send the bot's process ``quit`` without waiting for it to exit: ``close``, after,
@@ -258,23 +300,31 @@ class ProtocolBot:
 
     # --- one request -----------------------------------------------------------------------
 
-    def _answer(self, process: Process, message: dict[str, Any], limit: float, what: str) -> dict[str, Any]:
+    def _answer(self, process: Process, message: dict[str, Any], limit: float, what: str,
+                hands: int = 1) -> dict[str, Any]:
         """Send one request and read its answer by the deadline, discarding answers to
-        earlier requests; a ``ProtocolFault`` of the right kind otherwise."""
-        deadline = time.monotonic() + limit
+        earlier requests; a ``ProtocolFault`` of the right kind otherwise. A timeout names
+        where its limit is set (``spec.decision_source``), and carries what a late answer
+        makes of its words (``Timeout.answered``)."""
+        started = time.monotonic()
+        deadline = started + limit
         request, stale = message["id"], self.stale
+        source = decision_source(self.spec, hands)
         try:
             if not process.send(messages.encode(message), deadline):
-                raise Timeout(f"bot '{self.name}' did not read the request for {what} within {limit:g} s",
+                raise Timeout(f"bot '{self.name}' did not read the request for {what} within {limit:g} s ({source})",
                               keep=False)
             while True:
                 line = process.read_line(deadline)
                 if line is None:
                     partial, late = process.partial(), self.stale - stale
-                    note = f" (it wrote {quote(partial)} with no end of line)" if partial else ""
-                    if late:
-                        note += f" (it sent {late:,} answer{'s' if late > 1 else ''} to earlier requests, discarded)"
-                    raise Timeout(f"bot '{self.name}' gave no answer to {what} within {limit:g} s{note}", keep=True)
+                    wrote = f"; it wrote {quote(partial)} with no end of line" if partial else ""
+                    earlier = f"; it sent {late:,} answer{'s' if late > 1 else ''} to earlier requests, discarded"
+                    earlier = earlier if late else ""
+                    raise Timeout(f"bot '{self.name}' gave no answer to {what} within {limit:g} s ({source}{wrote}"
+                                  f"{earlier})", keep=True,
+                                  late=(started, f"bot '{self.name}' answered {what}",
+                                        f"over its limit of {limit:g} s ({source}{earlier})"))
                 answer = messages.answer_to(line, request, self.name, what)
                 if answer is None:  # a late or repeated answer
                     self.stale += 1
@@ -289,22 +339,22 @@ class ProtocolBot:
             raise BadAnswer(f"bot '{self.name}' answered {what} with a line longer than {LINE_LIMIT} bytes",
                             keep=False) from None
 
-    def _catch_up(self, process: Process, request: int) -> bool:
-        """After a timeout: wait up to ``decision_timeout`` for the late answer (discarded);
-        True when the process is in step again."""
-        deadline = time.monotonic() + self.spec.decision_timeout
+    def _catch_up(self, process: Process, request: int, wait: float) -> float | None:
+        """After a timeout: wait up to ``wait`` seconds for the late answer (discarded); when
+        it came (``time.monotonic()``), the process being in step again, or None."""
+        deadline = time.monotonic() + wait
         try:
             while True:
                 line = process.read_line(deadline)
                 if line is None:
-                    return False
+                    return None
                 number = messages.late_id(line)
                 if number is not None and number <= request:
                     self.stale += 1
                     if number == request:
-                        return True
+                        return time.monotonic()
         except (Closed, Overlong):
-            return False
+            return None
 
     def _request(self, message: dict[str, Any], what: str, check: Callable[[dict[str, Any]], _Checked],
                  hands: int = 1) -> _Checked:
@@ -324,36 +374,55 @@ class ProtocolBot:
                                           f"{str(error).removeprefix(f'protocol bot {self.name!r} ')}") from None
                 request = self._id()
                 try:
-                    result = check(self._answer(self._process, {**message, "id": request}, limit, what))
+                    result = check(self._answer(self._process, {**message, "id": request}, limit, what, hands))
                 except BaseException as error:
                     if not isinstance(error, ProtocolFault):  # Ctrl-C or a time limit from outside
                         self._end(0)
                     raise
             except ProtocolFault as fault:
-                self._after(fault, request)
-                raise
+                told = self._after(fault, request)
+                if told is fault:
+                    raise
+                raise told from None
             self._streak.clear()
             return result
 
-    def _after(self, fault: ProtocolFault, request: int) -> None:
+    def _after(self, fault: ProtocolFault, request: int) -> ProtocolFault:
         """Count a fault and bring the process back in step for the next request: a late
-        answer is waited for (one more ``decision_timeout``), a crashed or stuck process is
-        ended and a new one started. A kind whose budget is used up gives the bot up."""
+        answer is waited for (one more ``decision_timeout``; ``LATE_GRACE`` when the fault
+        uses up its budget), a crashed or stuck process is ended and a new one started. A kind
+        whose budget is used up gives the bot up.
+
+        Returns:
+            The fault to raise: ``fault``, or for a late answer that came, the timeout told of
+                it (``Timeout.answered``).
+        """
         self.faults[fault.kind] += 1
         self._streak[fault.kind] += 1
-        if self._streak[fault.kind] >= BUDGETS[fault.kind]:
+        last = self._streak[fault.kind] >= BUDGETS[fault.kind]
+        process = self._process
+        in_step = False
+        try:
+            if isinstance(fault, Timeout) and fault.keep and process is not None:
+                wait = min(LATE_GRACE, self.spec.decision_timeout) if last else self.spec.decision_timeout
+                came = self._catch_up(process, request, wait)
+                if came is not None:
+                    fault, in_step = fault.answered(came), True
+        except BaseException:  # Ctrl-C meanwhile: a process in an unknown state is not kept
+            self._end(0)
+            raise
+        if last:
             self.given_up = (f"bot '{self.name}' is given up after {self._streak[fault.kind]} "
                              f"{PLURALS[fault.kind]} in a row (its budget, docs/protocol.md); the last: {fault}")
             self._end(0)
             given_up = BotGivenUp(self.given_up)
             given_up.log = fault.log
             raise given_up from None
-        process = self._process
         if process is None:
-            return
+            return fault
         try:
             if isinstance(fault, Crash) or (isinstance(fault, BadAnswer) and not fault.keep) or (
-                    isinstance(fault, Timeout) and not (fault.keep and self._catch_up(process, request))):
+                    isinstance(fault, Timeout) and not in_step):
                 self._end(0)
                 self.restarts += 1
                 try:  # at once, so that the next decision's clock does not pay for it
@@ -363,6 +432,7 @@ class ProtocolBot:
         except BaseException:  # Ctrl-C meanwhile: a process in an unknown state is not kept
             self._end(0)
             raise
+        return fault
 
     # --- the Bot contract -----------------------------------------------------------------
 
@@ -452,8 +522,9 @@ class ProtocolFactory:
     spec: ProtocolSpec
     __doc__: str = field(default="A bot in its own process, speaking the line protocol (docs/protocol.md).")
 
-    def __call__(self, rules: Rules | str = "basic", log_dir: str | None = None) -> ProtocolBot:
-        return ProtocolBot(self.spec, rules=rules, log_dir=log_dir)
+    def __call__(self, rules: Rules | str = "basic", log_dir: str | None = None,
+                 startup_timeout: float | None = None) -> ProtocolBot:
+        return ProtocolBot(self.spec, rules=rules, log_dir=log_dir, startup_timeout=startup_timeout)
 
 
 def protocol_factory(name: str) -> ProtocolFactory | None:

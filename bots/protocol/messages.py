@@ -15,6 +15,7 @@ budget of faults in a row (``BUDGETS``). Nothing here touches a process: that is
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,9 +46,28 @@ class ProtocolFault(BotFault):
 class Timeout(ProtocolFault):
     kind = "timeout"
 
-    def __init__(self, message: str, keep: bool):
+    def __init__(self, message: str, keep: bool, late: tuple[float, str, str] | None = None):
         super().__init__(message)
         self.keep = keep  # the process may still be in step (it read the whole request)
+        self.late = late  # when the request began, and the words before and after the time of a late answer
+
+    def answered(self, when: float) -> Timeout:
+        """The same fault, told of the late answer that came at ``when``.
+
+        Args:
+            when: The ``time.monotonic()`` at which the answer to the request came.
+
+        Returns:
+            A timeout whose message says how long the answer took against its limit (``late``:
+                ``"bot 'b' answered hand X after 1.50 s, over its limit of 1 s (...)"``), or
+                this one when it has no ``late``.
+        """
+        if self.late is None:
+            return self
+        started, before, after = self.late
+        told = Timeout(f"{before} after {when - started:.2f} s, {after}", keep=self.keep)
+        told.log = self.log
+        return told
 
 
 class BadAnswer(ProtocolFault):
@@ -146,6 +166,77 @@ class Hello:
     random: bool  # it draws randomness of its own
 
 
+# What Python's JSON decoder says is wrong ("Expecting value: line 1 column 1 (char 0)"), in words
+# a bot's author reads without knowing the decoder; {at} is the character, counted from 1.
+_DECODER = re.compile(r"^(?P<said>.+): line \d+ column \d+ \(char (?P<char>\d+)\)$")
+_PLAIN_WORDS = {
+    "Expecting value": "a JSON value was expected at character {at}",
+    "Expecting property name enclosed in double quotes": "a name in double quotes was expected at character {at}",
+    "Expecting ':' delimiter": "a ':' was expected at character {at}",
+    "Expecting ',' delimiter": "a ',' was expected at character {at}",
+    "Unterminated string starting at": "the text that starts at character {at} has no closing quote",
+    "Invalid control character at": "a control character inside a text at character {at}: write it escaped "
+                                    "(\\n, \\t, \\u0001)",
+    "Invalid \\escape": "an escape JSON does not have at character {at}",
+    "Invalid \\uXXXX escape": "an escape JSON does not have at character {at}",
+    "Extra data": "more follows the JSON value, from character {at}: one message a line",
+    "Illegal trailing comma before end of object": "a comma before the end of an object at character {at}",
+    "Illegal trailing comma before end of array": "a comma before the end of an array at character {at}",
+}
+
+
+def plain_reason(reason: str, text: str) -> str:
+    """Why ``text`` is not JSON, in plain words: the JSON decoder's words (``"Expecting value:
+    line 1 column 1 (char 0)"``) as what was expected or found, and where, counting characters
+    from 1; any other reason (``solver.documents.JSONRefused.reason``) as it is.
+
+    Args:
+        reason: The reason ``strict_json`` gave.
+        text: The text it read.
+
+    Returns:
+        The reason in plain words.
+
+    Examples:
+        >>> plain_reason("Expecting ',' delimiter: line 1 column 4 (char 3)", "[1 2]")
+        "a ',' was expected at character 4"
+        >>> plain_reason("Expecting value: line 1 column 1 (char 0)", "")
+        'the line is empty'
+    """
+    if not text.strip():
+        return "the line is empty"
+    found = _DECODER.match(reason)
+    if not found:
+        return reason
+    at = int(found["char"]) + 1
+    words = _PLAIN_WORDS.get(found["said"])
+    return words.format(at=at) if words else f"{found['said'][:1].lower()}{found['said'][1:]}, at character {at}"
+
+
+def cut_short(text: str, reason: str) -> bool:
+    """Whether ``text`` looks like the first line of JSON written over many lines (pretty-printed,
+    ``json.dumps(..., indent=2)``): it starts an object or array and ends before its JSON does.
+
+    Args:
+        text: A line a bot wrote.
+        reason: Why ``strict_json`` refused it.
+
+    Returns:
+        True when the text starts with ``{`` or ``[`` and the decoder ran out of text before
+            the value was whole.
+
+    Examples:
+        >>> cut_short("{", "Expecting property name enclosed in double quotes: line 1 column 2 (char 1)")
+        True
+        >>> cut_short("{oops", "Expecting property name enclosed in double quotes: line 1 column 2 (char 1)")
+        False
+    """
+    found = _DECODER.match(reason)
+    if found is None:
+        return False
+    return text.strip()[:1] in ("{", "[") and int(found["char"]) >= len(text.rstrip())
+
+
 def parse_object(line: bytes, name: str, what: str, fault: type[ProtocolFault] = BadAnswer) -> dict[str, Any]:
     """The JSON object a line holds (read by ``solver.documents.strict_json``).
 
@@ -159,15 +250,21 @@ def parse_object(line: bytes, name: str, what: str, fault: type[ProtocolFault] =
         The object.
 
     Raises:
-        ProtocolFault: Of the kind ``fault`` (``BadAnswer`` by default): the line is not JSON,
-            or its JSON is not an object.
+        ProtocolFault: Of the kind ``fault`` (``BadAnswer`` by default): the line is not JSON
+            (said in plain words, ``plain_reason``; a line that starts JSON written over many
+            lines, ``cut_short``, is told that a message is one line), or its JSON is not an object.
     """
     try:
         answer = strict_json(line, "an answer")
     except JSONRefused as error:
+        text = line.decode("utf-8", "replace")
+        if cut_short(text, error.reason):
+            raise fault(f"bot '{name}' answered {what} with a line that is not JSON: {quote(line)} (it ends before "
+                        "its JSON does); each message is one line of JSON: write it without newlines (no indent)"
+                        ) from None
         raise fault(f"bot '{name}' answered {what} with a line that is not JSON: {quote(line)} "
-                    f"({error.reason}); its standard output is for protocol lines only: write anything "
-                    "else to its standard error") from None
+                    f"({plain_reason(error.reason, text)}); its standard output is for protocol lines only: write "
+                    "anything else to its standard error") from None
     if not isinstance(answer, dict):
         raise fault(f"bot '{name}' answered {what} with {quote(line)}, not a JSON object")
     return answer
@@ -265,14 +362,20 @@ def answer_to(line: bytes, request: int, name: str, what: str) -> dict[str, Any]
         The answer; None when it answers an earlier request (late or repeated, passed over).
 
     Raises:
-        BadAnswer: The line is not a JSON object, carries another id, or reports an error.
+        BadAnswer: The line is not a JSON object, carries another id, or reports an error. An
+            id the bench never sent is told by how far it is from the request's (``"an id 1 more
+            than its request's"``), or as itself when no request has it (0 or less): never by
+            the request's own id, which counts the requests to one process (a record keeps the
+            words, and must not depend on how deals were shared among workers).
     """
     answer = parse_object(line, name, what)
     number = answer.get("id")
     if type(number) is int and 0 < number < request:
         return None
     if type(number) is not int or number != request:
-        how = "an id that is not its request's" if type(number) is int else f"id {number!r}, not a whole number"
+        how = (f"id {number!r}, not a whole number" if type(number) is not int else
+               f"an id {number - request} more than its request's (an answer carries the id of the request it "
+               "answers)" if number > request else f"id {number}, which no request has (ids count from 1)")
         raise BadAnswer(f"bot '{name}' answered {what} with {how}: {answer_quote(answer)}")
     if "error" in answer:
         raise BadAnswer(f"bot '{name}' reported an error for {what}: {quote(str(answer['error']), 300)}")
@@ -355,13 +458,17 @@ def arrangements_of(answer: dict[str, Any], hands: np.ndarray, texts: list[str],
             the cards of its hand is not checked here.
 
     Raises:
-        BadAnswer: ``arrangements`` is not a list of one entry per hand, or an entry is not
-            an arrangement.
+        BadAnswer: ``arrangements`` is not a list (the answer quoted), or not one entry per
+            hand (how many it holds, for how many hands), or an entry is not an arrangement.
     """
     arrangements = answer.get("arrangements")
-    if not isinstance(arrangements, list) or len(arrangements) != len(texts):
+    if not isinstance(arrangements, list):
         raise BadAnswer(f"bot '{name}' answered {what} with {answer_quote(answer)}; "
                         f"it needs \"arrangements\", a list of {len(texts)}")
+    if len(arrangements) != len(texts):
+        got, asked = len(arrangements), len(texts)
+        raise BadAnswer(f"bot '{name}' answered {what} with {got} arrangement{'s' if got != 1 else ''} for {asked} "
+                        f"hand{'s' if asked != 1 else ''}; it needs one arrangement per hand, in the order of the hands")
     out = np.empty_like(hands)
     for i, (text, entry) in enumerate(zip(texts, arrangements)):
         if not isinstance(entry, dict):

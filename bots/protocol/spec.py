@@ -4,12 +4,14 @@ the folder it runs in, and its time limits.
 A bot enters by a TOML file (``mybot.toml``: ``name``, ``command``, and optionally ``cwd``,
 ``env``, ``decision_timeout``, ``startup_timeout``) or by ``cmd:PATH`` for an executable
 that takes no arguments. ``ProtocolSpec`` is what either one says, checked, with the
-digest of the file the bot is made from.
+digest of the file the bot is made from; ``startup_limit`` and ``decision_source`` say which
+time limit holds and where it is set, ``cannot_start`` why a command did not start.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import os
 import shutil
@@ -41,6 +43,7 @@ class ProtocolSpec:
     source: str = ""  # the spec it came from, for messages
     sha256: str | None = None  # the digest of the bot file (or of the program of a cmd: spec)
     program: str | None = None  # the absolute path of the program the command runs (None: there is none)
+    from_file: tuple[str, ...] = ()  # the time limits its bot file sets ("decision_timeout", "startup_timeout")
 
     @classmethod
     def from_toml(cls, path: str | Path) -> ProtocolSpec:
@@ -95,15 +98,10 @@ class ProtocolSpec:
         problem = not_a_folder(folder)
         if problem:
             raise BotError(f"{where}: cwd {cwd!r} {problem}; name a folder, from the bot file's own")
-        program = program_path(command[0], str(folder), os.environ | env)
-        if program is None and os.path.dirname(command[0]):
-            named = folder / command[0]
-            with contextlib.suppress(OSError):
-                mode = named.stat().st_mode
-                raise BotError(f"{where}: command {command[0]!r} is {files.kind(mode)}, not a program ({named}); "
-                               "name a program file")
         return cls(name=name, command=tuple(command), cwd=str(folder), env=tuple(sorted(env.items())),
-                   source=str(path), sha256=hashlib.sha256(raw).hexdigest(), program=program, **timeouts)
+                   source=str(path), sha256=hashlib.sha256(raw).hexdigest(),
+                   program=_program_of(command[0], folder, env, where),
+                   from_file=tuple(key for key in timeouts if key in data), **timeouts)
 
     @classmethod
     def from_command(cls, path: str) -> ProtocolSpec:
@@ -111,18 +109,21 @@ class ProtocolSpec:
         ``/`` is looked up along ``PATH``, as the process is started), with its digest.
 
         Args:
-            path: The PATH of ``cmd:PATH``, run without arguments; its last part is the bot's name.
+            path: The PATH of ``cmd:PATH``, run without arguments; its last part is the bot's name
+                (PATH itself when it has none, as ``.``).
 
         Returns:
             The spec, with the default time limits; ``program`` and ``sha256`` are None when
-                no program is found or it cannot be read (starting it then says why).
+                no program is found or it cannot be read (starting it then says why,
+                ``cannot_start``).
         """
         program = program_path(path)
         try:
             digest = files.digest(program) if program else None
         except OSError:
             digest = None  # it cannot start either; starting it says why
-        return cls(name=Path(path).name, command=(path,), source=f"cmd:{path}", sha256=digest, program=program)
+        return cls(name=Path(path).name or path, command=(path,), source=f"cmd:{path}", sha256=digest,
+                   program=program)
 
     @property
     def file(self) -> str:
@@ -130,6 +131,128 @@ class ProtocolSpec:
         if self.source.startswith("cmd:"):
             return self.program or ""
         return str(Path(self.source).resolve()) if self.source else ""
+
+
+def _program_of(word: str, folder: Path, env: dict[str, str], where: str) -> str | None:
+    """The program a bot file's command runs (``program_path``); a ``BotError`` when its first
+    word, a path, names something other than a regular file (a folder)."""
+    program = program_path(word, str(folder), os.environ | env)
+    if program is None and os.path.dirname(word):
+        named = folder / word
+        with contextlib.suppress(OSError):
+            mode = named.stat().st_mode
+            raise BotError(f"{where}: command {word!r} is {files.kind(mode)}, not a program ({named}); "
+                           "name a program file")
+    return program
+
+
+def startup_limit(spec: ProtocolSpec, command: float | None = None) -> tuple[float, str, str]:
+    """The start-up limit of a bot's process (the seconds it has to answer the hello), where it
+    comes from, and what to change to give it longer: the bot file's ``startup_timeout`` when
+    it sets one, else the command's ``--startup-timeout`` when it gives one (a ``cmd:`` bot
+    always takes the command's), else the default (``ProtocolSpec.startup_timeout``).
+
+    Args:
+        spec: The bot's spec.
+        command: The command's start-up limit; None when it gives none.
+
+    Returns:
+        The seconds, their source (``"the startup_timeout of its bot file"``) and what to raise
+            (``"raise the startup_timeout of its bot file"``).
+
+    Examples:
+        >>> startup_limit(ProtocolSpec("b", ("b",), source="cmd:b"), 30.0)
+        (30.0, 'the --startup-timeout of the command', 'raise the --startup-timeout of the command')
+        >>> startup_limit(ProtocolSpec("b", ("b",), startup_timeout=2.0, from_file=("startup_timeout",)), 30.0)[:2]
+        (2.0, 'the startup_timeout of its bot file')
+    """
+    if "startup_timeout" in spec.from_file:
+        return spec.startup_timeout, "the startup_timeout of its bot file", "raise the startup_timeout of its bot file"
+    if command is not None:
+        return command, "the --startup-timeout of the command", "raise the --startup-timeout of the command"
+    if spec.source.startswith("cmd:"):
+        return (spec.startup_timeout, "the default startup_timeout of a cmd: bot",
+                "enter it by a bot file that sets startup_timeout, or give the command a --startup-timeout")
+    return spec.startup_timeout, "the default startup_timeout", "set startup_timeout in its bot file"
+
+
+def decision_source(spec: ProtocolSpec, hands: int = 1) -> str:
+    """Where the time limit of a request for ``hands`` hands comes from, for a message.
+
+    Args:
+        spec: The bot's spec.
+        hands: The hands of the request (a batch is timed as that many decisions).
+
+    Returns:
+        ``"decision_timeout in its bot file"`` or ``"the default decision_timeout"``; for a batch,
+            with the number of hands and one decision's seconds.
+
+    Examples:
+        >>> decision_source(ProtocolSpec("b", ("b",), decision_timeout=0.5), 4)
+        '4 hands × the default decision_timeout of 0.5 s'
+    """
+    if "decision_timeout" in spec.from_file:
+        return ("decision_timeout in its bot file" if hands == 1 else
+                f"{hands} hands × decision_timeout {spec.decision_timeout:g} s in its bot file")
+    return ("the default decision_timeout" if hands == 1 else
+            f"{hands} hands × the default decision_timeout of {spec.decision_timeout:g} s")
+
+
+def cannot_start(spec: ProtocolSpec, error: OSError) -> str:
+    """Why the bot's command did not start, in one line with what to change: a folder named as
+    the program; for ``cmd:``, arguments after the program; a name without a ``/`` that is a
+    file in the bot's folder but not on ``PATH``; a program without a ``#!`` line (``Exec
+    format error``), one that is not executable (``Permission denied``), or whose ``#!`` line
+    names an interpreter that is not there.
+
+    Args:
+        spec: The bot's spec.
+        error: What starting its command raised.
+
+    Returns:
+        ``"cannot start bot 'NAME' (COMMAND): ..."``: the system's words and a hint, when one
+            fits.
+    """
+    word, folder = spec.command[0], spec.cwd or os.getcwd()
+    named = os.path.join(folder, word)
+    start = f"cannot start bot {spec.name!r} ({' '.join(spec.command)})"
+    if (os.path.dirname(word) or word in (".", "..")) and os.path.isdir(named):
+        return f"{start}: it is a folder, not a program: name the program file"
+    hint = _start_hint(spec, word, spec.program or named, error)
+    return f"{start}: {error.strerror or error}" + (f"; {hint}" if hint else "")
+
+
+def _start_hint(spec: ProtocolSpec, word: str, path: str, error: OSError) -> str | None:
+    """What to change when ``word`` (at ``path``) did not start with ``error``; None when no hint fits."""
+    cmd = spec.source.startswith("cmd:")
+    if error.errno == errno.ENOENT:
+        if cmd and any(c.isspace() for c in word) and not os.path.exists(path):
+            return ("cmd: takes one program without arguments: for arguments, enter the bot by a bot file whose "
+                    "command lists them")
+        if not os.path.dirname(word) and os.path.isfile(os.path.join(spec.cwd or os.getcwd(), word)):
+            meant = f"cmd:./{word}" if cmd else f'"./{word}"'
+            return f"a name without a '/' is looked up on PATH: did you mean {meant}?"
+        interpreter = _interpreter(path)
+        if interpreter is not None:
+            return f"its #! line names {interpreter!r}, which is not there"
+    elif error.errno == errno.ENOEXEC:
+        return "the system cannot run it as a program: make its first line a #! line, such as #!/usr/bin/env python3"
+    elif error.errno == errno.EACCES and os.path.isfile(path) and not os.access(path, os.X_OK):
+        return f"it is not executable: chmod +x {path}"
+    return None
+
+
+def _interpreter(path: str) -> str | None:
+    """The program the ``#!`` line of the file at ``path`` names; None without one."""
+    try:
+        with open(path, "rb") as file:
+            first = file.readline(4096)
+    except OSError:
+        return None
+    if not first.startswith(b"#!"):
+        return None
+    words = first[2:].decode("utf-8", "replace").split()
+    return words[0] if words else None
 
 
 def not_a_folder(path: Path) -> str | None:

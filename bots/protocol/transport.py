@@ -25,7 +25,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from bots.base import BotError, BotFault
-from bots.protocol.spec import ProtocolSpec, not_a_folder
+from bots.protocol.guard import GUARD_OF_THIS_PROCESS
+from bots.protocol.spec import ProtocolSpec, cannot_start, not_a_folder
 from solver import config, files
 from solver.interrupts import become_subreaper, descendants, disown, end_orphans, end_tree, start_own
 from solver.limits import ceiling
@@ -163,6 +164,11 @@ class StderrLog:
         text = self.recent.decode("utf-8", "replace").split("\n")
         kept = [terminal(line.strip()[:300]) for line in text if line.strip()][-lines:]
         return " | ".join(kept)
+
+    @property
+    def empty(self) -> bool:
+        """Whether the process has written nothing to its standard error (yet)."""
+        return not self.recent
 
     def close(self) -> None:
         """Finish the file, once: a line saying how many bytes were left out, if any, then the
@@ -307,13 +313,14 @@ class Process:
         if problem:
             raise BotError(f"cannot start bot {spec.name!r}: its folder {spec.cwd!r} {problem}")
         _adopt_orphans()
+        environment = os.environ | dict(spec.env) | GUARD_OF_THIS_PROCESS.mark()  # starts the guard first
         try:
             self.popen = start_own(lambda: subprocess.Popen(
                 list(spec.command), executable=spec.program, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE, cwd=spec.cwd, env=os.environ | dict(spec.env), preexec_fn=set_death_signal))
+                stderr=subprocess.PIPE, cwd=spec.cwd, env=environment, preexec_fn=set_death_signal))
         except OSError as error:
-            raise BotError(f"cannot start bot {spec.name!r} ({' '.join(spec.command)}): "
-                           f"{error.strerror or error}") from None
+            raise BotError(cannot_start(spec, error)) from None
+        GUARD_OF_THIS_PROCESS.watch(self.popen.pid)  # its group is ended even if this process is killed
         self.stdin = self.popen.stdin.fileno()  # type: ignore[union-attr]
         self.stdout = self.popen.stdout.fileno()  # type: ignore[union-attr]
         self.stderr = self.popen.stderr.fileno()  # type: ignore[union-attr]
@@ -538,6 +545,7 @@ class Process:
         if self.popen.returncode is not None:
             disown(self.popen.pid)
         end_orphans()
+        GUARD_OF_THIS_PROCESS.forget(self.popen.pid)
         self._pump(time.monotonic())
         self.selector.close()
         for stream in (self.popen.stdout, self.popen.stderr):

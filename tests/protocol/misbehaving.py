@@ -25,7 +25,8 @@ its standard output; unended: writes its hello without a newline; traceback: rai
 such hands (a Python traceback on its standard error); unsteady: sets every hand in a random order of its
 own (a legal arrangement); no-error-reply: answers a hand that is not 13 cards with rows, where every other
 mode sends an error reply; slow-hello: every process but the first sleeps SLEEP seconds before its
-hello; panic-start: panics before its hello;
+hello; slow-start: every process sleeps SLEEP seconds before it reads anything; pretty: writes its hello
+and answers as pretty-printed JSON (``indent=2``), many lines each; panic-start: panics before its hello;
 flood: writes 100 MB to its standard error before its hello; deaf: stops reading after its
 hello (it offers batches); any other mode answers batches, with an error reply when one
 holds more hands than its hello's ``batch`` number; stubborn: ignores SIGTERM and quit (it notes the quit in the
@@ -57,7 +58,7 @@ def arrange(hand: str) -> dict:
 
 
 def say(data) -> None:
-    sys.stdout.write(data if isinstance(data, str) else json.dumps(data) + "\n")
+    sys.stdout.write(data if isinstance(data, str) else json.dumps(data, indent=2 if MODE == "pretty" else None) + "\n")
     sys.stdout.flush()
 
 
@@ -187,6 +188,8 @@ def main() -> None:
             out.flush()
         sys.stdin.read()
         return
+    if MODE == "slow-start":
+        time.sleep(SLEEP)
     if MODE == "panic-start":
         sys.stderr.write("loading weights\npanic: cannot open weights.bin: no such file\n")
         sys.exit(2)
