@@ -459,3 +459,106 @@ def test_the_report_of_a_run_is_the_one_bench_report_draws_from_its_results_json
     again = refresh_results(strict_json((tmp_path / "results.json").read_text(), "results.json"))
     assert render_terminal(again) == render_terminal(doc)
     assert render_markdown(again, plots=False) == render_markdown(doc, plots=False)
+
+
+# --- what the tables say of a run's faults, counts of one and figures that cannot be computed ---
+
+FLAKY = "tests.plugin_bot:FlakyBot"  # raises on every hand that holds the ace of spades
+
+
+def _played(specs: list[str], deals: range, on_fault: str = "stop", sessions: int = 1) -> dict:
+    """The results document of ``deals`` of a 2-seat run of ``specs``, built in memory as a
+    run builds it (marked partial when deals of its sessions are missing)."""
+    from bench.records.model import RunPlan
+    from bench.report.summary import RunTiming, build_document
+    from bench.run.play import RunSettings, play_deals
+    from bots import bot_spec, make_bot
+    from solver.rules import Rules
+
+    rules = Rules.parse("basic")
+    settings = RunSettings(tuple(specs), 2, 3, rules, on_fault=on_fault)
+    records = play_deals(specs, 2, 3, deals, settings=settings)
+    plan = RunPlan(tuple(specs), 2, sessions, 3, rules.to_dict(), 60.0, on_fault, "bench tournament ...")
+    described = [bot_spec(make_bot(spec)) | {"identity": None} for spec in plan.bots]
+    doc = build_document(plan, rules, records, described, RunTiming("sequential", 1, 0.5))
+    if len(records) < plan.deals:
+        doc["partial"] = {"played_deal_count": len(records), "planned_deal_count": plan.deals}
+    return dict(doc)
+
+
+def test_faults_show_in_the_tables_and_the_report_only_when_there_are_any():
+    """Under --on-fault foul a bot's faults are scored as fouls: the tables and report.md say how
+    many and the first, beside the fouls they are counted in, and say nothing of faults in a
+    run without any."""
+    from bench.report.render import _percent, render_markdown, render_terminal
+
+    doc = _played(["greedy", FLAKY], range(8), on_fault="foul")
+    flaky = doc["results"]["by_bot"][FLAKY]
+    count, first = flaky["fault_count"], flaky["first_faults"][0]
+    assert count > 1 and doc["results"]["by_bot"]["greedy"]["fault_count"] == 0
+    text = render_terminal(doc).splitlines()
+    assert "  fouls  faults  " in text[2], text[2]
+    row = next(line for line in text if line.startswith(FLAKY))
+    assert row.split()[11:13] == [_percent(flaky["foul_rate"]), str(count)], row  # fouls, then faults
+    line = (f"faults: {FLAKY} {count} of 16 plays, each scored as a foul; the first: deal {first['deal']}, "
+            f"seat {first['seat']}: {first['error']}")
+    assert line in text, text
+    report = render_markdown(doc, plots=False)
+    header = next(row for row in report.splitlines() if row.startswith("| bot |")).split(" | ")
+    cells = next(row for row in report.splitlines() if row.startswith(f"| {FLAKY} |"))
+    assert cells.split(" | ")[header.index("faults")] == str(count), cells
+    lines = report.splitlines()
+    bullet = lines.index(f"- {FLAKY}: {count} of 16 plays, each scored as a foul; the first {count}:")
+    assert lines[bullet + 1:bullet + 1 + count] == [f"    - deal {f['deal']}, seat {f['seat']}: {f['error']}"
+                                                    for f in flaky["first_faults"]]
+    assert count == len(flaky["first_faults"]) and "ValueError: the ace of spades confuses me" in first["error"]
+    clean = _played(["greedy", "random"], range(8))
+    assert "fault" not in render_terminal(clean) and "fault" not in render_markdown(clean, plots=False).split("## Run")[0]
+
+
+def test_a_count_of_one_is_singular():
+    """One session, one seating, one deal, one job, one faulted play: no "1 sessions"."""
+    from bench.report.render import render_markdown, render_terminal
+
+    alone = _played(["greedy"], range(8))  # one bot: one seating of its two seats
+    for text in (render_terminal(alone), render_markdown(alone, plots=False)):
+        assert "greedy: 2 players, 1 session of 8 hands (8 deals, each replayed in 1 seating), rules basic" in text
+        assert "8 deals in 0.5 s on sequential with 1 job: " in text
+    stopped = _played(["greedy", "random"], range(1))
+    for text in (render_terminal(stopped), render_markdown(stopped, plots=False)):
+        assert "PARTIAL (1 of 8 deals; the run was stopped) greedy vs random: 2 players, 1 session of 8 hands " \
+               "(1 deal, each replayed in 2 seatings)" in text, text
+        assert "1 deal in 0.5 s on sequential with 1 job: " in text
+    del alone["on_fault"]
+    alone["records"][0]["plays"][0][0]["fault"] = "it raised"
+    assert "so its 1 faulted play may not be the run's" in render_terminal(alone)
+
+
+def test_a_stopped_run_shows_a_dash_for_what_its_deals_cannot_give():
+    """Stopped after one deal: no session is complete and one deal has no spread, so the
+    table printed at the end shows "—" there (as one drawn from its results.json does), never nan."""
+    from bench.report.render import render_markdown, render_terminal
+
+    doc = _played(["greedy", "random"], range(1))
+    terminal, markdown = render_terminal(doc), render_markdown(doc, plots=False)
+    for text in (terminal, markdown):
+        assert "nan" not in text.lower() and "inf" not in text, text
+    row = next(line for line in terminal.splitlines() if line.startswith("greedy "))
+    assert row.split()[1:5] == ["—", "—", "1", "—"], row  # no spread from one deal, no session complete
+    assert "| 1 | — |" in markdown
+
+
+def test_a_bot_alone_has_no_empty_line_and_no_infinite_ratio():
+    """One bot plays itself (docs/tournaments.md: a bot against itself scores exactly 0): no
+    pair to set a hand alike, and every deal comes out the same, so the variance that
+    duplicate cuts is undefined: said so, not "inf×", and no line without a pair."""
+    from bench.report.render import render_markdown, render_terminal
+
+    doc = _played(["greedy"], range(8))
+    terminal, markdown = render_terminal(doc), render_markdown(doc, plots=False)
+    for text in (terminal, markdown):
+        assert "inf" not in text and "same arrangement of the same hand" not in text.lower(), text
+        assert "the variance ratio of greedy is undefined: every deal came out the same" in text, text
+    pair = _played(["greedy", "random"], range(8))
+    assert "same arrangement of the same hand: greedy / random: " in render_terminal(pair)
+    assert "duplicate cut the variance of a deal's result by: greedy " in render_terminal(pair)

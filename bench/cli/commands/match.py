@@ -144,7 +144,7 @@ def _play(args: argparse.Namespace, looks: _Looks, entropy: int) -> Stopped | No
         except _Decided:
             pass
         except Stopped as error:  # what was looked at so far is reported, undecided
-            note(f"stopped by {error.name} after {looks.seen.n:,} deals looked at")
+            note(f"stopped by {error.name} after {_deals(looks.seen.n)} looked at")
             return error
         except TournamentError as error:
             raise UsageError(str(error)) from None

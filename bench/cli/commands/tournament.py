@@ -30,7 +30,7 @@ from bench.cli.progress import note, progress
 from bench.records.check import Run, records_problem, size_problem
 from bench.records.documents import JournalIdentity, ResultsDocument
 from bench.records.model import DealRecord, RunPlan
-from bench.report.render import render_terminal, write_report
+from bench.report.render import counted, render_terminal, write_report
 from bench.report.summary import RunTiming, build_document, write_json
 from bench.run.journal import (
     JOURNAL,
@@ -80,9 +80,11 @@ def add_parser(sub: argparse._SubParsersAction[Parser]) -> None:
     parser.add_argument("--decision-timeout", type=seconds, default=None, metavar="SECONDS",
                         help=f"time limit of one decision (default {config.DEFAULT_DECISION_TIMEOUT:g} s); in threads "
                         "(threading, a local dask cluster) a decision is not interrupted but judged late when it returns")
-    parser.add_argument("--startup-timeout", type=seconds, default=config.DEFAULT_STARTUP_TIMEOUT, metavar="SECONDS",
-                        help="time limit of a bot's start-up in each worker, before the decision clock starts: "
-                        "making it and one warm-up decision on a fixed hand (default %(default)g s)")
+    parser.add_argument("--startup-timeout", type=seconds, default=None, metavar="SECONDS",
+                        help="time limit of a bot's start-up, before the decision clock starts: making it and one "
+                        f"warm-up decision on a fixed hand (default {config.DEFAULT_STARTUP_TIMEOUT:g} s); for a "
+                        "protocol bot, its hello, unless its bot file sets startup_timeout (default: 10 s before "
+                        "the run, the default above in its workers)")
     parser.add_argument("--on-fault", choices=("stop", "foul"), default=None,
                         help="a bot that raises, answers badly or runs out of time: stop the run (default), or "
                         "score that hand as a foul, record the fault and go on")
@@ -303,7 +305,7 @@ def _settled_rules(args: argparse.Namespace, plan: RunPlan) -> Rules:
 def _made_bots(args: argparse.Namespace, specs: list[str], rules: Rules, out: Path | None) -> dict[str, Any]:
     """One bot of each spec, made here so that a bad spec fails in one line before any deal."""
     try:
-        return make_bots(specs, rules, str(out) if out is not None else None)
+        return make_bots(specs, rules, str(out) if out is not None else None, args.startup_timeout, warm_up=False)
     except BotError as error:
         where = f" (the bots of the run in {args.resume} can no longer be made)" if args.resume else ""
         raise UsageError(f"{error}{where}") from None
@@ -328,7 +330,8 @@ def _run_settings(args: argparse.Namespace, plan: RunPlan, rules: Rules, out: Pa
     """What every worker needs to play the deals; a resumed run's journal must replay under it."""
     try:
         run_settings = RunSettings(plan.bots, plan.players, plan.seed, rules, plan.decision_timeout, plan.on_fault,
-                                   str(out) if out is not None else None, args.startup_timeout,
+                                   str(out) if out is not None else None,
+                                   config.DEFAULT_STARTUP_TIMEOUT if args.startup_timeout is None else args.startup_timeout,
                                    log_protocol=args.log_protocol)
     except TournamentError as error:
         raise UsageError(str(error)) from None
@@ -384,8 +387,8 @@ def _play_missing(run_settings: RunSettings, missing: list[int], records: list[D
     except Stopped as error:
         return error
     except JournalError as error:
-        raise UsageError(f"{error}; the journal keeps the {len(records):,} deals played before it; once there is "
-                         f"room, continue with: {resume}") from None
+        raise UsageError(f"{error}; the journal keeps the {counted(len(records), 'deal')} played before it; once "
+                         f"there is room, continue with: {resume}") from None
     finally:
         if journal is not None:
             journal.close()
@@ -400,8 +403,10 @@ def _write_results(args: argparse.Namespace, out: Path | None, records: list[Dea
     except OSError as error:
         if out is None or error.filename is None:  # the standard output, not the run's files
             raise
-        raise UsageError(f"cannot write {error.filename}: {describe(error)}; the journal keeps all "
-                         f"{len(records):,} deals played; once there is room, write them with: {resume}") from None
+        kept = "the 1 deal played; once there is room, write it" if len(records) == 1 else \
+            f"all {len(records):,} deals played; once there is room, write them"
+        raise UsageError(f"cannot write {error.filename}: {describe(error)}; the journal keeps {kept} with: "
+                         f"{resume}") from None
 
 
 def _bot_specs(specs: list[str], made: dict[str, Any]) -> list[dict[str, Any]]:
