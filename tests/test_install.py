@@ -138,15 +138,15 @@ def test_a_stopped_first_solve_leaves_no_warm_up_behind(tmp_path, how):
                              env=env, cwd=Path(__file__).parents[1], stdout=subprocess.DEVNULL,
                              stderr=subprocess.DEVNULL)
     helpers: list[int] = []
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + 300  # a wait, not a margin: it ends as soon as the warm-up starts
     while not helpers and time.monotonic() < deadline and solve.poll() is None:
         found = subprocess.run(["pgrep", "-P", str(solve.pid)], capture_output=True, text=True).stdout
         helpers = [int(pid) for pid in found.split()]
         time.sleep(0.05)
     assert helpers, "the first solve started no warm-up"
     solve.send_signal(how)
-    solve.wait(timeout=20)
-    deadline = time.monotonic() + 1
+    solve.wait(timeout=300)
+    deadline = time.monotonic() + 60  # a process killed on a loaded machine is gone when it is next run
     while time.monotonic() < deadline and _running(helpers[0]):
         time.sleep(0.05)
     assert not _running(helpers[0])

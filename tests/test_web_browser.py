@@ -38,7 +38,7 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-net
 
 @pytest.fixture(scope="module")
 def server():
-    with serving(create_app(Settings(workers=2, queue=32))) as url:
+    with serving(create_app(Settings(workers=2, queue=32, solve_timeout=300))) as url:  # the flows, not the limit
         yield url
 
 

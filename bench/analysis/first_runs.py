@@ -27,6 +27,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from bench.analysis import _yardstick
+from solver import files
+from solver.documents import strict_json
+from solver.limits import ceiling
 from solver.text import show
 
 HAND = "AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C"
@@ -88,8 +91,7 @@ def measure() -> dict[str, object]:
         with tempfile.TemporaryDirectory(prefix="first-run-") as cache:
             log = os.path.join(cache, "compiles.json")
             first = _timed(_recorded(argv, log), cache)
-            with open(log) as file:
-                compiled = _kernels(json.load(file))
+            compiled = _kernels(strict_json(files.read_bytes(log, int(ceiling("document_bytes"))), "the compile log"))
             again = _timed(argv, cache)
         rows.append({"command": name, "first_s": round(first, 2), "warm_s": round(again, 2), **compiled})
     after = _yardstick.yardstick_ms(repeats=3)

@@ -11,11 +11,11 @@ import atexit
 import json
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 from numba.core import event
 
+from solver import files
 from solver._jit import cache_dir
 from solver.text import show
 
@@ -69,5 +69,5 @@ def record(path: str) -> Recorder:
     when the process exits (``python -m bench.analysis.first_runs`` reads it)."""
     recorder = Recorder()
     event.register("numba:compile", recorder)
-    atexit.register(lambda: Path(path).write_text(json.dumps(recorder.compiles)))
+    atexit.register(lambda: files.write_atomic(path, json.dumps(recorder.compiles)))
     return recorder
