@@ -109,10 +109,12 @@ def best_splits_by_points(hands: np.ndarray, points: RowPoints) -> np.ndarray:
     """The split number that scores most under ``points``, for each hand of an (n, 13) array."""
     t = split_tables()
     ranks = rank_classes().arrays
+    # Writable copies (a few hundred KiB) of the points, which are kept read-only: the kernel is
+    # then compiled for the very types best_with_removal_points passes it, once for both.
+    front, fives = np.array(points.front), np.array(points.fives)
 
     def best(part: np.ndarray) -> np.ndarray:
-        return _kernels.best_by_class_points(part, t.by_back, t.back_middle, t.back_front, ranks, points.front,
-                                             points.fives)
+        return _kernels.best_by_class_points(part, t.by_back, t.back_middle, t.back_front, ranks, front, fives)
 
     return over_cores(best, hands)
 

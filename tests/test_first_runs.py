@@ -55,3 +55,17 @@ def test_a_kernel_of_the_project_compiled_twice_is_named_and_numbas_own_helpers_
     found = first_runs._kernels(compiles)
     assert (found["compiled"], found["kernels"], found["compile_s"]) == (5, 3, 3.25)
     assert found["more_than_once"] == ["solver._x.f"]
+
+
+@pytest.mark.slow
+def test_a_first_play_compiles_no_kernel_of_the_project_twice(tmp_path):
+    """On an empty cache, a Play of the web page (the table bot, its removal-aware search,
+    grading) compiles each of the project's kernels once: before, the table's search kernel was
+    compiled for read-only points from Python and again for writable ones from the removal-aware
+    kernel, about 4 s of a first Play."""
+    log = str(tmp_path / "compiles.json")
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    first_runs._timed(first_runs._recorded(first_runs.COMMANDS["web Play (bench.web.jobs.play)"], log), str(cache))
+    found = first_runs._kernels(json.loads(Path(log).read_text()))
+    assert found["kernels"] > 10 and found["more_than_once"] == []
