@@ -59,6 +59,7 @@ def main(folder: Path, slow: float) -> None:
         message = json.loads(line)
         if message["type"] == "hello":
             (folder / f"started-{os.getpid()}").touch()
+            print(f"noting: started as {os.getpid()}", file=sys.stderr, flush=True)  # a log worth keeping
             answer = {"type": "hello", "name": "noting"}
         elif message["type"] == "quit":
             (folder / f"quit-{os.getpid()}").touch()

@@ -202,7 +202,7 @@ def _tree(pid: int) -> list[psutil.Process]:
 
 
 def _gone(processes: list[psutil.Process]) -> bool:
-    _, alive = psutil.wait_procs(processes, timeout=30)
+    _, alive = psutil.wait_procs(processes, timeout=120)  # ends as soon as they are gone
     return not [p for p in alive if p.status() != psutil.STATUS_ZOMBIE]
 
 
