@@ -108,8 +108,9 @@ def fault_lines(doc: ResultsDocument, markdown: bool = False) -> list[str]:
             bot, with its first fault.
 
     Returns:
-        The lines, in the document's order of the bots (as text, not yet escaped for the
-            terminal or for Markdown); none when no bot has a fault.
+        The lines, in the document's order of the bots: for the terminal as text, not yet
+            escaped (``render_terminal`` does that); for report.md escaped as Markdown. None
+            when no bot has a fault.
     """
     res = doc["results"]["by_bot"]
     plays = doc["results"]["deal_count"] * doc["player_count"]  # each bot sets every seat's hand of every deal

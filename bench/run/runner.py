@@ -514,30 +514,15 @@ def play_sized(settings: RunSettings, deals: Sequence[int], on_done: Callable[[l
     sized from the quickest pilot (``_deal_seconds``) to about 0.2 s each (at most
     ``config.MOST_DEALS_PER_CHUNK``). With one worker, two pilots are played and timed (their
     wall time, which includes what the decisions' own clocks leave out) before the rest is
-    sized.
+    sized. It raises what ``run_chunks`` raises.
 
     Args:
         settings: The run's settings (``RunSettings``).
         deals: The deal numbers to play.
         on_done: Called with each chunk's records as the chunk finishes.
-        jobs: How many workers play at once; with 1, the ``loky`` and ``threading`` backends
-            play in this process.
-        backend: Where the chunks are played, one of ``BACKENDS``: ``loky`` (worker
-            processes), ``threading``, ``sequential`` (this process) or ``dask``.
-        scheduler: The address of the dask scheduler to play on (the ``dask`` backend only);
-            None for a local cluster of ``jobs`` worker threads.
-
-    Raises:
-        TournamentError: ``backend`` is not one of ``BACKENDS``, or the dask scheduler cannot
-            be used.
-        LimitError: ``jobs`` is outside its limit in ``solver.limits`` (below 1, or more a
-            core than it allows), before any worker starts.
-        DecisionFault: A bot failed a decision, or killed its worker process, under the
-            ``stop`` policy.
-        WorkerDied: A worker process died again playing a chunk alone, before its first
-            decision.
-        KeyboardInterrupt: The run was interrupted (Ctrl-C; SIGTERM and SIGHUP too, see
-            ``bench.cli.commands.tournament``).
+        jobs: As for ``run_chunks``.
+        backend: As for ``run_chunks``.
+        scheduler: As for ``run_chunks``.
     """
     deals = list(deals)
     pilots: list[float] = []
@@ -575,17 +560,16 @@ def run_deals(
 ) -> list[DealRecord]:
     """Records of deals ``0..n_deals-1``, computed in chunks on the chosen backend (``run_chunks``).
 
+    It raises what ``run_chunks`` raises.
+
     Args:
         specs: The bot specs, in order; unused when ``settings`` is given.
         players: The players at a table; unused when ``settings`` is given.
         entropy: The run's seed entropy; unused when ``settings`` is given.
         n_deals: How many deals to play: deals ``0`` to ``n_deals - 1``.
-        jobs: How many workers play at once; with 1, the ``loky`` and ``threading`` backends
-            play in this process.
-        backend: Where the chunks are played, one of ``BACKENDS``: ``loky`` (worker
-            processes), ``threading``, ``sequential`` (this process) or ``dask``.
-        scheduler: The address of the dask scheduler to play on (the ``dask`` backend only);
-            None for a local cluster of ``jobs`` worker threads.
+        jobs: As for ``run_chunks``.
+        backend: As for ``run_chunks``.
+        scheduler: As for ``run_chunks``.
         on_progress: Called with the number of deals of each chunk as it finishes.
         rules: The rules, by name or as ``Rules``; unused when ``settings`` is given.
         chunk_size: The deals of each chunk; None (the default) has pilot deals, played on the
@@ -595,18 +579,6 @@ def run_deals(
 
     Returns:
         The records of every deal played, sorted by deal.
-
-    Raises:
-        TournamentError: ``backend`` is not one of ``BACKENDS``, or the dask scheduler cannot
-            be used.
-        LimitError: ``jobs`` is outside its limit in ``solver.limits`` (below 1, or more a
-            core than it allows), before any worker starts.
-        DecisionFault: A bot failed a decision, or killed its worker process, under the
-            ``stop`` policy.
-        WorkerDied: A worker process died again playing a chunk alone, before its first
-            decision.
-        KeyboardInterrupt: The run was interrupted (Ctrl-C; SIGTERM and SIGHUP too, see
-            ``bench.cli.commands.tournament``).
     """
     settings = settings or RunSettings(tuple(specs), players, entropy, as_rules(rules))
     records: list[DealRecord] = []

@@ -215,12 +215,10 @@ class ProtocolBot:
         self._drop_if_empty(process.log)
 
     def _drop_if_empty(self, log: StderrLog) -> None:
-        """Remove a closed log the process wrote nothing to: there is nothing in it to read (a
-        fault never names an empty log, ``_logged``)."""
+        """Forget a closed log the process wrote nothing to (its file is gone,
+        ``StderrLog.close``; a fault never names an empty log, ``_logged``)."""
         if log.empty and log.path in self.logs:
             self.logs.remove(log.path)
-            with contextlib.suppress(OSError):
-                files.remove(log.path, missing_ok=True)
 
     def _hello(self, process: Process) -> dict[str, Any]:
         limit, source, longer = startup_limit(self.spec, self.command_startup)

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import tempfile
 import time
 from collections.abc import Callable, Generator, Iterator
@@ -35,7 +34,7 @@ from bots.protocol import messages
 from bots.protocol.messages import BATCH_HANDS, PLAIN, PROTOCOL, PROTOCOLS, ProtocolFault, plain
 from bots.protocol.spec import ProtocolSpec
 from bots.protocol.transport import LINE_LIMIT, Closed, Overlong, Process, ProtocolTrace, StderrLog
-from solver import config, files
+from solver import config
 from solver.arrangement import Arrangement, foul_reason
 from solver.cards import format_cards, parse_hand
 
@@ -221,16 +220,9 @@ class BotCheck:
         finally:
             session.end()
             for log in session.logs:
-                log.close()
-                try:
-                    empty = os.stat(log.path).st_size == 0
-                except OSError:
-                    continue
-                if not empty:
+                log.close()  # removes a log the process wrote nothing to
+                if not log.empty:
                     self.logs.append(log.path)
-                else:
-                    with contextlib.suppress(OSError):
-                        files.remove(log.path, missing_ok=True)
             if not self.log_dir:
                 with contextlib.suppress(OSError):
                     folder.rmdir()  # only when empty: nothing to read, no folder left behind

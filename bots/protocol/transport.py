@@ -12,6 +12,7 @@ the protocol its engine speaks.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import itertools
 import os
@@ -172,8 +173,15 @@ class StderrLog:
 
     def close(self) -> None:
         """Finish the file, once: a line saying how many bytes were left out, if any, then the
-        last ``config.LOG_TAIL`` bytes; a write that fails is passed over."""
+        last ``config.LOG_TAIL`` bytes; a write that fails is passed over. A file the process
+        wrote nothing to is removed: there is nothing in it to read, and no fault names it."""
         if self.fd < 0:
+            return
+        if self.empty:
+            os.close(self.fd)
+            self.fd = -1
+            with contextlib.suppress(OSError):
+                files.remove(self.path, missing_ok=True)
             return
         self.tail += self.text.end()
         tail = tail_utf8(bytes(self.tail), len(self.tail))
