@@ -327,10 +327,11 @@ def test_a_run_leaves_nothing_a_bot_started(tmp_path, mode, jobs):
 
 
 def _group_child_bot(tmp_path: Path, mark: str) -> Path:
-    """A bot file whose program leaves a plain child in its own process group (``sleep MARK &``)
-    before it becomes a well-behaved bot."""
+    """A bot file whose program leaves a child in its own process group with an empty
+    environment (``env -i sleep MARK &``: no mark to be found by, only its group) before it
+    becomes a well-behaved bot."""
     program = tmp_path / "wrapper.sh"
-    program.write_text(f"#!/bin/sh\nsleep {mark} &\nexec {sys.executable} {ROOT / 'tests' / 'protocol' / 'misbehaving.py'}"
+    program.write_text(f"#!/bin/sh\nenv -i sleep {mark} &\nexec {sys.executable} {ROOT / 'tests' / 'protocol' / 'misbehaving.py'}"
                        f" plain {tmp_path / 'flag'}\n")
     program.chmod(0o755)
     path = tmp_path / "group-child.toml"
