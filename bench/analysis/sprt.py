@@ -122,6 +122,7 @@ class Sprt:
     alpha: float = 0.05
     beta: float = 0.05
     most: float = 3.0  # the most units a deal's result can be either way: ``Rules.most_units`` (3 under basic)
+    minimum: int = 2  # observations before the test may decide
 
     def __post_init__(self) -> None:
         if not (math.isfinite(self.h0) and math.isfinite(self.h1)):
@@ -137,6 +138,8 @@ class Sprt:
         for name, rate in (("alpha", self.alpha), ("beta", self.beta)):
             if not 0 < rate < 0.5:
                 raise SprtError(f"{name} must be above 0 and below 0.5, got {rate:g}")
+        if not (isinstance(self.minimum, int) and self.minimum >= 2):
+            raise SprtError(f"the test needs at least 2 observations before a decision, got {self.minimum!r}")
 
     @property
     def lower(self) -> float:
@@ -204,6 +207,21 @@ class Sprt:
         if llr <= self.lower:
             return "H0"
         return None
+
+    def decision(self, observations: Moments | ArrayLike) -> str | None:
+        """Whether the test stops on these observations, and on which hypothesis.
+
+        Args:
+            observations: The observations so far, or their ``Moments``.
+
+        Returns:
+            ``decide(llr(observations))`` once there are ``minimum`` observations; None before.
+
+        Raises:
+            SprtError: An observation is not a finite number.
+        """
+        seen = Moments.of(observations)
+        return self.decide(self.llr(seen)) if seen.n >= self.minimum else None
 
     def verdict(self, decision: str) -> str:
         """What the test accepted, in words.

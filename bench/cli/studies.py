@@ -3,25 +3,41 @@ command line, each printed as JSON (the README's rule-set figures come from them
 
 from __future__ import annotations
 
+import argparse
+import io
 import json
 import sys
 from collections.abc import Sequence
 
-from bench.analysis import studies
-from bench.cli.parsing import Parser, guarded, positive, seed
+import numpy as np
+
+from bench.analysis import estimators, studies
+from bench.cli.parsing import Parser, UsageError, guarded, positive, seed
+from bench.cli.progress import note
+from solver import files, system
+from solver.documents import json_ready
 from solver.interrupts import stoppable
 from solver.text import show
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = Parser(prog="python -m bench.cli.studies", description=(studies.__doc__ or "").split("\n\n")[0])
-    parser.add_argument("study", choices=("rules", "naturals", "frequencies", "speed"))
+    parser.add_argument("study", choices=("rules", "naturals", "frequencies", "speed", "estimators"))
     parser.add_argument("--hands", type=positive, default=200)
     parser.add_argument("--samples", type=positive, default=1000)
     parser.add_argument("--seed", type=seed, default=1)
+    parser.add_argument("--deals", type=positive, default=2000, help="estimators: deals of each pair under each rule set")
+    parser.add_argument("--rules", default="basic,2-4,1-6", help="estimators: rule sets, comma-separated")
+    parser.add_argument("--pairs", default=None, metavar="A/B,...",
+                        help="estimators: the pairs, A/B comma-separated (default: every pair of "
+                        f"{', '.join(estimators.BOTS)})")
+    parser.add_argument("--jobs", type=positive, default=None, help="estimators: workers (default: all cores)")
+    parser.add_argument("--save", default=None, metavar="FILE.npz", help="estimators: keep every deal's outcomes")
     args = parser.parse_args(argv)
 
     def run() -> int:
+        if args.study == "estimators":
+            return _estimators(args)
         if args.study == "frequencies":
             show(json.dumps(studies.frequency_study(args.hands, args.seed), indent=1), exact=True)
             return 0
@@ -31,6 +47,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
 
     return guarded("bench.cli.studies", run)
+
+
+def _estimators(args: argparse.Namespace) -> int:
+    pairs = estimators.PAIRS if args.pairs is None else [_pair(text) for text in args.pairs.split(",")]
+    save: dict[str, np.ndarray] | None = {} if args.save else None
+    jobs = args.jobs or system.available_cores()
+    with stoppable():
+        study = estimators.estimator_study(pairs, args.rules.split(","), args.deals, args.samples, args.seed,
+                                           jobs=jobs, save=save, on_pair=note)
+    if save is not None:
+        buffer = io.BytesIO()
+        np.savez_compressed(buffer, **save)  # type: ignore[arg-type]
+        files.write_atomic(args.save, buffer.getvalue())
+    show(json.dumps(json_ready(study, digits=6), indent=1), exact=True)
+    return 0
+
+
+def _pair(text: str) -> tuple[str, str]:
+    a, slash, b = text.partition("/")
+    if not (slash and a and b):
+        raise UsageError(f"--pairs takes A/B pairs, comma-separated; got {text!r}")
+    return a, b
 
 
 if __name__ == "__main__":

@@ -511,8 +511,8 @@ JournalDocument = JournalHeader | JournalEntry
 # --- match.schema.json
 
 class MatchDocument(TypedDict):
-    "A heads-up duplicate match of bot A against bot B decided by SPRT (docs/match.md): the test's settings, its decision, and A's mean advantage per deal over the deals looked at. Numbers that cannot be computed (the standard error of one deal) are null."
-    schema_version: Literal[1]
+    "A heads-up match of bot A against bot B decided by SPRT (docs/match.md): the estimator that gives each deal's outcome, the test's settings, its decision, and A's mean advantage per deal over the deals looked at. Numbers that cannot be computed (the standard error of one deal) are null."
+    schema_version: Literal[2]
     document: Literal['match']
     a: str
     b: str
@@ -520,11 +520,13 @@ class MatchDocument(TypedDict):
     seed: int
     max_deal_count: int
     look_deal_count: int
-    decision: Literal['H0', 'H1', 'none']
+    estimator: MatchDocumentEstimator
+    decision: Literal['H0', 'H1', 'alike', 'none']
     verdict: str | None
     no_evidence: str | None
     stopped: str | None
     deal_count: int
+    observation_count: int
     llr: float
     bounds: list[float]
     h0: float
@@ -534,6 +536,8 @@ class MatchDocument(TypedDict):
     mean: float | None
     se: float | None
     ci95: list[float | None]
+    duplicate: MatchDocumentDuplicate
+    variance_ratio: float | None
     bot_identities: NotRequired[list[dict[str, Any]] | None]
 
 
@@ -551,6 +555,21 @@ class MatchRulesRoyaltiesItem(TypedDict):
     row: Literal['front', 'middle', 'back']
     category: str
     units: int
+
+
+class MatchDocumentEstimator(TypedDict):
+    "what a deal's outcome is (docs/match.md): the field estimator (both plays of each hand scored against the same simulated opponents, set by the field bot) or duplicate results"
+    name: Literal['field', 'duplicate']
+    field: str | None
+    samples: int | None
+    block_deal_count: int
+    minimum_deal_count: int
+
+
+class MatchDocumentDuplicate(TypedDict):
+    "the duplicate results of the same deals (under either estimator)"
+    mean: float | None
+    se: float | None
 
 
 # --- perf.schema.json

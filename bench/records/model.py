@@ -211,12 +211,15 @@ class Play:
 @dataclass(frozen=True, slots=True)
 class DealRecord:
     """One deal of a run: its number, its dealer, each seat's hand as text, and every bot's
-    play of every seat (``plays[bot][seat]``)."""
+    play of every seat (``plays[bot][seat]``); under the field estimator (``bench.run.field``),
+    bot A's edge over bot B on each seat's hand, which no document keeps (it is worked out
+    again from the plays)."""
 
     deal: int
     dealer: int
     hands: tuple[str, ...]
     plays: tuple[tuple[Play, ...], ...]
+    field: tuple[float, ...] | None = None
 
     def row(self, *, seconds: bool) -> RecordRow:
         """The record in a document's shape (see ``Play.row``).

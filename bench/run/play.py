@@ -25,6 +25,7 @@ import numpy as np
 
 from bench.records.deals import deal_table, dealer_of, seat_seed
 from bench.records.model import DealRecord, Play
+from bench.run.field import FieldPlan, scored
 from bots import BotError, arrange_many, checked_arrangement, make_bot_for, parse_spec
 from bots.base import Bot, BotFault, BotGivenUp, declared_natural
 from bots.protocol import ProtocolBot, close_together, trace_to
@@ -269,6 +270,7 @@ class RunSettings:
     startup_timeout: float = 60.0  # limit of a bot's start-up in a worker, when decisions are timed
     log_protocol: str | None = None  # the file every line to and from protocol bots is appended to
     registered: tuple[tuple[str, Any], ...] = ()  # bots put in BOTS by the process that started the run
+    field: FieldPlan | None = None  # heads-up: score each deal's plays by the field estimator (bench.run.field)
 
     def __post_init__(self) -> None:
         for name in ("decision_timeout", "startup_timeout"):
@@ -277,6 +279,9 @@ class RunSettings:
                 raise TournamentError(f"{name} must be a finite number of seconds > 0, got {value!r}")
         if self.on_fault not in FAULT_POLICIES:
             raise TournamentError(f"unknown fault policy {self.on_fault!r}; choose from {', '.join(FAULT_POLICIES)}")
+        if self.field is not None and (self.players != 2 or len(self.specs) != 2):
+            raise TournamentError(f"the field estimator compares two bots heads-up, not {len(self.specs)} bots at "
+                                  f"{self.players} seats")
 
 
 def _play(bot: Bot, spec: str, cards: tuple[Card, ...], deal: int, seat: int, settings: RunSettings,
@@ -420,7 +425,8 @@ def play_deals(specs: Sequence[str], players: int, entropy: int, deals: Sequence
         one_by_one: Set every hand in a decision of its own, ``batch_safe`` bots' too.
 
     Returns:
-        One ``DealRecord`` per deal, in the order of ``deals``.
+        One ``DealRecord`` per deal, in the order of ``deals``; each with its field edges
+            (``bench.run.field.scored``) when the settings name a field estimator.
 
     Raises:
         DecisionFault: A bot failed a decision under the ``stop`` policy, or gave up
@@ -469,4 +475,16 @@ def play_deals(specs: Sequence[str], players: int, entropy: int, deals: Sequence
                                       tuple(format_cards(h) for h in hands.tolist()), tuple(plays)))
     finally:
         note.close()
-    return records
+    return _field_scored(records, settings, stop)
+
+
+def _field_scored(records: list[DealRecord], settings: RunSettings, stop: threading.Event | None) -> list[DealRecord]:
+    """The records with their field edges, when the settings name a field estimator."""
+    if settings.field is None:
+        return records
+    out = []
+    for record in records:
+        if stop is not None and stop.is_set():
+            raise KeyboardInterrupt
+        out.append(scored(record, settings.field, settings.rules, settings.entropy))
+    return out

@@ -17,6 +17,7 @@ from bench.cli.parsing import SPECS, Parser, UsageError, add_log_protocol, job_c
 from bench.cli.progress import note, progress
 from bench.records.model import DealRecord
 from bench.report.summary import table_scores
+from bench.run.field import DEFAULT_SAMPLES, FieldError, FieldPlan, check_plan, deal_outcome
 from bench.run.play import RunSettings, TournamentError, make_bots
 from bench.run.runner import BACKENDS, run_chunks
 from bots.identity import bot_identity
@@ -31,13 +32,14 @@ from solver.text import quote, show, terminal
 def add_parser(sub: argparse._SubParsersAction[Parser]) -> None:
     parser = sub.add_parser(
         "match",
-        help="a heads-up duplicate match that stops by SPRT",
+        help="a heads-up match that stops by SPRT",
         description="Play bot A against bot B, every deal in both seats, until a sequential probability ratio "
         "test decides between H0 (A's mean advantage is the first number of --sprt, in units per deal) and H1 "
-        "(the second), or until --max-deals. The test is looked at every 16 deals, in deal order, so the "
-        "decision does not depend on the number of workers. It is a GSPRT on the mean of the deals' duplicate "
-        "results with their variance estimated; deals that all come out the same decide nothing. "
-        "See docs/match.md.",
+        "(the second), or until --max-deals. Each deal's outcome comes from the field estimator (both bots' "
+        "plays of each hand scored against the same simulated opponents, set by the field bot) or from the "
+        "duplicate results of the two seatings. The test is looked at in deal order, so the decision does not "
+        "depend on the number of workers; it is a GSPRT on the mean with the variance estimated. Bots that set "
+        "every hand alike end early, with neither hypothesis. See docs/match.md.",
     )
     parser.add_argument("a", metavar="A", help=f"bot of player A; {SPECS}")
     parser.add_argument("b", metavar="B", help="bot of player B, as A")
@@ -47,6 +49,15 @@ def add_parser(sub: argparse._SubParsersAction[Parser]) -> None:
     parser.add_argument("--alpha", type=float, default=0.05, help="false H1 rate, above 0 and below 0.5 (default %(default)s)")
     parser.add_argument("--beta", type=float, default=0.05, help="false H0 rate, above 0 and below 0.5 (default %(default)s)")
     parser.add_argument("--max-deals", type=limited("deals"), default=20_000, help="stop here undecided (default %(default)s)")
+    parser.add_argument("--estimator", choices=ESTIMATORS, default=None,
+                        help="what a deal's outcome is: field (both plays of each hand against the same simulated "
+                        "opponents) or duplicate (A's result over both seatings); default field, but duplicate "
+                        "under rules with naturals or when neither bot can be the field")
+    parser.add_argument("--field", default=None, metavar="SPEC",
+                        help="the bot that sets the field estimator's opponents, a bot of this package (default: B, "
+                        "else A; either gives A's edge over B heads-up)")
+    parser.add_argument("--field-samples", type=limited("samples"), default=None, metavar="K",
+                        help=f"simulated opponents a hand for the field estimator (default {DEFAULT_SAMPLES:,})")
     parser.add_argument("--seed", type=seed, default=None, help="seed entropy (default: fresh, printed)")
     parser.add_argument("--rules", default="basic", help="rule set (default basic)")
     parser.add_argument("--jobs", type=job_count, default=-1, help="parallel workers (default: all cores; at most 4 a core)")
@@ -82,59 +93,175 @@ def duplicate_results(records: Sequence[DealRecord], rules: Rules) -> list[float
     return ((scores[:, 0, 0, 1] + scores[:, 1, 1, 0]) / 2).tolist()
 
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 DOCUMENT = "match"
+ESTIMATORS = ("field", "duplicate")
+FIELD_BLOCK = 64  # deals a field observation averages: the test reads block means, looked at block by block
+FIELD_BLOCKS = 8  # blocks before a field match may decide (FIELD_BLOCK * FIELD_BLOCKS deals)
+ALIKE_DEALS = FIELD_BLOCK * FIELD_BLOCKS  # deals that all come out exactly 0 end a match as "alike"
+
+
+@dataclass(frozen=True)
+class Estimator:
+    """What a deal's outcome is and how the test reads it: ``duplicate`` (A's result over both
+    seatings, each deal an observation, looked at every ``config.MATCH_CHUNK`` deals) or
+    ``field`` (``bench.run.field``: each observation the mean of ``FIELD_BLOCK`` deals, no
+    decision before ``FIELD_BLOCKS`` of them)."""
+
+    name: str
+    field: FieldPlan | None = None
+    chose: str = ""  # why this estimator and field, when they were not both given
+
+    @property
+    def block(self) -> int:
+        return FIELD_BLOCK if self.field else 1
+
+    @property
+    def look(self) -> int:
+        return FIELD_BLOCK if self.field else config.MATCH_CHUNK
+
+    @property
+    def minimum(self) -> int:
+        return FIELD_BLOCKS if self.field else 2
+
+    def describe(self) -> str:
+        if self.field is None:
+            return "duplicate results (A's units over both seatings of each deal)"
+        return (f"the field estimator (both plays of each hand against the same {self.field.samples:,} opponents, "
+                f"set by {terminal(self.field.spec)})")
+
+    def document(self) -> dict[str, Any]:
+        return {"name": self.name, "field": self.field.spec if self.field else None,
+                "samples": self.field.samples if self.field else None, "block_deal_count": self.block,
+                "minimum_deal_count": self.block * self.minimum}
+
+
+def _field_or_none(spec: str, samples: int, rules: Rules) -> FieldPlan | None:
+    plan = FieldPlan(spec, samples)
+    try:
+        check_plan(plan, rules)
+    except FieldError:
+        return None
+    return plan
+
+
+def choose_estimator(args: argparse.Namespace, rules: Rules, made: dict[str, Any]) -> Estimator:
+    """The estimator the arguments ask for, or the default: the field estimator with B as the
+    field (else A), but duplicate results under rules with naturals, or when neither bot can set
+    a batch of simulated opponents in one call (``arrange_many``: a bot in another process, the
+    ``exhaustive`` bot or one that sets hands one by one would take seconds a deal).
+
+    Raises:
+        UsageError: The field estimator was asked for and cannot run, or --field or
+            --field-samples were given with the duplicate estimator.
+    """
+    samples = args.field_samples if args.field_samples is not None else DEFAULT_SAMPLES
+    if args.estimator == "duplicate":
+        if args.field is not None or args.field_samples is not None:
+            raise UsageError("--field and --field-samples belong to --estimator field")
+        return Estimator("duplicate")
+    if args.field is not None:
+        plan = FieldPlan(args.field, samples)
+        try:
+            check_plan(plan, rules)
+        except FieldError as error:
+            raise UsageError(str(error)) from None
+        return Estimator("field", plan)
+    if rules.naturals:
+        if args.estimator == "field" or args.field_samples is not None:
+            raise UsageError(str(_naturals_refusal(rules)))
+        return Estimator("duplicate", chose="rules with naturals")
+    for spec in (args.b, args.a):
+        fallback = _field_or_none(spec, samples, rules) if callable(getattr(made[spec], "arrange_many", None)) else None
+        if fallback is not None:
+            return Estimator("field", fallback, chose=f"{'B' if spec == args.b else 'A'} as the field")
+    if args.estimator == "field" or args.field_samples is not None:
+        raise UsageError("neither bot can set the field estimator's simulated opponents in batches (each runs in "
+                         "another process, searches every split or sets hands one by one); name a bot of this "
+                         "package with --field, such as table")
+    return Estimator("duplicate", chose="neither bot sets simulated opponents in batches")
+
+
+def _naturals_refusal(rules: Rules) -> FieldError:
+    try:
+        check_plan(FieldPlan("table"), rules)
+    except FieldError as error:
+        return error
+    raise AssertionError("a rule set with naturals passed the field check")  # pragma: no cover
 
 
 @dataclass
 class _Looks:
-    """What a running match has: finished deals not looked at yet, and the moments of the
-    deals looked at (in deal order, one chunk at a time)."""
+    """What a running match has: finished deals not looked at yet, and the moments of the deals
+    looked at (in deal order, one chunk at a time): the test's observations, each deal's outcome
+    by the estimator, and, under the field estimator, each deal's duplicate result too."""
 
     test: Sprt
+    estimator: Estimator
     chunks: list[list[int]]
     rules: Rules
     max_deals: int
-    seen: Moments
+    seen: Moments = field(default_factory=Moments)  # the test's observations
+    deals: Moments = field(default_factory=Moments)  # the estimator's outcome of each deal
+    duplicate: Moments = field(default_factory=Moments)  # each deal's duplicate result
+    nonzero: int = 0  # deals whose outcome is not exactly 0
+    alike: bool = False  # ended: every outcome exactly 0 over ALIKE_DEALS deals
     waiting: dict[int, DealRecord] = field(default_factory=dict)
+    looked: list[int] = field(default_factory=list)  # the deals of each look, in order
 
     def finished(self, part: list[DealRecord], bar: tqdm[Any]) -> None:
         """Take the records of a finished part; look at the test for every chunk now whole;
-        raise ``_Decided`` when it decides."""
+        raise ``_Decided`` when it decides or the bots are seen to play alike."""
         for record in part:
             self.waiting[record.deal] = record
         bar.update(len(part))
-        while self.seen.n < self.max_deals and all(d in self.waiting for d in self.chunks[self.seen.n // config.MATCH_CHUNK]):
-            look = self.chunks[self.seen.n // config.MATCH_CHUNK]
-            self.seen = self.seen.add(duplicate_results([self.waiting.pop(d) for d in look], self.rules))
+        while self.deals.n < self.max_deals and all(d in self.waiting for d in self.chunks[len(self.looked)]):
+            records = [self.waiting.pop(d) for d in self.chunks[len(self.looked)]]
+            self.looked.append(len(records))
+            duplicate = duplicate_results(records, self.rules)
+            outcomes = [deal_outcome(r) for r in records] if self.estimator.field else duplicate
+            self.deals = self.deals.add(outcomes)
+            self.duplicate = self.duplicate.add(duplicate)
+            self.nonzero += sum(x != 0 for x in outcomes)
+            block = self.estimator.block
+            self.seen = self.seen.add(outcomes if block == 1 else [sum(outcomes) / len(outcomes)])
             llr = self.test.llr(self.seen)
             bar.set_postfix_str(f"LLR {llr:+.2f} in [{self.test.lower:.2f}, {self.test.upper:.2f}]")
-            if self.test.decide(llr):
+            if self.test.decision(self.seen):
+                raise _Decided
+            if not self.nonzero and self.deals.n >= ALIKE_DEALS:
+                self.alike = True
                 raise _Decided
 
 
-def _set_up(args: argparse.Namespace) -> tuple[Sprt, Rules, int, list[dict[str, Any]]]:
-    """The test, the rules, the seed and the identities of the two bots (``bots.identity``) of a
-    match, every argument checked before any work."""
+def _set_up(args: argparse.Namespace) -> tuple[Sprt, Rules, int, list[dict[str, Any]], Estimator]:
+    """The test, the rules, the seed, the identities of the two bots (``bots.identity``) and the
+    estimator of a match, every argument checked before any work."""
     rules = Rules.parse(args.rules)
-    try:
-        test = Sprt(*_hypotheses(args.sprt), alpha=args.alpha, beta=args.beta, most=rules.most_units)
-    except SprtError as error:
-        raise UsageError(str(error)) from None
     if args.a == args.b:
         raise UsageError("A and B are the same spec: a bot against itself scores exactly 0 on every deal")
+    try:
+        h0, h1 = _hypotheses(args.sprt)
+        Sprt(h0, h1, alpha=args.alpha, beta=args.beta, most=rules.most_units)
+    except SprtError as error:
+        raise UsageError(str(error)) from None
     made = make_bots((args.a, args.b), rules)  # a bad spec fails here, in one line
+    estimator = choose_estimator(args, rules, made)
+    test = Sprt(h0, h1, alpha=args.alpha, beta=args.beta, most=rules.most_units, minimum=estimator.minimum)
     identities = [bot_identity(spec, made[spec]) for spec in (args.a, args.b)]
     entropy = args.seed if args.seed is not None else secrets.randbits(32)
     note(f"seed entropy {entropy} (replay with --seed {entropy})")
+    chose = f" ({estimator.chose})" if estimator.chose else ""
+    note(f"estimator: {estimator.describe()}{chose}")
     _check_plan(args.max_deals)
-    return test, rules, entropy, identities
+    return test, rules, entropy, identities, estimator
 
 
 def _play(args: argparse.Namespace, looks: _Looks, entropy: int) -> Stopped | None:
     """Play chunks until the test decides, --max-deals is reached or a signal stops the match
     (returned, to report what was looked at)."""
-    settings = RunSettings((args.a, args.b), 2, entropy, looks.rules, log_protocol=args.log_protocol)
+    settings = RunSettings((args.a, args.b), 2, entropy, looks.rules, log_protocol=args.log_protocol,
+                           field=looks.estimator.field)
     jobs = system.available_cores() if args.jobs < 1 else args.jobs
     with progress(total=args.max_deals, desc="deals", unit="deal") as bar:
         try:
@@ -144,21 +271,38 @@ def _play(args: argparse.Namespace, looks: _Looks, entropy: int) -> Stopped | No
         except _Decided:
             pass
         except Stopped as error:  # what was looked at so far is reported, undecided
-            note(f"stopped by {error.name} after {_deals(looks.seen.n)} looked at")
+            note(f"stopped by {error.name} after {_deals(looks.deals.n)} looked at")
             return error
-        except TournamentError as error:
+        except (TournamentError, FieldError) as error:
             raise UsageError(str(error)) from None
     return None
 
 
+def _estimate(moments: Moments) -> Estimate:
+    """The mean per deal with its standard error (NaN where there are too few deals)."""
+    deals = moments.n
+    se = math.sqrt(moments.m2 / (deals - 1) / deals) if deals > 1 else math.nan
+    return Estimate(moments.mean if deals else math.nan, se, deals)
+
+
 @dataclass(frozen=True)
 class _Outcome:
-    """Where a match ended: its test, the moments of the deals looked at, and the signal that
-    stopped it (None when it ran to a decision or to --max-deals)."""
+    """Where a match ended: its test, its estimator, the moments of what was looked at, and the
+    signal that stopped it (None when it ran to a decision, to --max-deals or to "alike")."""
 
     test: Sprt
+    estimator: Estimator
     seen: Moments
+    deals: Moments
+    duplicate: Moments
+    nonzero: int = 0
+    alike: bool = False
     stopped: Stopped | None = None
+
+    @classmethod
+    def of(cls, looks: _Looks, stopped: Stopped | None) -> _Outcome:
+        return cls(looks.test, looks.estimator, looks.seen, looks.deals, looks.duplicate, looks.nonzero, looks.alike,
+                   stopped)
 
     @property
     def llr(self) -> float:
@@ -166,48 +310,92 @@ class _Outcome:
 
     @property
     def decided(self) -> str | None:
-        return self.test.decide(self.llr)
+        return self.test.decision(self.seen)
+
+    @property
+    def decision(self) -> str:
+        return self.decided or ("alike" if self.alike else "none")
 
     @property
     def estimate(self) -> Estimate:
-        """A's mean advantage per deal with its standard error (NaN where there are too few deals)."""
-        deals = self.seen.n
-        se = math.sqrt(self.seen.m2 / (deals - 1) / deals) if deals > 1 else math.nan
-        return Estimate(self.seen.mean if deals else math.nan, se, deals)
+        """A's mean advantage per deal by the match's estimator, with its standard error."""
+        return _estimate(self.deals)
+
+    @property
+    def variance_ratio(self) -> float | None:
+        """The variance of the deals' duplicate results over that of their field outcomes (None
+        under the duplicate estimator, or where either variance is 0 or unknown)."""
+        if self.estimator.field is None or self.deals.n < 2 or not self.deals.m2 or not self.duplicate.m2:
+            return None
+        return self.duplicate.m2 / self.deals.m2
+
+    def no_evidence(self) -> str | None:
+        """Why the deals looked at cannot decide, or None when they can."""
+        if self.alike:
+            return alike_text(self.estimator, self.deals.n)
+        if self.deals.n and not self.nonzero:
+            return (f"every deal so far came out exactly 0 ({_deals(self.deals.n)}), so there is no variance to weigh "
+                    "the evidence by")
+        block = self.estimator.block
+        if block > 1 and self.seen.n < 2:
+            return f"{self.seen.n} block{'' if self.seen.n == 1 else 's'} of {block} deals cannot show a variance"
+        reason = self.test.no_evidence(self.seen)
+        if reason is None and self.decided is None and self.seen.n < self.test.minimum:
+            what = f"blocks of {block} deals" if block > 1 else "deals"
+            reason = f"{self.seen.n} of the {self.test.minimum} {what} the test needs before it decides"
+        return reason
+
+
+def alike_text(estimator: Estimator, deals: int) -> str:
+    """Why a match ended with neither hypothesis: every outcome exactly 0 over ``deals`` deals."""
+    hands = 2 * deals
+    if estimator.field:
+        return (f"the bots set all {hands:,} hands of {deals:,} deals with the same row values, so every outcome "
+                f"is exactly 0: they play alike (on fewer than {3 / hands:.2%} of hands apart, at 95%)")
+    return f"every one of {deals:,} deals came out exactly 0 over both seatings: the bots play alike"
 
 
 def match_document(args: argparse.Namespace, outcome: _Outcome, entropy: int, rules: Rules,
                    identities: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """The ``bench match --json`` document (bench/records/schemas/match.schema.json)."""
-    test, moments, estimate, decided = outcome.test, outcome.seen, outcome.estimate, outcome.decided
+    test, estimate, decided = outcome.test, outcome.estimate, outcome.decided
+    duplicate = _estimate(outcome.duplicate)
     return {"schema_version": SCHEMA_VERSION, "document": DOCUMENT, "a": args.a, "b": args.b,
-            "rules": rules.to_dict(), "seed": entropy, "max_deal_count": args.max_deals, "look_deal_count": config.MATCH_CHUNK,
-            "decision": decided or "none", "verdict": test.verdict(decided) if decided else None,
-            "no_evidence": test.no_evidence(moments), "stopped": outcome.stopped.name if outcome.stopped else None,
-            "deal_count": moments.n, "llr": outcome.llr, "bounds": [test.lower, test.upper], "h0": test.h0,
-            "h1": test.h1, "alpha": test.alpha, "beta": test.beta, "mean": estimate.mean, "se": estimate.se,
-            "ci95": [estimate.low, estimate.high], "bot_identities": identities}
+            "rules": rules.to_dict(), "seed": entropy, "max_deal_count": args.max_deals,
+            "look_deal_count": outcome.estimator.look, "estimator": outcome.estimator.document(),
+            "decision": outcome.decision, "verdict": test.verdict(decided) if decided else None,
+            "no_evidence": outcome.no_evidence(), "stopped": outcome.stopped.name if outcome.stopped else None,
+            "deal_count": outcome.deals.n, "observation_count": outcome.seen.n, "llr": outcome.llr,
+            "bounds": [test.lower, test.upper], "h0": test.h0, "h1": test.h1, "alpha": test.alpha, "beta": test.beta,
+            "mean": estimate.mean, "se": estimate.se, "ci95": [estimate.low, estimate.high],
+            "duplicate": {"mean": duplicate.mean, "se": duplicate.se},
+            "variance_ratio": outcome.variance_ratio, "bot_identities": identities}
 
 
 def run(args: argparse.Namespace) -> int:
     log_protocol(args)
-    test, rules, entropy, identities = _set_up(args)
-    step = config.MATCH_CHUNK
+    test, rules, entropy, identities, estimator = _set_up(args)
+    step = estimator.look
     chunks = [list(range(start, min(start + step, args.max_deals))) for start in range(0, args.max_deals, step)]
-    looks = _Looks(test, chunks, rules, args.max_deals, Moments())
+    looks = _Looks(test, estimator, chunks, rules, args.max_deals)
     stopped = _play(args, looks, entropy)
-    outcome = _Outcome(test, looks.seen, stopped)
+    outcome = _Outcome.of(looks, stopped)
     status = outcome.stopped.status if outcome.stopped else 0
     if args.json:
         doc = match_document(args, outcome, entropy, rules, identities)
         show(json.dumps(json_ready(doc, digits=6), indent=1, allow_nan=False), exact=True)
         return status
-    deals, estimate = outcome.seen.n, outcome.estimate
+    deals, estimate = outcome.deals.n, outcome.estimate
     show(_verdict_line(args, outcome))
     if deals:
         spread = f" ± {estimate.se:.4f}" if deals > 1 else " (one deal: no standard error)"
-        show(f"A's mean {estimate.mean:+.4f}{spread} units per deal over {_deals(deals)}; LLR {outcome.llr:+.3f} in "
-             f"[{test.lower:.3f}, {test.upper:.3f}] (alpha {test.alpha:g}, beta {test.beta:g}), seed {entropy}")
+        show(f"A's mean {estimate.mean:+.4f}{spread} units per deal over {_deals(deals)} by the "
+             f"{estimator.name} estimator; LLR {outcome.llr:+.3f} in [{test.lower:.3f}, {test.upper:.3f}] "
+             f"(alpha {test.alpha:g}, beta {test.beta:g}), seed {entropy}")
+        if estimator.field and deals > 1:
+            duplicate, ratio = _estimate(outcome.duplicate), outcome.variance_ratio
+            times = f", {ratio:,.1f} times the field estimator's variance" if ratio is not None else ""
+            show(f"duplicate results of the same deals: {duplicate.mean:+.4f} ± {duplicate.se:.4f}{times}")
     return status
 
 
@@ -217,17 +405,19 @@ def _deals(n: int) -> str:
 
 def _verdict_line(args: argparse.Namespace, outcome: _Outcome) -> str:
     """What the test accepted (or why it did not decide), with A's mean and its 95% interval beside it."""
-    deals, decided, estimate = outcome.seen.n, outcome.decided, outcome.estimate
+    deals, decided, estimate = outcome.deals.n, outcome.decided, outcome.estimate
     if not deals:
         return (f"{terminal(args.a)} vs {terminal(args.b)}: no decision (stopped) after 0 deals: no look at the test "
-                f"was finished (it looks every {config.MATCH_CHUNK} deals)")
+                f"was finished (it looks every {_deals(outcome.estimator.look)})")
     if decided:
         head = f"{outcome.test.verdict(decided)} after {_deals(deals)} (each in both seats)"
+    elif outcome.alike:
+        head = f"neither hypothesis after {_deals(deals)} (each in both seats)"
     elif outcome.stopped:
         head = f"no decision (stopped) after {_deals(deals)} (each in both seats)"
     else:
         head = f"no decision before --max-deals, after {_deals(deals)} (each in both seats)"
-    reason = outcome.test.no_evidence(outcome.seen)
+    reason = outcome.no_evidence()
     if reason and not decided:
         head += f": {reason}"
     interval = (f"95% interval [{estimate.low:+.4f}, {estimate.high:+.4f}]" if deals > 1 else "no interval from one deal")

@@ -1,0 +1,105 @@
+"""The field estimator (bench/run/field.py, docs/match.md): both bots' plays of a hand against the
+same simulated opponents, checked against the slow reference rules and against duplicate results."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bench.analysis.estimators import compare, pair_outcomes
+from bench.records.deals import seat_seed
+from bench.run import field
+from bench.run.play import RunSettings, TournamentError, play_deals
+from bots import opponent_model
+from bots.registry import playing_as
+from solver import parse_hand, solve
+from solver.arrangement import Arrangement
+from solver.rules import as_rules
+from tests import naive
+
+
+def _rows(arrangement: Arrangement) -> tuple[list[int], ...]:
+    return tuple(list(map(int, row)) for row in arrangement.rows)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("a", "b", "rules"), [("table", "heuristic", "basic"), ("heuristic", "greedy", "2-4+royalties")])
+def test_a_hands_edge_is_the_mean_difference_the_rules_text_gives_against_the_fields_opponents(a, b, rules):
+    """Where A and B set a hand differently, A's edge on it is the mean, over the opponents dealt
+    from the seed the docs give and set by the field bot (B, as it plays), of what A's play wins
+    minus what B's wins, each settled by the slow reference; where their row values are the same it
+    is exactly 0, with no opponent dealt."""
+    played = as_rules(rules)
+    plan = field.FieldPlan(b, samples=150)
+    records = play_deals([a, b], 2, 5, range(6), played, settings=RunSettings((a, b), 2, 5, played, field=plan))
+    table, differed, same = played.royalty_table(), 0, 0
+    for record in records:
+        assert record.field is not None and len(record.field) == 2
+        for seat, hand in enumerate(record.hands):
+            mine, theirs = record.plays[0][seat], record.plays[1][seat]
+            if mine.values == theirs.values:
+                same += 1
+                assert record.field[seat] == 0.0
+                continue
+            differed += 1
+            opponents = solve(hand, opponent_model(playing_as(b), played), samples=150, rules=played, top=0,
+                              seed=field.field_seed(5, record.deal, seat), keep_sample=True).sample
+            assert opponents is not None and len(opponents) == 150
+            assert not set(parse_hand(hand)) & {int(c) for o in opponents for c in o}  # dealt from the 39 unseen
+
+            def units(text, opponent):
+                rows = _rows(Arrangement.parse(text))
+                other = (list(map(int, opponent[:3])), list(map(int, opponent[3:8])), list(map(int, opponent[8:])))
+                return naive.settle(rows, other, played.scoring, table, needs_win=played.royalty_needs_win)
+
+            expected = np.mean([units(mine.arrangement, o) - units(theirs.arrangement, o) for o in opponents])
+            assert record.field[seat] == pytest.approx(expected, abs=1e-12)
+        assert field.deal_outcome(record) == pytest.approx(sum(record.field) / 2)
+    assert differed >= 3  # the reference ran where the plays differ
+
+
+def test_the_fields_seed_never_meets_a_bots_seat_seed():
+    """docs/match.md: spawn_key (deal, seat, 2**32) lies above any CRC-32 a seat seed carries."""
+    seeds = {field.field_seed(9, deal, seat) for deal in range(4) for seat in range(2)}
+    assert len(seeds) == 8
+    for spec in ("table", "greedy", "heuristic"):
+        for deal in range(4):
+            for seat in range(2):
+                assert int(seat_seed(9, deal, seat, spec).generate_state(1, np.uint64)[0]) not in seeds
+
+
+@pytest.mark.parametrize(("rules", "spec", "words"), [
+    ("naturals", "table", "under rules with naturals use --estimator duplicate"),
+    ("basic", "exhaustive", "cannot set the simulated opponents"),
+    ("basic", "cmd:./bot", "runs in another process"),
+    ("basic", "nobot", "cannot set the simulated opponents"),
+])
+def test_a_field_that_cannot_run_is_refused_before_any_deal(rules, spec, words):
+    with pytest.raises(field.FieldError, match=words):
+        field.check_plan(field.FieldPlan(spec), as_rules(rules))
+
+
+def test_the_field_estimator_is_heads_up_only():
+    with pytest.raises(TournamentError, match="compares two bots heads-up"):
+        RunSettings(("table", "greedy", "random"), 2, 1, field=field.FieldPlan("greedy"))
+    with pytest.raises(TournamentError, match="compares two bots heads-up"):
+        RunSettings(("table", "greedy"), 4, 1, field=field.FieldPlan("greedy"))
+
+
+@pytest.mark.slow
+def test_the_outcomes_do_not_depend_on_the_workers():
+    basic = as_rules("basic")
+    one = pair_outcomes("heuristic", "greedy", basic, 40, 100, 3, jobs=1)
+    two = pair_outcomes("heuristic", "greedy", basic, 40, 100, 3, jobs=2, backend="loky")
+    assert np.array_equal(one[0], two[0]) and np.array_equal(one[1], two[1])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("a", "b"), [("table", "heuristic"), ("heuristic", "greedy")])
+def test_with_b_as_the_field_it_estimates_what_duplicate_results_estimate(a, b):
+    """E_h m_B(A(h); h) is A's expected result against B and E_h m_B(B(h); h) is 0: over the same
+    deals the two estimators agree within their noise, and the field's variance is the smaller."""
+    field_outcomes, duplicate = pair_outcomes(a, b, as_rules("basic"), 240, 400, 17, jobs=2)
+    figures = compare(field_outcomes, duplicate)
+    assert abs(figures["difference_z"]) < 3.5
+    assert figures["variance_ratio"] > 1.5
