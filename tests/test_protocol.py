@@ -59,7 +59,8 @@ def test_example_bots_play_everywhere(path, tmp_path):
     doc = json.loads((tmp_path / "results.json").read_text())
     assert doc["bots"][0]["class"] == "protocol" and doc["bots"][0]["params"]["command"]
     assert not [log for log in tmp_path.glob("*.stderr.log") if not log.stat().st_size]  # an empty log is not kept
-    done = _bench("match", str(path), "greedy", "--sprt", "0,0.5", "--seed", "3", "--max-deals", "64", "--json")
+    done = _bench("match", str(path), "greedy", "--sprt", "0,0.5", "--seed", "3", "--max-deals", "64", "--json",
+                  "--estimator", "duplicate")
     assert done.returncode == 0, done.stderr
     match = json.loads(done.stdout)
     expected = _match_by_the_reference(path, "greedy", entropy=3, max_deals=64, h0=0.0, h1=0.5)

@@ -106,8 +106,8 @@ def test_a_tournaments_journal_lines_validate(journal_lines):
 
 def test_bench_match_json_validates(match):
     assert _errors("match", match) == []
-    assert match["document"] == "match" and match["schema_version"] == 1 and match["seed"] == 2
-    assert 0 < match["deal_count"] <= 32 and match["decision"] in ("H0", "H1", "none")
+    assert match["document"] == "match" and match["schema_version"] == 2 and match["seed"] == 2
+    assert 0 < match["deal_count"] <= 32 and match["decision"] in ("H0", "H1", "alike", "none")
 
 
 @pytest.mark.slow

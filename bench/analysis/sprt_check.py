@@ -10,9 +10,9 @@ of all reweightings with that mean it is the one closest to the original (in rel
 entropy). Simulated matches drawn from the H0 tilt estimate the rate of accepting H1 when H0
 holds (alpha), those from the H1 tilt the rate of accepting H0 when H1 holds (beta).
 
-Each simulated match is read as ``bench match`` reads a real one: deals in blocks of
-``block`` deals, each block's mean one observation, the test looked at after every block
-from its ``minimum``-th on (``Sprt.decision``), until a decision or ``max_deals``.
+Each simulated match is read as ``bench match`` reads a real one: each deal's outcome an
+observation (or each block's mean, with ``block``), the test looked at every ``look``
+observations from its ``minimum``-th on (``Sprt.decision``), until a decision or ``max_deals``.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -91,15 +92,16 @@ class Rates:
         return self.h0 if truth == "H1" else self.h1
 
 
-def simulate(test: Sprt, outcomes: ArrayLike, weights: ArrayLike | None, *, block: int, max_deals: int,
-             runs: int, seed: int, batch: int = 2000) -> Rates:
+def simulate(test: Sprt, outcomes: ArrayLike, weights: ArrayLike | None, *, block: int = 1, look: int = 1,
+             max_deals: int, runs: int, seed: int, batch: int = 2000) -> Rates:
     """Matches of deals drawn from ``outcomes`` (with ``weights``), read by ``test`` in blocks.
 
     Args:
         test: The test (its hypotheses, error rates and ``minimum`` of observations).
         outcomes: The per-deal outcomes to draw from.
         weights: Their probabilities (``tilt``), or None for equal ones.
-        block: Deals an observation averages; the test is looked at after every block.
+        block: Deals an observation averages.
+        look: Observations between two looks at the test (``bench match``: 16 deals).
         max_deals: Deals a match may take before it ends undecided (whole blocks are used).
         runs: How many matches to simulate.
         seed: The seed of the draws.
@@ -129,7 +131,7 @@ def simulate(test: Sprt, outcomes: ArrayLike, weights: ArrayLike | None, *, bloc
             index = np.searchsorted(cdf, rng.random((matches.size, width * block)), side="right")
             return np.asarray(x[np.minimum(index, x.size - 1)].reshape(matches.size, width, block).mean(axis=2))
 
-        outcome, length = read_matches(test, draw, n, blocks)
+        outcome, length = read_matches(test, draw, n, blocks, look=look)
         counts["H1"] += int((outcome == 1).sum())
         counts["H0"] += int((outcome == -1).sum())
         used.append(length * block)
@@ -140,8 +142,8 @@ def simulate(test: Sprt, outcomes: ArrayLike, weights: ArrayLike | None, *, bloc
                  float(np.percentile(decided, 99)) if decided.size else math.nan)
 
 
-def read_matches(test: Sprt, draw: Callable[[np.ndarray, int, int], np.ndarray], n: int, most: int,
-                 segment: int = 64) -> tuple[np.ndarray, np.ndarray]:
+def read_matches(test: Sprt, draw: Callable[[np.ndarray, int, int], np.ndarray], n: int, most: int, *,
+                 look: int = 1, segment: int = 64) -> tuple[np.ndarray, np.ndarray]:
     """``n`` matches read by ``test`` as ``bench match`` reads one, ``segment`` observations at a
     time, the decided ones dropped as they go.
 
@@ -151,6 +153,7 @@ def read_matches(test: Sprt, draw: Callable[[np.ndarray, int, int], np.ndarray],
             the matches still running (their numbers, ascending), one row each.
         n: How many matches.
         most: Observations a match may read before it ends undecided.
+        look: The test is looked at after every ``look`` observations, and after ``most``.
         segment: Observations drawn at once.
 
     Returns:
@@ -177,7 +180,7 @@ def read_matches(test: Sprt, draw: Callable[[np.ndarray, int, int], np.ndarray],
         m = md + first[alive, None]
         with np.errstate(divide="ignore", invalid="ignore"):
             llr = count / 2 * np.log((v + (m - test.h0) ** 2) / (v + (m - test.h1) ** 2))
-        llr[(v <= test.min_variance) | (count < test.minimum)] = 0.0
+        llr[(v <= test.min_variance) | (count < test.minimum) | ((count % look != 0) & (count != most))] = 0.0
         up, down = llr >= test.upper, llr <= test.lower
         crossed = up | down
         hit = crossed.any(axis=1)
@@ -191,7 +194,7 @@ def read_matches(test: Sprt, draw: Callable[[np.ndarray, int, int], np.ndarray],
     return outcome, length
 
 
-def error_rates(test: Sprt, outcomes: ArrayLike, *, block: int, max_deals: int, runs: int,
+def error_rates(test: Sprt, outcomes: ArrayLike, *, block: int = 1, look: int = 1, max_deals: int, runs: int,
                 seed: int) -> dict[str, Rates]:
     """Simulated matches from the outcomes tilted to H0 and to H1 (``tilt``, ``simulate``).
 
@@ -199,6 +202,7 @@ def error_rates(test: Sprt, outcomes: ArrayLike, *, block: int, max_deals: int, 
         test: The test.
         outcomes: Real per-deal outcomes of a pair.
         block: Deals an observation averages.
+        look: Observations between two looks at the test.
         max_deals: Deals a match may take.
         runs: Matches simulated under each hypothesis.
         seed: The seed of the draws (H0's and H1's matches draw from its two children).
@@ -211,6 +215,45 @@ def error_rates(test: Sprt, outcomes: ArrayLike, *, block: int, max_deals: int, 
         SprtError: A hypothesis lies outside the outcomes' range (``tilt``).
     """
     seeds = np.random.SeedSequence(seed).spawn(2)
-    return {name: simulate(test, outcomes, tilt(outcomes, mean), block=block, max_deals=max_deals, runs=runs,
-                           seed=int(s.generate_state(1)[0]))
+    return {name: simulate(test, outcomes, tilt(outcomes, mean), block=block, look=look, max_deals=max_deals,
+                           runs=runs, seed=int(s.generate_state(1)[0]))
             for name, mean, s in (("H0", test.h0, seeds[0]), ("H1", test.h1, seeds[1]))}
+
+
+TESTS = ((0.0, 0.005, 0.05), (-0.002, 0.002, 0.05), (-0.002, 0.002, 0.001))  # (H0, H1, alpha = beta)
+
+
+def sprt_study(outcomes: dict[str, np.ndarray], minimum: Callable[[float, float], int], *,
+               tests: tuple[tuple[float, float, float], ...] = TESTS, max_deals: int = 8192, seed: int = 1,
+               look: int = 16) -> list[dict[str, Any]]:
+    """The error rates of the plain test (free to decide from the second deal) and of the test
+    with ``minimum(alpha, beta)`` deals first, on each pair's outcomes tilted to H0 and H1.
+
+    Args:
+        outcomes: Each pair's real per-deal outcomes, by name.
+        minimum: The deals before a decision, for the error rates (``bench match``'s
+            ``field_minimum``).
+        tests: The tests, as (H0, H1, alpha = beta).
+        max_deals: Deals a simulated match may take.
+        seed: The seed of the draws.
+        look: Deals between two looks at the test.
+
+    Returns:
+        One row per pair and test: ``pair``, ``h0``, ``h1``, ``alpha``, ``runs`` (4,000 a
+            hypothesis, 20,000 below alpha 0.01), the ``minimum``, and for ``plain`` and
+            ``minimum`` each: ``alpha`` and ``beta`` (the simulated error rates) and
+            ``mean_deals`` (under H0 and under H1).
+    """
+    rows = []
+    for name, x in outcomes.items():
+        for h0, h1, alpha in tests:
+            runs = 20_000 if alpha < 0.01 else 4_000
+            row: dict[str, Any] = {"pair": name, "h0": h0, "h1": h1, "alpha": alpha, "runs": runs,
+                                   "minimum": minimum(alpha, alpha)}
+            for label, least in (("plain", 2), ("minimum", row["minimum"])):
+                rates = error_rates(Sprt(h0, h1, alpha, alpha, minimum=least), x, look=look, max_deals=max_deals,
+                                    runs=runs, seed=seed)
+                row[label] = {"alpha": rates["H0"].h1, "beta": rates["H1"].h0,
+                              "mean_deals": [rates["H0"].mean_deals, rates["H1"].mean_deals]}
+            rows.append(row)
+    return rows

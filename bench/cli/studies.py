@@ -7,11 +7,13 @@ import argparse
 import io
 import json
 import sys
+import zipfile
 from collections.abc import Sequence
 
 import numpy as np
 
-from bench.analysis import estimators, studies
+from bench.analysis import estimators, sprt_check, studies
+from bench.cli.commands.match import field_minimum
 from bench.cli.parsing import Parser, UsageError, guarded, positive, seed
 from bench.cli.progress import note
 from solver import files, system
@@ -22,7 +24,7 @@ from solver.text import show
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = Parser(prog="python -m bench.cli.studies", description=(studies.__doc__ or "").split("\n\n")[0])
-    parser.add_argument("study", choices=("rules", "naturals", "frequencies", "speed", "estimators"))
+    parser.add_argument("study", choices=("rules", "naturals", "frequencies", "speed", "estimators", "sprt"))
     parser.add_argument("--hands", type=positive, default=200)
     parser.add_argument("--samples", type=positive, default=1000)
     parser.add_argument("--seed", type=seed, default=1)
@@ -33,11 +35,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                         f"{', '.join(estimators.BOTS)})")
     parser.add_argument("--jobs", type=positive, default=None, help="estimators: workers (default: all cores)")
     parser.add_argument("--save", default=None, metavar="FILE.npz", help="estimators: keep every deal's outcomes")
+    parser.add_argument("--outcomes", default=None, metavar="FILE.npz",
+                        help="sprt: the per-deal outcomes the estimators study kept (its --save)")
     args = parser.parse_args(argv)
 
     def run() -> int:
         if args.study == "estimators":
             return _estimators(args)
+        if args.study == "sprt":
+            return _sprt(args)
         if args.study == "frequencies":
             show(json.dumps(studies.frequency_study(args.hands, args.seed), indent=1), exact=True)
             return 0
@@ -61,6 +67,24 @@ def _estimators(args: argparse.Namespace) -> int:
         np.savez_compressed(buffer, **save)  # type: ignore[arg-type]
         files.write_atomic(args.save, buffer.getvalue())
     show(json.dumps(json_ready(study, digits=6), indent=1), exact=True)
+    return 0
+
+
+def _sprt(args: argparse.Namespace) -> int:
+    if args.outcomes is None:
+        raise UsageError("the sprt study needs --outcomes FILE.npz (python -m bench.cli.studies estimators --save)")
+    try:
+        with files.arrays(args.outcomes) as data:
+            outcomes = {name.rsplit("|", 1)[0]: np.asarray(data[name], np.float64)
+                        for name in data.files if name.endswith("|field")}
+    except (OSError, ValueError, zipfile.BadZipFile) as error:
+        raise UsageError(f"cannot read {args.outcomes}: {error}") from None
+    if not outcomes:
+        raise UsageError(f"{args.outcomes} holds no field outcomes (arrays named RULES|A|B|field)")
+    with stoppable():
+        rows = sprt_check.sprt_study(outcomes, field_minimum, seed=args.seed)
+    show(json.dumps(json_ready({"study": "sprt", "outcomes": args.outcomes, "seed": args.seed, "rows": rows},
+                               digits=6), indent=1), exact=True)
     return 0
 
 

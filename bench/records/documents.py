@@ -526,7 +526,6 @@ class MatchDocument(TypedDict):
     no_evidence: str | None
     stopped: str | None
     deal_count: int
-    observation_count: int
     llr: float
     bounds: list[float]
     h0: float
@@ -562,7 +561,6 @@ class MatchDocumentEstimator(TypedDict):
     name: Literal['field', 'duplicate']
     field: str | None
     samples: int | None
-    block_deal_count: int
     minimum_deal_count: int
 
 

@@ -96,33 +96,36 @@ def duplicate_results(records: Sequence[DealRecord], rules: Rules) -> list[float
 SCHEMA_VERSION = 2
 DOCUMENT = "match"
 ESTIMATORS = ("field", "duplicate")
-FIELD_BLOCK = 64  # deals a field observation averages: the test reads block means, looked at block by block
-FIELD_BLOCKS = 8  # blocks before a field match may decide (FIELD_BLOCK * FIELD_BLOCKS deals)
-ALIKE_DEALS = FIELD_BLOCK * FIELD_BLOCKS  # deals that all come out exactly 0 end a match as "alike"
+FIELD_DEALS_PER_NAT = 176  # the field estimator's minimum: this many deals for each nat of ln(1 / error rate)
+
+
+def field_minimum(alpha: float, beta: float) -> int:
+    """The deals before a match on the field estimator's outcomes may decide (docs/match.md):
+    ``FIELD_DEALS_PER_NAT * ln(1 / min(alpha, beta))``, up to a whole look of 16 deals; long
+    enough that a kind of deal which carries the edge and comes once in ``FIELD_DEALS_PER_NAT``
+    deals has shown itself, but for a chance below the smaller error rate.
+
+    >>> field_minimum(0.05, 0.05), field_minimum(0.001, 0.001), field_minimum(0.05, 0.01)
+    (528, 1216, 816)
+    """
+    deals = FIELD_DEALS_PER_NAT * math.log(1 / min(alpha, beta))
+    return int(math.ceil(deals / config.MATCH_CHUNK)) * config.MATCH_CHUNK
+ALIKE_DEALS = 256  # deals that all come out exactly 0 end a match as "alike"
 
 
 @dataclass(frozen=True)
 class Estimator:
     """What a deal's outcome is and how the test reads it: ``duplicate`` (A's result over both
-    seatings, each deal an observation, looked at every ``config.MATCH_CHUNK`` deals) or
-    ``field`` (``bench.run.field``: each observation the mean of ``FIELD_BLOCK`` deals, no
-    decision before ``FIELD_BLOCKS`` of them)."""
+    seatings) or ``field`` (``bench.run.field``, no decision before ``field_minimum`` deals);
+    either way each deal's outcome is an observation, looked at every ``config.MATCH_CHUNK``
+    deals."""
 
     name: str
     field: FieldPlan | None = None
     chose: str = ""  # why this estimator and field, when they were not both given
 
-    @property
-    def block(self) -> int:
-        return FIELD_BLOCK if self.field else 1
-
-    @property
-    def look(self) -> int:
-        return FIELD_BLOCK if self.field else config.MATCH_CHUNK
-
-    @property
-    def minimum(self) -> int:
-        return FIELD_BLOCKS if self.field else 2
+    def minimum(self, alpha: float, beta: float) -> int:
+        return field_minimum(alpha, beta) if self.field else 2
 
     def describe(self) -> str:
         if self.field is None:
@@ -130,10 +133,9 @@ class Estimator:
         return (f"the field estimator (both plays of each hand against the same {self.field.samples:,} opponents, "
                 f"set by {terminal(self.field.spec)})")
 
-    def document(self) -> dict[str, Any]:
+    def document(self, test: Sprt) -> dict[str, Any]:
         return {"name": self.name, "field": self.field.spec if self.field else None,
-                "samples": self.field.samples if self.field else None, "block_deal_count": self.block,
-                "minimum_deal_count": self.block * self.minimum}
+                "samples": self.field.samples if self.field else None, "minimum_deal_count": test.minimum}
 
 
 def _field_or_none(spec: str, samples: int, rules: Rules) -> FieldPlan | None:
@@ -201,8 +203,7 @@ class _Looks:
     chunks: list[list[int]]
     rules: Rules
     max_deals: int
-    seen: Moments = field(default_factory=Moments)  # the test's observations
-    deals: Moments = field(default_factory=Moments)  # the estimator's outcome of each deal
+    deals: Moments = field(default_factory=Moments)  # the estimator's outcome of each deal: the test's observations
     duplicate: Moments = field(default_factory=Moments)  # each deal's duplicate result
     nonzero: int = 0  # deals whose outcome is not exactly 0
     alike: bool = False  # ended: every outcome exactly 0 over ALIKE_DEALS deals
@@ -223,11 +224,9 @@ class _Looks:
             self.deals = self.deals.add(outcomes)
             self.duplicate = self.duplicate.add(duplicate)
             self.nonzero += sum(x != 0 for x in outcomes)
-            block = self.estimator.block
-            self.seen = self.seen.add(outcomes if block == 1 else [sum(outcomes) / len(outcomes)])
-            llr = self.test.llr(self.seen)
+            llr = self.test.llr(self.deals)
             bar.set_postfix_str(f"LLR {llr:+.2f} in [{self.test.lower:.2f}, {self.test.upper:.2f}]")
-            if self.test.decision(self.seen):
+            if self.test.decision(self.deals):
                 raise _Decided
             if not self.nonzero and self.deals.n >= ALIKE_DEALS:
                 self.alike = True
@@ -247,7 +246,8 @@ def _set_up(args: argparse.Namespace) -> tuple[Sprt, Rules, int, list[dict[str, 
         raise UsageError(str(error)) from None
     made = make_bots((args.a, args.b), rules)  # a bad spec fails here, in one line
     estimator = choose_estimator(args, rules, made)
-    test = Sprt(h0, h1, alpha=args.alpha, beta=args.beta, most=rules.most_units, minimum=estimator.minimum)
+    test = Sprt(h0, h1, alpha=args.alpha, beta=args.beta, most=rules.most_units,
+                minimum=estimator.minimum(args.alpha, args.beta))
     identities = [bot_identity(spec, made[spec]) for spec in (args.a, args.b)]
     entropy = args.seed if args.seed is not None else secrets.randbits(32)
     note(f"seed entropy {entropy} (replay with --seed {entropy})")
@@ -292,7 +292,6 @@ class _Outcome:
 
     test: Sprt
     estimator: Estimator
-    seen: Moments
     deals: Moments
     duplicate: Moments
     nonzero: int = 0
@@ -301,16 +300,15 @@ class _Outcome:
 
     @classmethod
     def of(cls, looks: _Looks, stopped: Stopped | None) -> _Outcome:
-        return cls(looks.test, looks.estimator, looks.seen, looks.deals, looks.duplicate, looks.nonzero, looks.alike,
-                   stopped)
+        return cls(looks.test, looks.estimator, looks.deals, looks.duplicate, looks.nonzero, looks.alike, stopped)
 
     @property
     def llr(self) -> float:
-        return self.test.llr(self.seen)
+        return self.test.llr(self.deals)
 
     @property
     def decided(self) -> str | None:
-        return self.test.decision(self.seen)
+        return self.test.decision(self.deals)
 
     @property
     def decision(self) -> str:
@@ -336,13 +334,9 @@ class _Outcome:
         if self.deals.n and not self.nonzero:
             return (f"every deal so far came out exactly 0 ({_deals(self.deals.n)}), so there is no variance to weigh "
                     "the evidence by")
-        block = self.estimator.block
-        if block > 1 and self.seen.n < 2:
-            return f"{self.seen.n} block{'' if self.seen.n == 1 else 's'} of {block} deals cannot show a variance"
-        reason = self.test.no_evidence(self.seen)
-        if reason is None and self.decided is None and self.seen.n < self.test.minimum:
-            what = f"blocks of {block} deals" if block > 1 else "deals"
-            reason = f"{self.seen.n} of the {self.test.minimum} {what} the test needs before it decides"
+        reason = self.test.no_evidence(self.deals)
+        if reason is None and self.decided is None and self.deals.n < self.test.minimum:
+            reason = f"{self.deals.n:,} of the {self.test.minimum:,} deals the test needs before it decides"
         return reason
 
 
@@ -362,10 +356,10 @@ def match_document(args: argparse.Namespace, outcome: _Outcome, entropy: int, ru
     duplicate = _estimate(outcome.duplicate)
     return {"schema_version": SCHEMA_VERSION, "document": DOCUMENT, "a": args.a, "b": args.b,
             "rules": rules.to_dict(), "seed": entropy, "max_deal_count": args.max_deals,
-            "look_deal_count": outcome.estimator.look, "estimator": outcome.estimator.document(),
+            "look_deal_count": config.MATCH_CHUNK, "estimator": outcome.estimator.document(test),
             "decision": outcome.decision, "verdict": test.verdict(decided) if decided else None,
             "no_evidence": outcome.no_evidence(), "stopped": outcome.stopped.name if outcome.stopped else None,
-            "deal_count": outcome.deals.n, "observation_count": outcome.seen.n, "llr": outcome.llr,
+            "deal_count": outcome.deals.n, "llr": outcome.llr,
             "bounds": [test.lower, test.upper], "h0": test.h0, "h1": test.h1, "alpha": test.alpha, "beta": test.beta,
             "mean": estimate.mean, "se": estimate.se, "ci95": [estimate.low, estimate.high],
             "duplicate": {"mean": duplicate.mean, "se": duplicate.se},
@@ -375,7 +369,7 @@ def match_document(args: argparse.Namespace, outcome: _Outcome, entropy: int, ru
 def run(args: argparse.Namespace) -> int:
     log_protocol(args)
     test, rules, entropy, identities, estimator = _set_up(args)
-    step = estimator.look
+    step = config.MATCH_CHUNK
     chunks = [list(range(start, min(start + step, args.max_deals))) for start in range(0, args.max_deals, step)]
     looks = _Looks(test, estimator, chunks, rules, args.max_deals)
     stopped = _play(args, looks, entropy)
@@ -408,7 +402,7 @@ def _verdict_line(args: argparse.Namespace, outcome: _Outcome) -> str:
     deals, decided, estimate = outcome.deals.n, outcome.decided, outcome.estimate
     if not deals:
         return (f"{terminal(args.a)} vs {terminal(args.b)}: no decision (stopped) after 0 deals: no look at the test "
-                f"was finished (it looks every {_deals(outcome.estimator.look)})")
+                f"was finished (it looks every {config.MATCH_CHUNK} deals)")
     if decided:
         head = f"{outcome.test.verdict(decided)} after {_deals(deals)} (each in both seats)"
     elif outcome.alike:
