@@ -73,7 +73,7 @@ def test_the_matchs_test_errs_at_most_at_its_stated_rates_on_real_outcomes(pair,
 
 
 @pytest.mark.parametrize("pair", sorted(OUTCOMES))
-def test_the_plain_test_on_single_deals_errs_far_more_often_on_the_same_outcomes(pair):
+def test_the_plain_test_errs_far_more_often_on_the_same_outcomes(pair):
     """Why the field estimator's test waits for its minimum: the same GSPRT free to decide from
     the second deal accepts the wrong hypothesis far more often than it promises on the lopsided
     pairs."""

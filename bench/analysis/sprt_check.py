@@ -241,7 +241,7 @@ def sprt_study(outcomes: dict[str, np.ndarray], minimum: Callable[[float, float]
     Returns:
         One row per pair and test: ``pair``, ``h0``, ``h1``, ``alpha``, ``runs`` (4,000 a
             hypothesis, 20,000 below alpha 0.01), the ``minimum``, and for ``plain`` and
-            ``minimum`` each: ``alpha`` and ``beta`` (the simulated error rates) and
+            ``with_minimum`` each: ``alpha`` and ``beta`` (the simulated error rates) and
             ``mean_deals`` (under H0 and under H1).
     """
     rows = []
@@ -250,7 +250,7 @@ def sprt_study(outcomes: dict[str, np.ndarray], minimum: Callable[[float, float]
             runs = 20_000 if alpha < 0.01 else 4_000
             row: dict[str, Any] = {"pair": name, "h0": h0, "h1": h1, "alpha": alpha, "runs": runs,
                                    "minimum": minimum(alpha, alpha)}
-            for label, least in (("plain", 2), ("minimum", row["minimum"])):
+            for label, least in (("plain", 2), ("with_minimum", row["minimum"])):
                 rates = error_rates(Sprt(h0, h1, alpha, alpha, minimum=least), x, look=look, max_deals=max_deals,
                                     runs=runs, seed=seed)
                 row[label] = {"alpha": rates["H0"].h1, "beta": rates["H1"].h0,
