@@ -321,7 +321,8 @@ def test_a_full_queue_answers_429_with_retry_after_at_once():
 
 @pytest.mark.slow
 def test_closing_the_app_ends_its_workers():
-    app = create_app(Settings(allowed_hosts=("testserver",), workers=2, warm_up=False))
+    # the first solve compiles its kernels inside the request (no warm-up): a limit it cannot miss
+    app = create_app(Settings(solve_timeout=300, allowed_hosts=("testserver",), workers=2, warm_up=False))
     with TestClient(app) as client:
         assert client.post("/api/solve", json={"hand": HAND, "samples": 10}).status_code == 200
         pids = _wait_for(lambda: len(app.state.pool.worker_pids()) == 2 and app.state.pool.worker_pids())
