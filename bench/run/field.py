@@ -34,6 +34,7 @@ import numpy as np
 from bench.records.model import DealRecord
 from bots import BotError, parse_spec
 from bots.registry import playing_as, shared_opponent_model
+from solver import config
 from solver.errors import InputError
 from solver.limits import LimitError, check
 from solver.rules import Rules
@@ -41,7 +42,6 @@ from solver.sampling import check_memory
 from solver.solution import play_scores
 
 FIELD_KEY = 2**32  # the third word of a field seed's spawn key: no CRC-32 reaches it
-DEFAULT_SAMPLES = 1000  # simulated opponents a hand
 
 
 class FieldError(InputError, ValueError):
@@ -54,7 +54,7 @@ class FieldPlan:
     plays, ``bots.registry.playing_as``) and the simulated opponents a hand."""
 
     spec: str
-    samples: int = DEFAULT_SAMPLES
+    samples: int = config.DEFAULT_SAMPLES
 
     @property
     def model_spec(self) -> str:

@@ -17,7 +17,7 @@ from bench.cli.parsing import SPECS, Parser, UsageError, add_log_protocol, job_c
 from bench.cli.progress import note, progress
 from bench.records.model import DealRecord
 from bench.report.summary import table_scores
-from bench.run.field import DEFAULT_SAMPLES, FieldError, FieldPlan, check_plan, deal_outcome
+from bench.run.field import FieldError, FieldPlan, check_plan, deal_outcome
 from bench.run.play import RunSettings, TournamentError, make_bots
 from bench.run.runner import BACKENDS, run_chunks
 from bots.identity import bot_identity
@@ -57,7 +57,7 @@ def add_parser(sub: argparse._SubParsersAction[Parser]) -> None:
                         help="the bot that sets the field estimator's opponents, a bot of this package (default: B, "
                         "else A; either gives A's edge over B heads-up)")
     parser.add_argument("--field-samples", type=limited("samples"), default=None, metavar="K",
-                        help=f"simulated opponents a hand for the field estimator (default {DEFAULT_SAMPLES:,})")
+                        help=f"simulated opponents a hand for the field estimator (default {config.DEFAULT_SAMPLES:,})")
     parser.add_argument("--seed", type=seed, default=None, help="seed entropy (default: fresh, printed)")
     parser.add_argument("--rules", default="basic", help="rule set (default basic)")
     parser.add_argument("--jobs", type=job_count, default=-1, help="parallel workers (default: all cores; at most 4 a core)")
@@ -96,7 +96,7 @@ def duplicate_results(records: Sequence[DealRecord], rules: Rules) -> list[float
 SCHEMA_VERSION = 2
 DOCUMENT = "match"
 ESTIMATORS = ("field", "duplicate")
-FIELD_DEALS_PER_NAT = 176  # the field estimator's minimum: this many deals for each nat of ln(1 / error rate)
+FIELD_DEALS_PER_NAT = config.MATCH_FIELD_DEALS_PER_NAT  # the field estimator's minimum, per nat of ln(1 / rate)
 
 
 def field_minimum(alpha: float, beta: float) -> int:
@@ -110,7 +110,7 @@ def field_minimum(alpha: float, beta: float) -> int:
     """
     deals = FIELD_DEALS_PER_NAT * math.log(1 / min(alpha, beta))
     return int(math.ceil(deals / config.MATCH_CHUNK)) * config.MATCH_CHUNK
-ALIKE_DEALS = 256  # deals that all come out exactly 0 end a match as "alike"
+ALIKE_DEALS = config.MATCH_ALIKE_DEALS  # deals that all come out exactly 0 end a match as "alike"
 
 
 @dataclass(frozen=True)
@@ -157,7 +157,7 @@ def choose_estimator(args: argparse.Namespace, rules: Rules, made: dict[str, Any
         UsageError: The field estimator was asked for and cannot run, or --field or
             --field-samples were given with the duplicate estimator.
     """
-    samples = args.field_samples if args.field_samples is not None else DEFAULT_SAMPLES
+    samples = args.field_samples if args.field_samples is not None else config.DEFAULT_SAMPLES
     if args.estimator == "duplicate":
         if args.field is not None or args.field_samples is not None:
             raise UsageError("--field and --field-samples belong to --estimator field")
