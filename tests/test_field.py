@@ -95,11 +95,12 @@ def test_the_outcomes_do_not_depend_on_the_workers():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("a", "b"), [("table", "heuristic"), ("heuristic", "greedy")])
-def test_with_b_as_the_field_it_estimates_what_duplicate_results_estimate(a, b):
+@pytest.mark.parametrize(("a", "b", "ratio"), [("table", "heuristic", 5.0), ("heuristic", "greedy", 1.2)])
+def test_with_b_as_the_field_it_estimates_what_duplicate_results_estimate(a, b, ratio):
     """E_h m_B(A(h); h) is A's expected result against B and E_h m_B(B(h); h) is 0: over the same
-    deals the two estimators agree within their noise, and the field's variance is the smaller."""
+    deals the two estimators agree within their noise, and the field's variance is the smaller
+    (about 10 and 1.5 times over 2,000 deals, docs/match.md)."""
     field_outcomes, duplicate = pair_outcomes(a, b, as_rules("basic"), 240, 400, 17, jobs=2)
     figures = compare(field_outcomes, duplicate)
     assert abs(figures["difference_z"]) < 3.5
-    assert figures["variance_ratio"] > 1.5
+    assert figures["variance_ratio"] > ratio
