@@ -71,9 +71,21 @@ def pair_outcomes(a: str, b: str, rules: Rules, deals: int, samples: int, seed: 
 
     run_chunks(settings, chunks, done, jobs=jobs, backend=backend)
     records.sort(key=lambda r: r.deal)
-    scores = table_scores(records, 2, 2, rules).scores
-    duplicate = (scores[:, 0, 0, 1] + scores[:, 1, 1, 0]) / 2
-    return np.array([deal_outcome(r) for r in records]), np.asarray(duplicate, np.float64)
+    return np.array([deal_outcome(r) for r in records]), np.array(duplicate_results(records, rules))
+
+
+def duplicate_results(records: Sequence[DealRecord], rules: Rules) -> list[float]:
+    """Player A's units on each deal, averaged over both seatings.
+
+    Args:
+        records: Heads-up records of two bots, A's plays first.
+        rules: The rules they are scored under.
+
+    Returns:
+        One result per deal, in deal order.
+    """
+    scores = table_scores(sorted(records, key=lambda r: r.deal), 2, 2, rules).scores  # (D, 2 seatings, 2, 2)
+    return ((scores[:, 0, 0, 1] + scores[:, 1, 1, 0]) / 2).tolist()
 
 
 def _mean_se(x: np.ndarray) -> tuple[float, float]:

@@ -73,9 +73,7 @@ def check_plan(plan: FieldPlan, rules: Rules) -> None:
             fit in memory, or the field bot cannot set simulated opponents (a protocol bot, the
             exhaustive bot, or a spec that makes no bot).
     """
-    if rules.naturals:
-        raise FieldError("the field estimator scores plays of three rows, and a natural is declared instead of "
-                         "them: under rules with naturals use --estimator duplicate")
+    check_rules(rules)
     try:
         check("samples", plan.samples, "--field-samples")
         check_memory(plan.samples)
@@ -92,6 +90,20 @@ def check_plan(plan: FieldPlan, rules: Rules) -> None:
         shared_opponent_model(plan.model_spec, rules)
     except BotError as error:
         raise FieldError(f"--field {plan.spec!r} cannot set the simulated opponents: {error}") from None
+
+
+def check_rules(rules: Rules) -> None:
+    """Refuse rules with naturals: a natural is declared instead of a play of three rows.
+
+    Args:
+        rules: The run's rules.
+
+    Raises:
+        FieldError: The rules have naturals.
+    """
+    if rules.naturals:
+        raise FieldError("the field estimator scores plays of three rows, and a natural is declared instead of "
+                         "them: under rules with naturals use --estimator duplicate")
 
 
 def field_seed(entropy: int, deal: int, seat: int) -> int:

@@ -6,18 +6,17 @@ import argparse
 import json
 import math
 import secrets
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from tqdm import tqdm
 
+from bench.analysis.estimators import duplicate_results
 from bench.analysis.sprt import Moments, Sprt, SprtError
 from bench.cli.parsing import SPECS, Parser, UsageError, add_log_protocol, job_count, limited, log_protocol, seed
 from bench.cli.progress import note, progress
 from bench.records.model import DealRecord
-from bench.report.summary import table_scores
-from bench.run.field import FieldError, FieldPlan, check_plan, deal_outcome
+from bench.run.field import FieldError, FieldPlan, check_plan, check_rules, deal_outcome
 from bench.run.play import RunSettings, TournamentError, make_bots
 from bench.run.runner import BACKENDS, run_chunks
 from bots.identity import bot_identity
@@ -85,12 +84,6 @@ def _hypotheses(text: str) -> tuple[float, float]:
     except ValueError:
         raise UsageError(f"--sprt takes two numbers, H0,H1, such as 0,0.02; got {quote(text)}") from None
     return h0, h1
-
-
-def duplicate_results(records: Sequence[DealRecord], rules: Rules) -> list[float]:
-    """Player A's units on each deal, averaged over both seatings (deal order)."""
-    scores = table_scores(sorted(records, key=lambda r: r.deal), 2, 2, rules).scores  # (D, 2 seatings, 2, 2)
-    return ((scores[:, 0, 0, 1] + scores[:, 1, 1, 0]) / 2).tolist()
 
 
 SCHEMA_VERSION = 2
@@ -171,7 +164,10 @@ def choose_estimator(args: argparse.Namespace, rules: Rules, made: dict[str, Any
         return Estimator("field", plan)
     if rules.naturals:
         if args.estimator == "field" or args.field_samples is not None:
-            raise UsageError(str(_naturals_refusal(rules)))
+            try:
+                check_rules(rules)
+            except FieldError as error:
+                raise UsageError(str(error)) from None
         return Estimator("duplicate", chose="rules with naturals")
     for spec in (args.b, args.a):
         fallback = _field_or_none(spec, samples, rules) if callable(getattr(made[spec], "arrange_many", None)) else None
@@ -182,14 +178,6 @@ def choose_estimator(args: argparse.Namespace, rules: Rules, made: dict[str, Any
                          "another process, searches every split or sets hands one by one); name a bot of this "
                          "package with --field, such as table")
     return Estimator("duplicate", chose="neither bot sets simulated opponents in batches")
-
-
-def _naturals_refusal(rules: Rules) -> FieldError:
-    try:
-        check_plan(FieldPlan("table"), rules)
-    except FieldError as error:
-        return error
-    raise AssertionError("a rule set with naturals passed the field check")  # pragma: no cover
 
 
 @dataclass
@@ -208,7 +196,7 @@ class _Looks:
     nonzero: int = 0  # deals whose outcome is not exactly 0
     alike: bool = False  # ended: every outcome exactly 0 over ALIKE_DEALS deals
     waiting: dict[int, DealRecord] = field(default_factory=dict)
-    looked: list[int] = field(default_factory=list)  # the deals of each look, in order
+    looks: int = 0  # the chunks looked at, in order
 
     def finished(self, part: list[DealRecord], bar: tqdm[Any]) -> None:
         """Take the records of a finished part; look at the test for every chunk now whole;
@@ -216,9 +204,9 @@ class _Looks:
         for record in part:
             self.waiting[record.deal] = record
         bar.update(len(part))
-        while self.deals.n < self.max_deals and all(d in self.waiting for d in self.chunks[len(self.looked)]):
-            records = [self.waiting.pop(d) for d in self.chunks[len(self.looked)]]
-            self.looked.append(len(records))
+        while self.deals.n < self.max_deals and all(d in self.waiting for d in self.chunks[self.looks]):
+            records = [self.waiting.pop(d) for d in self.chunks[self.looks]]
+            self.looks += 1
             duplicate = duplicate_results(records, self.rules)
             outcomes = [deal_outcome(r) for r in records] if self.estimator.field else duplicate
             self.deals = self.deals.add(outcomes)
