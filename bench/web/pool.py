@@ -167,6 +167,11 @@ class WorkerPool:
         """Requests being computed or waiting for a worker."""
         return self._pending
 
+    @property
+    def idle(self) -> int:
+        """Workers that have started and wait for a job."""
+        return self._idle.qsize() if self._idle is not None else 0
+
     def worker_pids(self) -> list[int]:
         return sorted(w.pid for w in self._workers)
 
