@@ -104,3 +104,33 @@ def test_with_b_as_the_field_it_estimates_what_duplicate_results_estimate(a, b, 
     figures = compare(field_outcomes, duplicate)
     assert abs(figures["difference_z"]) < 3.5
     assert figures["variance_ratio"] > ratio
+
+
+@pytest.mark.slow
+def test_the_study_keeps_each_pair_as_it_goes_and_goes_on_from_its_file(tmp_path, capsys):
+    """``studies estimators --save`` writes the file after every pair; run again, it reads the
+    pairs the file holds instead of playing them (their seconds are None) and gives the same
+    figures; a file made with other settings is refused in one line."""
+    import json
+
+    from bench.cli import studies
+    from solver import files
+
+    saved = tmp_path / "outcomes.npz"
+    argv = ["estimators", "--pairs", "greedy/random", "--rules", "basic", "--deals", "32", "--samples", "50",
+            "--jobs", "1", "--save", str(saved)]
+    assert studies.main(argv) == 0
+    first = json.loads(capsys.readouterr().out)
+    with files.arrays(saved) as data:
+        assert sorted(data.files) == ["basic|greedy|random|duplicate", "basic|greedy|random|field", "settings"]
+    assert studies.main([*argv[:2], "greedy/random,heuristic/greedy", *argv[3:]]) == 0
+    second = json.loads(capsys.readouterr().out)
+    assert first["rows"][0]["seconds"] is not None and second["rows"][0]["seconds"] is None
+    assert {k: v for k, v in second["rows"][0].items() if k != "seconds"} == \
+           {k: v for k, v in first["rows"][0].items() if k != "seconds"}
+    assert second["rows"][1]["seconds"] is not None
+    with files.arrays(saved) as data:
+        assert len(data.files) == 5
+    assert studies.main([*argv[:-2], "--seed", "2", "--save", str(saved)]) == 2
+    error = capsys.readouterr().err.strip()
+    assert "holds a study with other --deals, --samples or --seed" in error and len(error.splitlines()) == 1

@@ -17,7 +17,7 @@ from __future__ import annotations
 import itertools
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -122,8 +122,8 @@ def compare(field: np.ndarray, duplicate: np.ndarray) -> dict[str, Any]:
 
 
 def estimator_study(pairs: Sequence[tuple[str, str]], rule_sets: Sequence[str], deals: int, samples: int,
-                    seed: int, *, jobs: int = 1, save: dict[str, np.ndarray] | None = None,
-                    on_pair: Callable[[str], None] | None = None) -> dict[str, Any]:
+                    seed: int, *, jobs: int = 1, kept: Mapping[str, np.ndarray] | None = None,
+                    on_pair: Callable[[str, dict[str, np.ndarray]], None] | None = None) -> dict[str, Any]:
     """``compare`` for every pair under every rule set, each on deals ``0 .. deals - 1``.
 
     Args:
@@ -133,28 +133,40 @@ def estimator_study(pairs: Sequence[tuple[str, str]], rule_sets: Sequence[str], 
         samples: The field estimator's simulated opponents a hand.
         seed: The seed entropy of every pair's deals.
         jobs: Workers.
-        save: Filled, when given, with each pair's outcomes: ``"RULES|A|B|field"`` and
-            ``"RULES|A|B|duplicate"``.
-        on_pair: Called with each pair's name as it starts.
+        kept: Outcomes of an earlier run of the same study (same deals, samples and seed), by
+            ``outcome_key``: a pair found there is read, not played again.
+        on_pair: Called after each pair with every pair's outcomes so far, by ``outcome_key``
+            (to save them as the study goes).
 
     Returns:
         The settings, ``rows`` (one per pair and rule set: ``rules``, ``a``, ``b``,
-            ``seconds`` and the ``compare`` figures), and ``agree_within_3se``, the share of rows
-            whose ``difference_z`` is within 3.
+            ``seconds`` (None for a pair read from ``kept``) and the ``compare`` figures), and
+            ``agree_within_3se``, the share of rows whose ``difference_z`` is within 3.
     """
     rows = []
+    outcomes: dict[str, np.ndarray] = {}
     for rules_name in rule_sets:
         rules = Rules.parse(rules_name)
         for a, b in pairs:
+            field_key, duplicate_key = (outcome_key(rules_name, a, b, kind) for kind in ("field", "duplicate"))
+            seconds: float | None = None
+            if kept is not None and field_key in kept and duplicate_key in kept:
+                field, duplicate = (np.asarray(kept[k], np.float64) for k in (field_key, duplicate_key))
+                if not (field.shape == duplicate.shape == (deals,)):
+                    raise ValueError(f"the kept outcomes of {rules_name}: {a} vs {b} are not {deals} deals")
+            else:
+                started = time.perf_counter()
+                field, duplicate = pair_outcomes(a, b, rules, deals, samples, seed, jobs=jobs)
+                seconds = time.perf_counter() - started
+            rows.append({"rules": rules_name, "a": a, "b": b, "seconds": seconds, **compare(field, duplicate)})
+            outcomes[field_key], outcomes[duplicate_key] = field, duplicate
             if on_pair is not None:
-                on_pair(f"{rules_name}: {a} vs {b}")
-            started = time.perf_counter()
-            field, duplicate = pair_outcomes(a, b, rules, deals, samples, seed, jobs=jobs)
-            rows.append({"rules": rules_name, "a": a, "b": b, "seconds": time.perf_counter() - started,
-                         **compare(field, duplicate)})
-            if save is not None:
-                save[f"{rules_name}|{a}|{b}|field"] = field.astype(np.float32)
-                save[f"{rules_name}|{a}|{b}|duplicate"] = duplicate.astype(np.float32)
+                on_pair(f"{rules_name}: {a} vs {b}", outcomes)
     agree = [abs(r["difference_z"]) <= 3 for r in rows if r["difference_z"] is not None]
     return {"study": "estimators", "deals": deals, "samples": samples, "seed": seed, "rule_sets": list(rule_sets),
             "rows": rows, "agree_within_3se": float(np.mean(agree)) if agree else None}
+
+
+def outcome_key(rules: str, a: str, b: str, kind: str) -> str:
+    """The name of a pair's outcomes in the study's ``.npz``: ``RULES|A|B|field`` or ``...|duplicate``."""
+    return f"{rules}|{a}|{b}|{kind}"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import os
 import sys
 import zipfile
 from collections.abc import Sequence
@@ -34,7 +35,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="estimators: the pairs, A/B comma-separated (default: every pair of "
                         f"{', '.join(estimators.BOTS)})")
     parser.add_argument("--jobs", type=positive, default=None, help="estimators: workers (default: all cores)")
-    parser.add_argument("--save", default=None, metavar="FILE.npz", help="estimators: keep every deal's outcomes")
+    parser.add_argument("--save", default=None, metavar="FILE.npz",
+                        help="estimators: keep every deal's outcomes, saved after each pair (run the study again "
+                        "to go on from there)")
     parser.add_argument("--outcomes", default=None, metavar="FILE.npz",
                         help="sprt: the per-deal outcomes the estimators study kept (its --save)")
     args = parser.parse_args(argv)
@@ -57,17 +60,41 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _estimators(args: argparse.Namespace) -> int:
     pairs = estimators.PAIRS if args.pairs is None else [_pair(text) for text in args.pairs.split(",")]
-    save: dict[str, np.ndarray] | None = {} if args.save else None
     jobs = args.jobs or system.available_cores()
+    settings = json.dumps({"deals": args.deals, "samples": args.samples, "seed": args.seed}, sort_keys=True)
+    kept = _kept_outcomes(args.save, settings) if args.save else None
+    total = len(pairs) * len(args.rules.split(","))
+    count = 0
+
+    def pair_done(name: str, outcomes: dict[str, np.ndarray]) -> None:
+        nonlocal count
+        count += 1
+        if args.save:  # after every pair: a stopped study goes on from here when run again
+            buffer = io.BytesIO()
+            np.savez_compressed(buffer, settings=np.array(settings), **outcomes)  # type: ignore[arg-type]
+            files.write_atomic(args.save, buffer.getvalue())
+        note(f"{count} of {total}: {name}" + (f" (kept in {args.save})" if args.save else ""))
+
     with stoppable():
         study = estimators.estimator_study(pairs, args.rules.split(","), args.deals, args.samples, args.seed,
-                                           jobs=jobs, save=save, on_pair=note)
-    if save is not None:
-        buffer = io.BytesIO()
-        np.savez_compressed(buffer, **save)  # type: ignore[arg-type]
-        files.write_atomic(args.save, buffer.getvalue())
+                                           jobs=jobs, kept=kept, on_pair=pair_done)
     show(json.dumps(json_ready(study, digits=6), indent=1), exact=True)
     return 0
+
+
+def _kept_outcomes(path: str, settings: str) -> dict[str, np.ndarray] | None:
+    """The outcomes an earlier run of the study saved in ``path`` with the same settings (None
+    when there is no such file); a file made with other settings is refused."""
+    if not os.path.lexists(path):
+        return None
+    try:
+        with files.arrays(path) as data:
+            if "settings" not in data.files or str(data["settings"]) != settings:
+                raise UsageError(f"{path} holds a study with other --deals, --samples or --seed; "
+                                 "name another file or run it with its settings")
+            return {name: np.asarray(data[name]) for name in data.files if name != "settings"}
+    except (OSError, ValueError, zipfile.BadZipFile) as error:
+        raise UsageError(f"cannot read {path}: {error}") from None
 
 
 def _sprt(args: argparse.Namespace) -> int:
