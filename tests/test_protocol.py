@@ -70,6 +70,11 @@ def test_example_bots_play_everywhere(path, tmp_path):
                            "--seed", "1", "--json"], cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["opponent"] == str(path)
+    done = _bench("exploit", "--bot", str(path), "--hands", "3", "--seed", "1", "--samples", "40", "--eval-samples",
+                  "40", "--json")
+    assert done.returncode == 0, done.stderr
+    exploit = json.loads(done.stdout)
+    assert exploit["bot_identity"]["class"] == "protocol" and exploit["hand_count"] == 3
     assert not _running_here("sorted_bot")
 
 
@@ -221,6 +226,19 @@ def test_a_bot_given_up_stops_a_run_under_the_foul_policy(tmp_path):
 
 
 @pytest.mark.slow
+def test_exploit_stops_on_a_protocol_bot_that_crashes_with_one_line_and_leaves_nothing_running(tmp_path):
+    """bench exploit asks a protocol bot for its simulated opponents in batches: a crash there
+    ends the run with the fault's line (after the seed's), and its processes end with it."""
+    path = _misbehaving(tmp_path, "crash")
+    done = _bench("exploit", "--bot", str(path), "--hands", "3", "--seed", "1", "--samples", "50",
+                  "--eval-samples", "50")
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 1 and len(lines) == 2 and "Traceback" not in done.stderr
+    assert "bot 'misbehaving-crash' exited (status 7) instead of answering hand" in lines[1]
+    assert not [p for p in psutil.process_iter(["cmdline"]) if str(tmp_path) in " ".join(p.info["cmdline"] or [])]
+
+
+@pytest.mark.slow
 def test_a_protocol_bots_identity_is_in_the_results_and_the_report(tmp_path):
     """The hello's name and version and the bot file's digest, beside the results."""
     path = EXAMPLES / "sorted_bot.toml"
@@ -311,12 +329,14 @@ def test_sprt_matches_the_llr_of_its_paths():
 
 @pytest.mark.slow
 def test_bench_match_decides_on_real_bots():
-    """table is far stronger than random: H1 for table, H0 for random, each within a few chunks."""
-    done = _bench("match", "table", "random", "--sprt", "0,0.5", "--seed", "5", "--json")
+    """table is far stronger than random: by duplicate results, H1 for table, H0 for random, each
+    within a few chunks (the field estimator takes its minimum of deals first)."""
+    done = _bench("match", "table", "random", "--sprt", "0,0.5", "--seed", "5", "--json", "--estimator", "duplicate")
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert result["decision"] == "H1" and result["mean"] > 1 and result["llr"] >= result["bounds"][1]
-    done = _bench("match", "random", "table", "--sprt", "0,0.5", "--seed", "5", "--json", "--jobs", "1")
+    done = _bench("match", "random", "table", "--sprt", "0,0.5", "--seed", "5", "--json", "--jobs", "1",
+                  "--estimator", "duplicate")
     assert json.loads(done.stdout)["decision"] == "H0"
     undecided = _bench("match", "table", "heuristic", "--sprt", "0,0.01", "--max-deals", "32", "--seed", "5", "--json")
     assert json.loads(undecided.stdout)["decision"] == "none" and json.loads(undecided.stdout)["deal_count"] == 32

@@ -13,19 +13,21 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from bench.analysis import estimators, sprt_check, studies
+from bench.analysis import estimators, exploit_coverage, sprt_check, studies
+from bench.analysis.exploit import ExploitError
 from bench.cli.commands.match import field_minimum
 from bench.cli.parsing import Parser, UsageError, guarded, positive, seed
 from bench.cli.progress import note
 from solver import files, system
 from solver.documents import json_ready
 from solver.interrupts import stoppable
+from solver.rules import Rules
 from solver.text import show
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = Parser(prog="python -m bench.cli.studies", description=(studies.__doc__ or "").split("\n\n")[0])
-    parser.add_argument("study", choices=("rules", "naturals", "frequencies", "speed", "estimators", "sprt"))
+    parser.add_argument("study", choices=("rules", "naturals", "frequencies", "speed", "estimators", "sprt", "coverage"))
     parser.add_argument("--hands", type=positive, default=200)
     parser.add_argument("--samples", type=positive, default=1000)
     parser.add_argument("--seed", type=seed, default=1)
@@ -34,6 +36,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--pairs", default=None, metavar="A/B,...",
                         help="estimators: the pairs, A/B comma-separated (default: every pair of "
                         f"{', '.join(estimators.BOTS)})")
+    parser.add_argument("--bots", default="table,heuristic,greedy",
+                        help="coverage: the bots whose reduced games are built, comma-separated")
+    parser.add_argument("--runs", type=positive, default=2000, help="coverage: simulated runs of each game")
     parser.add_argument("--jobs", type=positive, default=None, help="estimators: workers (default: all cores)")
     parser.add_argument("--save", default=None, metavar="FILE.npz",
                         help="estimators: keep every deal's outcomes, saved after each pair (run the study again "
@@ -47,6 +52,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _estimators(args)
         if args.study == "sprt":
             return _sprt(args)
+        if args.study == "coverage":
+            return _coverage(args)
         if args.study == "frequencies":
             show(json.dumps(studies.frequency_study(args.hands, args.seed), indent=1), exact=True)
             return 0
@@ -111,6 +118,25 @@ def _sprt(args: argparse.Namespace) -> int:
     with stoppable():
         rows = sprt_check.sprt_study(outcomes, field_minimum, seed=args.seed)
     show(json.dumps(json_ready({"study": "sprt", "outcomes": args.outcomes, "seed": args.seed, "rows": rows},
+                               digits=6), indent=1), exact=True)
+    return 0
+
+
+def _coverage(args: argparse.Namespace) -> int:
+    rows = []
+    with stoppable():
+        for rules_name in args.rules.split(","):
+            rules = Rules.parse(rules_name)
+            for bot in args.bots.split(","):
+                note(f"coverage: {bot} under {rules_name}")
+                try:
+                    game = exploit_coverage.reduced_game(bot, rules, **exploit_coverage.GAME, seed=args.seed)
+                except ExploitError as error:
+                    raise UsageError(str(error)) from None
+                rows.append({"bot": bot, "rules": rules_name,
+                             **exploit_coverage.coverage(game, args.runs, args.hands, args.samples, args.samples,
+                                                         seed=args.seed)})
+    show(json.dumps(json_ready({"study": "coverage", "game": exploit_coverage.GAME, "seed": args.seed, "rows": rows},
                                digits=6), indent=1), exact=True)
     return 0
 

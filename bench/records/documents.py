@@ -94,8 +94,8 @@ class BotsDocumentBotsItem(TypedDict):
 # --- exploit.schema.json
 
 class ExploitDocument(TypedDict):
-    "A bot's exploitability measured from below (docs/performance.md#exploitability): on random hands, the mean gain per hand and opponent of the exhaustive bot's best response over the bot's own play, both scored against opponents who play the bot and were dealt apart from the best response's. Figures t"
-    schema_version: Literal[1]
+    "A bot's exploitability bounded from both sides (docs/performance.md#exploitability): on random hands, the exhaustive bot's best response is compared with the bot's own play against opponents who play the bot. Its mean gain per hand and opponent on opponents dealt apart from those that chose it (gain"
+    schema_version: Literal[2]
     document: Literal['exploit']
     bot: str
     best_response: str
@@ -110,6 +110,9 @@ class ExploitDocument(TypedDict):
     ci95: list[float] | None
     lower95: float | None
     upper95: float | None
+    in_sample_gain: float | None
+    in_sample_gain_se: float | None
+    exploitability95: list[float] | None
     same_play_share: float | None
     differing_hand_count: int
     one_sided_z: float
@@ -140,6 +143,7 @@ class ExploitDocumentLargestGainsItem(TypedDict):
     hand_index: int
     hand: str
     gain: float
+    in_sample_gain: float
     bot_play: ExploitPlay
     best_play: ExploitPlay
 
