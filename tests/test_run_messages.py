@@ -63,7 +63,7 @@ def test_a_match_stopped_after_one_deal_says_deal(capsys, monkeypatch):
     from solver.interrupts import Stopped
 
     def one_then_stop(settings, chunks, finished, **kwargs) -> None:
-        finished(play_deals(["greedy", "random"], 2, 2, [0]))
+        finished(play_deals(["greedy", "random"], 2, 2, [0], settings=settings))  # the match's own settings
         raise Stopped()
 
     monkeypatch.setattr(match, "run_chunks", one_then_stop)
@@ -85,5 +85,9 @@ def test_a_fault_under_json_prints_no_document_and_one_line(capsys, argv):
     out, err = capsys.readouterr()
     assert out == ""
     lines = err.strip().splitlines()
-    assert lines[:-1] == ["seed entropy 2 (replay with --seed 2)"], lines
+    said = ["seed entropy 2 (replay with --seed 2)"]
+    if argv[0] == "match":  # the estimator it chose, and why
+        said.append("estimator: the field estimator (both plays of each hand against the same 1,000 opponents, set by "
+                    "greedy) (A as the field)")
+    assert lines[:-1] == said, lines
     assert lines[-1].startswith(f"bench {argv[0]}: error: deal ") and "the ace of spades confuses me" in lines[-1]
