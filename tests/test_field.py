@@ -122,7 +122,8 @@ def test_the_study_keeps_each_pair_as_it_goes_and_goes_on_from_its_file(tmp_path
     assert studies.main(argv) == 0
     first = json.loads(capsys.readouterr().out)
     with files.arrays(saved) as data:
-        assert sorted(data.files) == ["basic|greedy|random|duplicate", "basic|greedy|random|field", "settings"]
+        assert sorted(data.files) == ["basic|greedy|random|duplicate", "basic|greedy|random|field",
+                                      "basic|greedy|random|identity", "settings"]
     assert studies.main([*argv[:2], "greedy/random,heuristic/greedy", *argv[3:]]) == 0
     second = json.loads(capsys.readouterr().out)
     assert first["rows"][0]["seconds"] is not None and second["rows"][0]["seconds"] is None
@@ -130,7 +131,42 @@ def test_the_study_keeps_each_pair_as_it_goes_and_goes_on_from_its_file(tmp_path
            {k: v for k, v in first["rows"][0].items() if k != "seconds"}
     assert second["rows"][1]["seconds"] is not None
     with files.arrays(saved) as data:
-        assert len(data.files) == 5
-    assert studies.main([*argv[:-2], "--seed", "2", "--save", str(saved)]) == 2
+        assert len(data.files) == 7
+    assert studies.main([*argv[:2], "heuristic/greedy", *argv[3:]]) == 0  # the pair of the first run stays kept
+    capsys.readouterr()
+    with files.arrays(saved) as data:
+        assert len(data.files) == 7
+    for other in (["--seed", "2"], ["--samples", "60"]):
+        assert studies.main([*argv[:-2], *other, "--save", str(saved)]) == 2
+        error = capsys.readouterr().err.strip()
+        assert "holds a study with other --deals, --samples or --seed" in error and len(error.splitlines()) == 1
+    data = dict(np.load(saved))  # the kept pair as if its bots had been others (another tables file, say)
+    data["basic|greedy|random|identity"] = np.array(str(data["basic|greedy|random|identity"]).replace("greedy", "gready"))
+    np.savez_compressed(saved, **data)
+    assert studies.main(argv) == 2
     error = capsys.readouterr().err.strip()
-    assert "holds a study with other --deals, --samples or --seed" in error and len(error.splitlines()) == 1
+    assert "holds basic greedy vs random played by other bots" in error and len(error.splitlines()) == 1
+
+
+@pytest.mark.parametrize("damage", ["truncated", "not a zip", "short array", "not finite"])
+def test_a_damaged_study_file_is_refused_in_one_line(tmp_path, capsys, damage):
+    """--save names a file the study goes on from: one that is cut short, is not an archive, or
+    holds arrays of another length or with NaN is refused before any deal is played."""
+    import io
+    import json
+
+    from bench.cli import studies
+
+    saved = tmp_path / "outcomes.npz"
+    argv = ["estimators", "--pairs", "greedy/random", "--rules", "basic", "--deals", "4", "--samples", "50",
+            "--jobs", "1", "--save", str(saved)]
+    settings = json.dumps({"deals": 4, "samples": 50, "seed": 1}, sort_keys=True)
+    values = {"short array": np.zeros(3), "not finite": np.array([0.0, np.nan, 0.0, 0.0])}.get(damage, np.zeros(4))
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, settings=np.array(settings), **{"basic|greedy|random|field": values,
+                                                                 "basic|greedy|random|duplicate": np.zeros(4)})
+    content = buffer.getvalue()
+    saved.write_bytes({"truncated": content[: len(content) // 2], "not a zip": b"hello"}.get(damage, content))
+    assert studies.main(argv) == 2
+    error = capsys.readouterr().err.strip()
+    assert f"cannot read {saved}" in error and len(error.splitlines()) == 1 and "Traceback" not in error

@@ -86,8 +86,10 @@ def test_a_fault_under_json_prints_no_document_and_one_line(capsys, argv):
     assert out == ""
     lines = err.strip().splitlines()
     said = ["seed entropy 2 (replay with --seed 2)"]
-    if argv[0] == "match":  # the estimator it chose, and why
-        said.append("estimator: the field estimator (both plays of each hand against the same 1,000 opponents, set by "
-                    "greedy) (A as the field)")
+    if argv[0] == "match":  # the estimator it chose, and why; and that 16 deals cannot reach its minimum
+        said += ["estimator: the field estimator (both plays of each hand against the same 1,000 opponents, set by "
+                 "greedy) (A as the field)",
+                 "--max-deals 16 is below the 528 deals the test takes before it decides: the match will end "
+                 "undecided (docs/match.md)"]
     assert lines[:-1] == said, lines
     assert lines[-1].startswith(f"bench {argv[0]}: error: deal ") and "the ace of spades confuses me" in lines[-1]

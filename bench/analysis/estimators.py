@@ -134,7 +134,8 @@ def estimator_study(pairs: Sequence[tuple[str, str]], rule_sets: Sequence[str], 
         seed: The seed entropy of every pair's deals.
         jobs: Workers.
         kept: Outcomes of an earlier run of the same study (same deals, samples and seed), by
-            ``outcome_key``: a pair found there is read, not played again.
+            ``outcome_key``, each a float array of ``deals`` finite values: a pair found there
+            is read, not played again, and every array is kept in what ``on_pair`` is given.
         on_pair: Called after each pair with every pair's outcomes so far, by ``outcome_key``
             (to save them as the study goes).
 
@@ -144,16 +145,14 @@ def estimator_study(pairs: Sequence[tuple[str, str]], rule_sets: Sequence[str], 
             ``agree_within_3se``, the share of rows whose ``difference_z`` is within 3.
     """
     rows = []
-    outcomes: dict[str, np.ndarray] = {}
+    outcomes: dict[str, np.ndarray] = dict(kept or {})  # what the file held stays in it, whatever this run plays
     for rules_name in rule_sets:
         rules = Rules.parse(rules_name)
         for a, b in pairs:
             field_key, duplicate_key = (outcome_key(rules_name, a, b, kind) for kind in ("field", "duplicate"))
             seconds: float | None = None
             if kept is not None and field_key in kept and duplicate_key in kept:
-                field, duplicate = (np.asarray(kept[k], np.float64) for k in (field_key, duplicate_key))
-                if not (field.shape == duplicate.shape == (deals,)):
-                    raise ValueError(f"the kept outcomes of {rules_name}: {a} vs {b} are not {deals} deals")
+                field, duplicate = kept[field_key], kept[duplicate_key]
             else:
                 started = time.perf_counter()
                 field, duplicate = pair_outcomes(a, b, rules, deals, samples, seed, jobs=jobs)

@@ -9,7 +9,9 @@ import json
 import os
 import sys
 import zipfile
+import zlib
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -18,6 +20,9 @@ from bench.analysis.exploit import ExploitError
 from bench.cli.commands.match import field_minimum
 from bench.cli.parsing import Parser, UsageError, guarded, positive, seed
 from bench.cli.progress import note
+from bots import BotError, make_bot_for
+from bots.identity import bot_identity
+from bots.protocol.bot import close_together
 from solver import files, system
 from solver.documents import json_ready
 from solver.interrupts import stoppable
@@ -67,41 +72,77 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _estimators(args: argparse.Namespace) -> int:
     pairs = estimators.PAIRS if args.pairs is None else [_pair(text) for text in args.pairs.split(",")]
+    rule_sets = args.rules.split(",")
     jobs = args.jobs or system.available_cores()
     settings = json.dumps({"deals": args.deals, "samples": args.samples, "seed": args.seed}, sort_keys=True)
-    kept = _kept_outcomes(args.save, settings) if args.save else None
-    total = len(pairs) * len(args.rules.split(","))
+    identities = _identities(pairs, rule_sets)
+    kept, kept_identities = _kept_outcomes(args.save, settings, args.deals) if args.save else (None, {})
+    for key, identity in identities.items():
+        if key in kept_identities and kept_identities[key] != identity:
+            raise UsageError(f"{args.save} holds {key.replace('|', ' ', 1).replace('|', ' vs ')} played by other "
+                             "bots (a tables file or the package changed); name another file")
+    total = len(pairs) * len(rule_sets)
     count = 0
 
     def pair_done(name: str, outcomes: dict[str, np.ndarray]) -> None:
         nonlocal count
         count += 1
         if args.save:  # after every pair: a stopped study goes on from here when run again
+            named = {f"{key}|identity": np.array(value) for key, value in (kept_identities | identities).items()}
             buffer = io.BytesIO()
-            np.savez_compressed(buffer, settings=np.array(settings), **outcomes)  # type: ignore[arg-type]
+            np.savez_compressed(buffer, settings=np.array(settings), **outcomes, **named)  # type: ignore[arg-type]
             files.write_atomic(args.save, buffer.getvalue())
         note(f"{count} of {total}: {name}" + (f" (kept in {args.save})" if args.save else ""))
 
     with stoppable():
-        study = estimators.estimator_study(pairs, args.rules.split(","), args.deals, args.samples, args.seed,
+        study = estimators.estimator_study(pairs, rule_sets, args.deals, args.samples, args.seed,
                                            jobs=jobs, kept=kept, on_pair=pair_done)
     show(json.dumps(json_ready(study, digits=6), indent=1), exact=True)
     return 0
 
 
-def _kept_outcomes(path: str, settings: str) -> dict[str, np.ndarray] | None:
-    """The outcomes an earlier run of the study saved in ``path`` with the same settings (None
-    when there is no such file); a file made with other settings is refused."""
+def _identities(pairs: Sequence[tuple[str, str]], rule_sets: Sequence[str]) -> dict[str, str]:
+    """Each pair under each rule set (``RULES|A|B``): its two bots as ``bots.identity.bot_identity``
+    names them (the files they read, with their digests, and the package's version), as JSON;
+    outcomes kept by a study of other bots are not taken for this one's."""
+    specs = sorted({spec for pair in pairs for spec in pair})
+    identities: dict[str, str] = {}
+    for rules_name in rule_sets:
+        rules = Rules.parse(rules_name)
+        made: dict[str, Any] = {}
+        try:
+            for spec in specs:
+                made[spec] = make_bot_for(spec, rules)
+            named = {spec: bot_identity(spec, bot) for spec, bot in made.items()}
+        except BotError as error:
+            raise UsageError(str(error)) from None
+        finally:
+            close_together(list(made.values()))
+        for a, b in pairs:
+            identities[f"{rules_name}|{a}|{b}"] = json.dumps([named[a], named[b]], sort_keys=True)
+    return identities
+
+
+def _kept_outcomes(path: str, settings: str, deals: int) -> tuple[dict[str, np.ndarray] | None, dict[str, str]]:
+    """The outcomes an earlier run of the study saved in ``path`` with the same settings, and
+    the identities of the bots of each pair (None and nothing when there is no such file); a
+    file made with other settings, or whose outcomes are not ``deals`` finite numbers each, is
+    refused in one line."""
     if not os.path.lexists(path):
-        return None
+        return None, {}
     try:
         with files.arrays(path) as data:
             if "settings" not in data.files or str(data["settings"]) != settings:
                 raise UsageError(f"{path} holds a study with other --deals, --samples or --seed; "
                                  "name another file or run it with its settings")
-            return {name: np.asarray(data[name]) for name in data.files if name != "settings"}
-    except (OSError, ValueError, zipfile.BadZipFile) as error:
+            kept = {name: np.asarray(data[name]) for name in data.files if name != "settings"}
+    except (OSError, ValueError, EOFError, zlib.error, zipfile.BadZipFile) as error:
         raise UsageError(f"cannot read {path}: {error}") from None
+    identities = {name.rsplit("|", 1)[0]: str(kept.pop(name)) for name in list(kept) if name.endswith("|identity")}
+    for name, values in kept.items():
+        if values.shape != (deals,) or values.dtype.kind != "f" or not np.isfinite(values).all():
+            raise UsageError(f"cannot read {path}: {name} is not {deals} finite numbers")
+    return {name: values.astype(np.float64) for name, values in kept.items()}, identities
 
 
 def _sprt(args: argparse.Namespace) -> int:

@@ -194,7 +194,7 @@ class _Looks:
     deals: Moments = field(default_factory=Moments)  # the estimator's outcome of each deal: the test's observations
     duplicate: Moments = field(default_factory=Moments)  # each deal's duplicate result
     nonzero: int = 0  # deals whose outcome is not exactly 0
-    alike: bool = False  # ended: every outcome exactly 0 over ALIKE_DEALS deals
+    alike: bool = False  # ended: every outcome exactly 0 over ALIKE_DEALS deals, and the test's minimum
     waiting: dict[int, DealRecord] = field(default_factory=dict)
     looks: int = 0  # the chunks looked at, in order
 
@@ -216,7 +216,7 @@ class _Looks:
             bar.set_postfix_str(f"LLR {llr:+.2f} in [{self.test.lower:.2f}, {self.test.upper:.2f}]")
             if self.test.decision(self.deals):
                 raise _Decided
-            if not self.nonzero and self.deals.n >= ALIKE_DEALS:
+            if not self.nonzero and self.deals.n >= max(ALIKE_DEALS, self.test.minimum):
                 self.alike = True
                 raise _Decided
 
@@ -237,11 +237,14 @@ def _set_up(args: argparse.Namespace) -> tuple[Sprt, Rules, int, list[dict[str, 
     test = Sprt(h0, h1, alpha=args.alpha, beta=args.beta, most=rules.most_units,
                 minimum=estimator.minimum(args.alpha, args.beta))
     identities = [bot_identity(spec, made[spec]) for spec in (args.a, args.b)]
+    _check_plan(args.max_deals)  # refused in one line, before anything is said
     entropy = args.seed if args.seed is not None else secrets.randbits(32)
     note(f"seed entropy {entropy} (replay with --seed {entropy})")
     chose = f" ({estimator.chose})" if estimator.chose else ""
     note(f"estimator: {estimator.describe()}{chose}")
-    _check_plan(args.max_deals)
+    if args.max_deals < test.minimum:
+        note(f"--max-deals {args.max_deals:,} is below the {test.minimum:,} deals the test takes before it decides: "
+             "the match will end undecided (docs/match.md)")
     return test, rules, entropy, identities, estimator
 
 
@@ -332,8 +335,9 @@ def alike_text(estimator: Estimator, deals: int) -> str:
     """Why a match ended with neither hypothesis: every outcome exactly 0 over ``deals`` deals."""
     hands = 2 * deals
     if estimator.field:
-        return (f"the bots set all {hands:,} hands of {deals:,} deals with the same row values, so every outcome "
-                f"is exactly 0: they play alike (on fewer than {3 / hands:.2%} of hands apart, at 95%)")
+        return (f"both bots' plays of all {hands:,} hands of {deals:,} deals scored exactly alike against the field's "
+                f"opponents (most with the same row values), so every outcome is exactly 0: they play alike (on "
+                f"fewer than {3 / hands:.2%} of hands apart, at 95%)")
     return f"every one of {deals:,} deals came out exactly 0 over both seatings: the bots play alike"
 
 
