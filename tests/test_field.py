@@ -23,26 +23,26 @@ def _rows(arrangement: Arrangement) -> tuple[list[int], ...]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("a", "b", "rules"), [("table", "heuristic", "basic"), ("heuristic", "greedy", "2-4+royalties")])
-def test_a_hands_edge_is_the_mean_difference_the_rules_text_gives_against_the_fields_opponents(a, b, rules):
-    """Where A and B set a hand differently, A's edge on it is the mean, over the opponents dealt
-    from the seed the docs give and set by the field bot (B, as it plays), of what A's play wins
-    minus what B's wins, each settled by the slow reference; where their row values are the same it
-    is exactly 0, with no opponent dealt."""
+@pytest.mark.parametrize(("specs", "players", "rules"), [
+    (("table", "heuristic"), 2, "basic"),
+    (("heuristic", "greedy"), 2, "2-4+royalties"),
+    (("greedy", "table", "heuristic"), 3, "basic"),
+])
+def test_each_bots_score_is_the_mean_difference_the_rules_text_gives_against_the_fields_opponents(specs, players, rules):
+    """Where a bot sets a hand otherwise than the first bot, its score on it is the mean, over the
+    opponents dealt from the seed the docs give and set by the field bot (the last bot, as it
+    plays), of what its play wins minus what the first bot's wins, each settled by the slow
+    reference; where their row values are the same it is exactly 0, with no opponent dealt."""
     played = as_rules(rules)
-    plan = field.FieldPlan(b, samples=150)
-    records = play_deals([a, b], 2, 5, range(6), played, settings=RunSettings((a, b), 2, 5, played, field=plan))
+    plan = field.FieldPlan(specs[-1], samples=150)
+    records = play_deals(specs, players, 5, range(4), played, settings=RunSettings(specs, players, 5, played, field=plan))
     table, differed, same = played.royalty_table(), 0, 0
     for record in records:
-        assert record.field is not None and len(record.field) == 2
+        assert record.field is not None and len(record.field) == len(specs)
+        assert all(len(row) == players for row in record.field) and set(record.field[0]) == {0.0}
         for seat, hand in enumerate(record.hands):
-            mine, theirs = record.plays[0][seat], record.plays[1][seat]
-            if mine.values == theirs.values:
-                same += 1
-                assert record.field[seat] == 0.0
-                continue
-            differed += 1
-            opponents = solve(hand, opponent_model(playing_as(b), played), samples=150, rules=played, top=0,
+            first = record.plays[0][seat]
+            opponents = solve(hand, opponent_model(playing_as(specs[-1]), played), samples=150, rules=played, top=0,
                               seed=field.field_seed(5, record.deal, seat), keep_sample=True).sample
             assert opponents is not None and len(opponents) == 150
             assert not set(parse_hand(hand)) & {int(c) for o in opponents for c in o}  # dealt from the 39 unseen
@@ -52,9 +52,16 @@ def test_a_hands_edge_is_the_mean_difference_the_rules_text_gives_against_the_fi
                 other = (list(map(int, opponent[:3])), list(map(int, opponent[3:8])), list(map(int, opponent[8:])))
                 return naive.settle(rows, other, played.scoring, table, needs_win=played.royalty_needs_win)
 
-            expected = np.mean([units(mine.arrangement, o) - units(theirs.arrangement, o) for o in opponents])
-            assert record.field[seat] == pytest.approx(expected, abs=1e-12)
-        assert field.deal_outcome(record) == pytest.approx(sum(record.field) / 2)
+            for bot in range(1, len(specs)):
+                mine = record.plays[bot][seat]
+                if mine.values == first.values:
+                    same += 1
+                    assert record.field[bot][seat] == 0.0
+                    continue
+                differed += 1
+                expected = np.mean([units(mine.arrangement, o) - units(first.arrangement, o) for o in opponents])
+                assert record.field[bot][seat] == pytest.approx(expected, abs=1e-12)
+        assert field.deal_outcome(record) == pytest.approx(-sum(record.field[1]) / players)
     assert differed >= 3  # the reference ran where the plays differ
 
 
@@ -79,11 +86,11 @@ def test_a_field_that_cannot_run_is_refused_before_any_deal(rules, spec, words):
         field.check_plan(field.FieldPlan(spec), as_rules(rules))
 
 
-def test_the_field_estimator_is_heads_up_only():
-    with pytest.raises(TournamentError, match="compares two bots heads-up"):
-        RunSettings(("table", "greedy", "random"), 2, 1, field=field.FieldPlan("greedy"))
-    with pytest.raises(TournamentError, match="compares two bots heads-up"):
-        RunSettings(("table", "greedy"), 4, 1, field=field.FieldPlan("greedy"))
+def test_the_field_estimator_refuses_faults_scored_as_fouls():
+    """A fault scored as a foul has no play for the field to score."""
+    with pytest.raises(TournamentError, match="fault policy 'stop'"):
+        RunSettings(("table", "greedy", "random"), 3, 1, on_fault="foul", field=field.FieldPlan("greedy"))
+    RunSettings(("table", "greedy", "random"), 4, 1, field=field.FieldPlan("greedy"))  # any bots, any table
 
 
 @pytest.mark.slow

@@ -22,9 +22,9 @@ from typing import Any
 
 import numpy as np
 
-from bench.records.model import DealRecord
+from bench.records.model import DealRecord, FieldPlan
 from bench.report.summary import table_scores
-from bench.run.field import FieldPlan, check_plan, deal_outcome
+from bench.run.field import check_plan, deal_outcome
 from bench.run.play import RunSettings
 from bench.run.runner import run_chunks
 from solver import config

@@ -453,6 +453,12 @@ class JournalSettings(TypedDict):
     decision_timeout: float | None
     on_fault: Literal['stop', 'foul']
     command: str
+    field: NotRequired[JournalField]
+
+
+class JournalField(TypedDict):
+    bot: str
+    sample_count: int
 
 
 class JournalIdentity(TypedDict):
@@ -723,6 +729,7 @@ class ResultsDocument(TypedDict):
     git_commit: str | None
     machine: ResultsDocumentMachine
     results: ResultsResults
+    field: NotRequired[ResultsField]
     timing: ResultsTiming
     partial: NotRequired[ResultsDocumentPartial]
     records: list[ResultsRecord]
@@ -779,6 +786,14 @@ class ResultsBotResultsFirstFaultsItem(TypedDict):
     deal: int
     seat: int
     error: str
+
+
+class ResultsField(TypedDict):
+    "The field estimator's figures (bench tournament --estimator field): every bot's play of every hand against the same simulated opponents, set by the field bot; units a hand at the table. bench report computes them again from the records, making the field bot."
+    bot: str
+    sample_count: int
+    by_bot: dict[str, ResultsEstimate]
+    crosstable: dict[str, dict[str, ResultsEstimate]]
 
 
 class ResultsTiming(TypedDict):

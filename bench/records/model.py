@@ -25,6 +25,8 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal, TypedDict
 
 from bench.records.deals import HANDS_PER_SESSION
+from bots.registry import playing_as
+from solver import config
 from solver.arrangement import foul_reason
 from solver.naturals import Natural
 
@@ -212,14 +214,14 @@ class Play:
 class DealRecord:
     """One deal of a run: its number, its dealer, each seat's hand as text, and every bot's
     play of every seat (``plays[bot][seat]``); under the field estimator (``bench.run.field``),
-    bot A's edge over bot B on each seat's hand, which no document keeps (it is worked out
-    again from the plays)."""
+    each bot's score on each seat's hand against the field, less the first bot's
+    (``field[bot][seat]``), which no document keeps (it is worked out again from the plays)."""
 
     deal: int
     dealer: int
     hands: tuple[str, ...]
     plays: tuple[tuple[Play, ...], ...]
-    field: tuple[float, ...] | None = None
+    field: tuple[tuple[float, ...], ...] | None = None
 
     def row(self, *, seconds: bool) -> RecordRow:
         """The record in a document's shape (see ``Play.row``).
@@ -289,6 +291,46 @@ EXAMPLE_RECORD = DealRecord(  # a record of one deal of two greedy bots (seed 1)
 FaultPolicy = Literal["stop", "foul"]  # what a fault does to a run (bench tournament --on-fault)
 
 
+@dataclass(frozen=True, slots=True)
+class FieldPlan:
+    """The field estimator of a run (``bench.run.field``): the field bot's spec (as given; it sets
+    the opponents as it plays, ``bots.registry.playing_as``) and the simulated opponents a hand."""
+
+    spec: str
+    samples: int = config.DEFAULT_SAMPLES
+
+    @property
+    def model_spec(self) -> str:
+        return playing_as(self.spec)
+
+    def row(self) -> FieldRow:
+        """The plan as a journal's header holds it.
+
+        Returns:
+            A ``FieldRow``: the spec as ``bot``, the samples as ``sample_count``.
+        """
+        return {"bot": self.spec, "sample_count": self.samples}
+
+    @classmethod
+    def of_row(cls, row: FieldRow) -> FieldPlan:
+        """The plan a journal's header holds (the inverse of ``row``).
+
+        Args:
+            row: The ``field`` of a journal header's ``settings``.
+
+        Returns:
+            The plan.
+        """
+        return cls(row["bot"], row["sample_count"])
+
+
+class FieldRow(TypedDict):
+    """A run's field estimator as its journal's header holds it (``$defs/field`` of journal.schema.json)."""
+
+    bot: str
+    sample_count: int
+
+
 class RunPlanRow(TypedDict):
     """A run's settings as its journal's header holds them (``$defs/settings`` of journal.schema.json)."""
 
@@ -300,14 +342,16 @@ class RunPlanRow(TypedDict):
     decision_timeout: float | None
     on_fault: FaultPolicy
     command: str
+    field: NotRequired[FieldRow]
 
 
 @dataclass(frozen=True, slots=True)
 class RunPlan:
     """What a tournament is, fixed before its first deal and kept in its journal's header: its
     bots (specs, in order), the players at a table, the sessions, the seed, the rules (as
-    ``solver.rules.Rules.to_dict`` gives them), the time limit of one decision, the fault policy
-    and the command that plays it again."""
+    ``solver.rules.Rules.to_dict`` gives them), the time limit of one decision, the fault policy,
+    the command that plays it again and the field estimator, if the run has one (registered
+    with the seed before the first deal)."""
 
     bots: tuple[str, ...]
     players: int
@@ -317,6 +361,7 @@ class RunPlan:
     decision_timeout: float | None
     on_fault: FaultPolicy
     command: str = ""
+    field: FieldPlan | None = None
 
     @property
     def deals(self) -> int:
@@ -327,11 +372,15 @@ class RunPlan:
 
         Returns:
             A ``RunPlanRow``: ``players`` as ``player_count``, ``sessions`` as
-                ``session_count``, every other field under its own name.
+                ``session_count``, the field estimator as ``FieldPlan.row`` (left out when the
+                run has none), every other field under its own name.
         """
-        return {"bots": list(self.bots), "player_count": self.players, "session_count": self.sessions,
-                "seed": self.seed, "rules": self.rules, "decision_timeout": self.decision_timeout,
-                "on_fault": self.on_fault, "command": self.command}
+        row: RunPlanRow = {"bots": list(self.bots), "player_count": self.players, "session_count": self.sessions,
+                           "seed": self.seed, "rules": self.rules, "decision_timeout": self.decision_timeout,
+                           "on_fault": self.on_fault, "command": self.command}
+        if self.field is not None:
+            row["field"] = self.field.row()
+        return row
 
     @classmethod
     def of_row(cls, row: RunPlanRow) -> RunPlan:
@@ -343,5 +392,7 @@ class RunPlan:
         Returns:
             The plan.
         """
+        field = row.get("field")
         return cls(tuple(row["bots"]), row["player_count"], row["session_count"], row["seed"], row["rules"],
-                   row["decision_timeout"], row["on_fault"], row["command"])
+                   row["decision_timeout"], row["on_fault"], row["command"],
+                   None if field is None else FieldPlan.of_row(field))

@@ -144,6 +144,51 @@ def crosstable_lines(doc: ResultsDocument, markdown: bool = False) -> list[str]:
     return _table(["row vs column", *names], rows, markdown)
 
 
+def field_lines(doc: ResultsDocument, markdown: bool = False) -> list[str]:
+    """The field estimator's table (a run with ``--estimator field``).
+
+    Args:
+        doc: A results document.
+        markdown: report.md's table rather than the terminal's.
+
+    Returns:
+        One row a bot, best first: its mean edge over the others (units a hand at the table)
+            with its 95% interval, then its edge over each bot (against one opponent); no lines
+            for a run without the field estimator.
+    """
+    field = doc.get("field")
+    if field is None:
+        return []
+    names = _names(doc)
+    order = sorted(names, key=lambda n: -(_finite(field["by_bot"][n]["mean"]) or 0.0))
+    rows = []
+    for a in order:
+        cells = [a, _pm(field["by_bot"][a], 4), _ci(field["by_bot"][a])]
+        for b in order:
+            c = field["crosstable"][a].get(b)
+            shown = "—" if c is None else _pm(c, 4)
+            cells.append(shown if c is None or shown == "—" else f"{shown}{' *' if c['significant'] else '  '}")
+        rows.append(cells)
+    return _table(["bot", "over the others", "95% CI", *(f"vs {b}" for b in order)], rows, markdown)
+
+
+def field_title(doc: ResultsDocument) -> str:
+    """What the field estimator's table shows.
+
+    Args:
+        doc: A results document.
+
+    Returns:
+        One line: the field bot, its samples and the units; empty for a run without it.
+    """
+    field = doc.get("field")
+    if field is None:
+        return ""
+    return (f"field estimator: every play of a hand against the same {field['sample_count']:,} simulated "
+            f"opponents set by {field['bot']}; over the others: units per hand at the table, vs: units per hand "
+            "against one opponent, as in the crosstable; ± se over deals (* = 95% interval excludes 0)")
+
+
 def same_arrangement_lines(doc: ResultsDocument) -> list[str]:
     names = _names(doc)
     cross = doc["results"]["crosstable"]
@@ -229,6 +274,8 @@ def render_terminal(doc: ResultsDocument) -> str:
     lines += fault_lines(doc)
     lines += ["", "crosstable: row bot against column bot, units per hand ± se (* = 95% interval excludes 0)"]
     lines += crosstable_lines(doc)
+    if "field" in doc:
+        lines += ["", field_title(doc)] + field_lines(doc)
     lines.append("")
     same = same_arrangement_lines(doc)
     if same:  # none for a bot alone
@@ -263,6 +310,13 @@ def render_markdown(doc: ResultsDocument, plots: bool) -> str:
         "",
     ]
     lines += crosstable_lines(doc, markdown=True)
+    if "field" in doc:
+        lines += ["", "## Field estimator", "",
+                  _markdown(field_title(doc)[0].upper() + field_title(doc)[1:]) + ". A bot's edge over another is "
+                  "the difference of their plays' expected scores against the field's opponents, hand by hand, "
+                  "so hands they set alike count exactly 0; \"over the others\" is the mean of its edges over "
+                  "each other bot, at the table (times the opponents a player has). The figures are computed again by bench report (docs/tournaments.md).", ""]
+        lines += field_lines(doc, markdown=True)
     same = same_arrangement_lines(doc)
     lines += [""] + (["Same arrangement of the same hand: " + _markdown("; ".join(same)) + ".", ""] if same else [])
     for line in variance_lines(doc):

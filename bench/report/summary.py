@@ -13,7 +13,7 @@ import json
 import os
 import platform
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -29,13 +29,15 @@ from bench.records.documents import (
     ResultsDocument,
     ResultsDocumentMachine,
     ResultsEstimate,
+    ResultsField,
     ResultsRecord,
     ResultsResults,
     ResultsTiming,
     ResultsTimingDecisionTimeByBotValue,
 )
-from bench.records.model import DealRecord, RecordRow, RunPlan, rows_of, rows_to_records
+from bench.records.model import DealRecord, FieldPlan, RecordRow, RunPlan, rows_of, rows_to_records
 from bench.records.schema import DOCUMENT, SCHEMA_VERSION, results_problem, rules_of
+from bench.run.field import FieldError, field_problem, scored
 from bench.run.journal import Contents
 from bench.run.versions import installed_version as _version
 from bots.identity import seat_names
@@ -416,6 +418,49 @@ class RunTiming:
     deals_played: int | None = None
 
 
+def field_results(records: Sequence[DealRecord], names: Sequence[str], players: int, plan: FieldPlan) -> ResultsField:
+    """The field estimator's figures of a run's records (each scored by ``bench.run.field.scored``).
+
+    A bot's score on a deal is the mean, over the deal's hands, of its play's units against one
+    opponent set by the field bot; only differences between bots are kept. As in the duplicate
+    results, the crosstable is in units a hand against one opponent and ``by_bot`` in units a hand
+    at the table: ``players - 1`` opponents, each scored on its own (``bench.run.field``).
+
+    Args:
+        records: The run's records, every one scored.
+        names: The bots' names, in the order of the records' plays.
+        players: The players at a table.
+        plan: The field bot and the simulated opponents a hand.
+
+    Returns:
+        ``crosstable[a][b]``: a's edge over b in units a hand against one opponent (mean,
+            standard error over deals, 95% interval, whether it is significant, and the share of
+            hands they arranged alike); ``by_bot[a]``: ``players - 1`` times the mean of a's edges
+            over every other bot, deal by deal, in units a hand at the table.
+
+    Raises:
+        ValueError: A record was not scored.
+    """
+    if any(record.field is None for record in records):
+        raise ValueError("a record without its field scores")
+    scores = np.array([record.field for record in records], dtype=float).reshape(len(records), len(names), players)
+    per_deal = scores.mean(axis=2)  # (D, bots): units a hand against one opponent, less the first bot's
+    arrangements = np.array([[[play.arrangement for play in row] for row in record.plays] for record in records])
+    crosstable: dict[str, dict[str, ResultsEstimate]] = {}
+    by_bot: dict[str, ResultsEstimate] = {}
+    for a, name_a in enumerate(names):
+        crosstable[name_a] = {}
+        for b, name_b in enumerate(names):
+            if a != b:
+                estimate = Estimate.of(per_deal[:, a] - per_deal[:, b])
+                same = float((arrangements[:, a] == arrangements[:, b]).mean())
+                crosstable[name_a][name_b] = _estimate(estimate) | {"significant": estimate.significant,
+                                                                    "same_arrangement": same}
+        others = [b for b in range(len(names)) if b != a]
+        by_bot[name_a] = _estimate(Estimate.of((players - 1) * (per_deal[:, a] - per_deal[:, others].mean(axis=1))))
+    return {"bot": plan.spec, "sample_count": plan.samples, "by_bot": by_bot, "crosstable": crosstable}
+
+
 def build_document(plan: RunPlan, rules: Rules, records: list[DealRecord], bot_specs: list[dict[str, Any]],
                    timing: RunTiming, names: list[str] | None = None) -> ResultsDocument:
     """The results.json document of a tournament played as ``plan`` says under ``rules``.
@@ -464,6 +509,8 @@ def build_document(plan: RunPlan, rules: Rules, records: list[DealRecord], bot_s
                           jobs=timing.jobs, wall_seconds=timing.wall_seconds, timed=timed),
         "records": cast("list[ResultsRecord]", rows_of(clean, seconds=False)),  # rows without seconds: the schema's
     }
+    if plan.field is not None:
+        doc["field"] = field_results(records, names, plan.players, plan.field)
     if plan.decision_timeout is None:
         del doc["decision_timeout"]
     return doc
@@ -497,6 +544,41 @@ def refresh_results(doc: ResultsDocument) -> ResultsDocument:
     return fresh
 
 
+def refresh_field(doc: ResultsDocument, on_record: Callable[[], object] | None = None) -> ResultsDocument:
+    """The document with its field estimator's figures computed again from its records: the
+    field bot it names (a bot of this package) scores every play again, on the opponents the
+    document's seed deals.
+
+    Args:
+        doc: A results document that passed ``results_problem``.
+        on_record: Called after each record is scored (a progress bar).
+
+    Returns:
+        ``doc`` when it has no field figures; else a shallow copy with ``field`` computed again
+            (floats not yet through ``json_ready``).
+
+    Raises:
+        FieldError: The field bot cannot score these records: not a bot of this package, rules
+            with naturals, a record with a failed decision.
+    """
+    stated = doc.get("field")
+    if stated is None:
+        return doc
+    plan = FieldPlan(stated["bot"], stated["sample_count"])
+    rules = rules_of(doc)
+    problem = field_problem(plan, rules)
+    if problem:
+        raise FieldError(problem)
+    records = []
+    for record in records_of(doc):
+        records.append(scored(record, plan, rules, doc["seed"]))
+        if on_record is not None:
+            on_record()
+    fresh = doc.copy()
+    fresh["field"] = field_results(records, [b["name"] for b in doc["bots"]], doc["player_count"], plan)
+    return fresh
+
+
 def results_difference(doc: Any, contents: Contents) -> str | None:
     """What keeps a run's results.json from being the one its journal gives, or None.
 
@@ -504,7 +586,8 @@ def results_difference(doc: Any, contents: Contents) -> str | None:
     itself), be of the journal's run (seed, seats, sessions, rules, bots, fault policy and
     time limit), hold for each of its deals the journal's record (a results.json written
     before the last part of a resumed run holds fewer deals), and hold the results its records
-    give, number for number as it was written.
+    give, number for number as it was written; a run with the field estimator, the field the
+    journal registered and the figures its records give when scored again.
 
     Args:
         doc: The results.json, as parsed from JSON (any value).
@@ -531,6 +614,17 @@ def results_difference(doc: Any, contents: Contents) -> str | None:
             return f"its record of deal {record['deal']} is not the journal's"
     if json_ready(refresh_results(doc), digits=6)["results"] != doc["results"]:
         return "its results are not those its records give (bench report DIR/results.json writes them again)"
+    registered = None if plan.field is None else {"bot": plan.field.spec, "sample_count": plan.field.samples}
+    stated = doc.get("field")
+    if (None if stated is None else {"bot": stated["bot"], "sample_count": stated["sample_count"]}) != registered:
+        return "its field estimator is not the one the journal registered"
+    if stated is not None:
+        try:
+            fresh = refresh_field(doc)
+        except FieldError as error:
+            return f"its field figures cannot be computed again: {error}"
+        if json_ready(fresh, digits=6)["field"] != stated:
+            return "its field figures are not those its records give (bench report DIR/results.json writes them again)"
     return None
 
 

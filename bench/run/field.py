@@ -1,21 +1,26 @@
-"""The field estimator: both bots' plays of the same hand, scored against the same simulated opponents.
+"""The field estimator: every bot's play of the same hand, scored against the same simulated opponents.
 
-A heads-up deal deals two hands. Bot A and bot B each set both (every deal is played in both
-seats). For a hand ``h`` and a play ``p`` of it, ``m_F(p; h)`` is what ``p`` wins on average
-from an opponent dealt 13 of the 39 cards ``h`` leaves and set by the *field* bot ``F``. A's
-edge on the hand is ``m_F(A(h); h) - m_F(B(h); h)``, and a deal's outcome is the mean of its
-two hands' edges.
+Every bot of a run sets every seat's hand of a deal. For a hand ``h`` and a play ``p`` of it,
+``m_F(p; h)`` is what ``p`` wins on average from an opponent dealt 13 of the 39 cards ``h``
+leaves and set by the *field* bot ``F``. Bot A's edge over bot B on the hand is
+``m_F(A(h); h) - m_F(B(h); h)``, and on a deal the mean of that over its hands.
 
-With ``F = B`` the expected outcome is A's expected result against B heads-up, the figure a
-duplicate match estimates: ``E_h m_B(A(h); h)`` is it, and ``E_h m_B(B(h); h)`` is 0 (a bot
-against itself). ``F = A`` gives the same figure from the other side. Any other field gives
-how much more A wins than B from that field.
+Heads-up (``bench match``), with ``F = B`` the expected edge is A's expected result against B,
+the figure a duplicate match estimates: ``E_h m_B(A(h); h)`` is it, and ``E_h m_B(B(h); h)``
+is 0 (a bot against itself). ``F = A`` gives the same figure from the other side. Any other
+field gives how much more A wins than B from that field.
 
-Both plays face the same ``samples`` opponents (``solver.solution.play_scores``), so a hand
-the two bots set with the same row values counts exactly 0, no opponent dealt, and the
-opponent's cards and play are averaged over ``samples`` deals instead of one: for bots that
-play alike most deals cost nothing and count exactly 0, which is where the estimator gains
-most over duplicate results.
+At a table of ``P`` players (``bench tournament``), a play faces ``P - 1`` opponents dealt
+together from the same 39 cards; but every rule set the estimator takes settles each pairing
+on its own, and each opponent's hand is alone a uniform 13 of the 39, so by linearity the
+play's expected score against them is ``P - 1`` times ``m_F`` (as ``solve`` scores a split).
+The edges are kept against one opponent and scaled by ``P - 1`` where a table's figure is given.
+
+Every play of a seat's hand faces the same ``samples`` opponents
+(``solver.solution.play_scores``), so a play with the same row values as another counts
+exactly the same, no opponent dealt for it, and the opponent's cards and play are averaged
+over ``samples`` deals instead of one: for bots that play alike most deals cost nothing and
+count exactly 0, which is where the estimator gains most over duplicate results.
 
 Randomness: the opponents of seat ``s``'s hand of deal ``d`` come from
 ``SeedSequence(entropy, spawn_key=(d, s, FIELD_KEY))``; ``FIELD_KEY`` is ``2**32``, above any
@@ -27,14 +32,14 @@ scores here are of rows.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import numpy as np
 
-from bench.records.model import DealRecord
+from bench.records.model import DealRecord, FieldPlan
 from bots import BotError, parse_spec
-from bots.registry import playing_as, shared_opponent_model
-from solver import config
+from bots.registry import BUILT_IN, shared_opponent_model
+from solver.arrangement import Arrangement
 from solver.errors import InputError
 from solver.limits import LimitError, check
 from solver.rules import Rules
@@ -46,19 +51,6 @@ FIELD_KEY = 2**32  # the third word of a field seed's spawn key: no CRC-32 reach
 
 class FieldError(InputError, ValueError):
     """A field estimator that cannot be used as asked."""
-
-
-@dataclass(frozen=True)
-class FieldPlan:
-    """The field estimator of a run: the field bot's spec (as given; it sets the opponents as it
-    plays, ``bots.registry.playing_as``) and the simulated opponents a hand."""
-
-    spec: str
-    samples: int = config.DEFAULT_SAMPLES
-
-    @property
-    def model_spec(self) -> str:
-        return playing_as(self.spec)
 
 
 def check_plan(plan: FieldPlan, rules: Rules) -> None:
@@ -92,6 +84,34 @@ def check_plan(plan: FieldPlan, rules: Rules) -> None:
         raise FieldError(f"--field {plan.spec!r} cannot set the simulated opponents: {error}") from None
 
 
+def field_problem(plan: FieldPlan, rules: Rules) -> str | None:
+    """Why ``plan`` cannot be a tournament's field estimator, in one line, or None.
+
+    Its field bot must be one of this package's, for ``bench report`` makes it again, from the
+    document, to check the figures (no other code is loaded from a document), and the plan
+    must pass ``check_plan``.
+
+    Args:
+        plan: The field bot and the simulated opponents a hand.
+        rules: The run's rules.
+
+    Returns:
+        The problem, or None when the plan can run.
+    """
+    try:
+        name, _ = parse_spec(plan.spec)
+    except BotError as error:
+        return f"--field {plan.spec!r}: {error}"
+    if name not in BUILT_IN:
+        return (f"the field bot {plan.spec!r} is not a bot of this package ({', '.join(sorted(BUILT_IN))}): the "
+                "field's figures are checked again by making it, and only those bots are made from a document")
+    try:
+        check_plan(plan, rules)
+    except FieldError as error:
+        return str(error)
+    return None
+
+
 def check_rules(rules: Rules) -> None:
     """Refuse rules with naturals: a natural is declared instead of a play of three rows.
 
@@ -121,73 +141,87 @@ def field_seed(entropy: int, deal: int, seat: int) -> int:
     return int(sequence.generate_state(1, np.uint64)[0])
 
 
-def hand_edges(record: DealRecord, plan: FieldPlan, rules: Rules, entropy: int) -> tuple[float, ...]:
-    """A's edge over B on each seat's hand of a heads-up deal, against the field.
+def seat_scores(record: DealRecord, plan: FieldPlan, rules: Rules, entropy: int) -> tuple[tuple[float, ...], ...]:
+    """Each bot's play of each seat's hand against the field, less the first bot's play.
+
+    Every play of a seat's hand faces the same ``plan.samples`` opponents (``field_seed``), so
+    the differences are paired; a play with the same row values as the first bot's is exactly
+    0 with no opponent dealt, and a seat's hand that every bot sets alike costs nothing.
 
     Args:
-        record: The deal's record: bot A's plays first (``plays[0]``), bot B's second.
+        record: The deal's record (``plays[bot][seat]``).
         plan: The field bot and the simulated opponents a hand.
         rules: The run's rules (without naturals).
         entropy: The run's seed entropy.
 
     Returns:
-        For each seat, A's play's mean score against the seat's simulated opponents minus B's;
-            exactly 0 where the two plays have the same row values.
+        ``scores[bot][seat]``: the bot's play's mean units against one of the seat's simulated
+            opponents, less the first bot's play's (so ``scores[0]`` is all 0).
 
     Raises:
-        FieldError: The record is not of two bots, or holds a failed decision (a fault has no
-            play to score).
+        FieldError: The record holds a failed decision (a fault has no play to score).
         OpponentError: The field bot set a simulated opponent wrongly.
     """
-    if len(record.plays) != 2:
-        raise FieldError(f"the field estimator compares two bots; deal {record.deal} has {len(record.plays)}")
     model = shared_opponent_model(plan.model_spec, rules)
-    edges = []
+    seats = len(record.hands)
+    scores = [[0.0] * seats for _ in record.plays]
     for seat, hand in enumerate(record.hands):
-        a, b = record.plays[0][seat], record.plays[1][seat]
-        if a.faulted or b.faulted:
+        plays = [row[seat] for row in record.plays]
+        if any(play.faulted for play in plays):
             raise FieldError(f"deal {record.deal}, seat {seat}: a failed decision has no play for the field "
                              "estimator to score")
-        if a.values == b.values:
-            edges.append(0.0)
+        distinct: dict[tuple[int, ...], int] = {}  # row values -> index among the scored plays
+        arrangements: list[Arrangement | str] = []
+        for play in plays:
+            if play.values not in distinct:
+                distinct[play.values] = len(arrangements)
+                arrangements.append(play.arrangement)
+        if len(arrangements) == 1:
             continue
-        scores = play_scores(hand, [a.arrangement, b.arrangement], model, samples=plan.samples,
-                             seed=field_seed(entropy, record.deal, seat), rules=rules)
-        edges.append(float(np.mean(scores[0] - scores[1])))
-    return tuple(edges)
+        played = play_scores(hand, arrangements, model,
+                             samples=plan.samples, seed=field_seed(entropy, record.deal, seat), rules=rules)
+        for bot, play in enumerate(plays):
+            index = distinct[play.values]
+            if index:
+                scores[bot][seat] = float(np.mean(played[index] - played[0]))
+    return tuple(tuple(row) for row in scores)
 
 
 def scored(record: DealRecord, plan: FieldPlan, rules: Rules, entropy: int) -> DealRecord:
-    """The record with its field edges (``hand_edges``) in ``field``.
+    """The record with its field scores (``seat_scores``) in ``field``.
 
     Args:
-        record: A heads-up deal's record.
+        record: A deal's record.
         plan: The field bot and the simulated opponents a hand.
         rules: The run's rules (without naturals).
         entropy: The run's seed entropy.
 
     Returns:
-        The same record, ``field`` set to A's edge on each seat's hand.
+        The same record, ``field`` set to ``seat_scores``.
 
     Raises:
-        FieldError: As ``hand_edges``.
-        OpponentError: As ``hand_edges``.
+        FieldError: As ``seat_scores``.
+        OpponentError: As ``seat_scores``.
     """
-    return replace(record, field=hand_edges(record, plan, rules, entropy))
+    return replace(record, field=seat_scores(record, plan, rules, entropy))
 
 
-def deal_outcome(record: DealRecord) -> float:
-    """A deal's field outcome: A's edge averaged over its hands.
+def deal_outcome(record: DealRecord, a: int = 0, b: int = 1) -> float:
+    """A deal's field outcome: bot ``a``'s edge over bot ``b``, averaged over the deal's hands,
+    in units against one opponent.
 
     Args:
         record: A record scored by ``scored``.
+        a: The bot whose edge it is (its index in the record's plays).
+        b: The bot it is measured against.
 
     Returns:
-        The mean of ``record.field``.
+        The mean over seats of ``record.field[a][seat] - record.field[b][seat]``.
 
     Raises:
         FieldError: The record was not scored.
     """
     if not record.field:
-        raise FieldError(f"deal {record.deal} has no field edges")
-    return sum(record.field) / len(record.field)
+        raise FieldError(f"deal {record.deal} has no field scores")
+    mine, theirs = record.field[a], record.field[b]
+    return sum(x - y for x, y in zip(mine, theirs)) / len(mine)

@@ -520,7 +520,7 @@ def replay_problem(contents: Contents, match: Any) -> str | None:
     recorded = {record.deal: record for record in rows_to_records(_rows([pick.choice(entry["records"]) for entry in entries]))}
     if not recorded:
         return None
-    replay = dataclasses.replace(match, on_fault="foul")
+    replay = dataclasses.replace(match, on_fault="foul", field=None)  # plays only: the field scores are not compared
     again = play_deals(match.specs, match.players, match.entropy, sorted(recorded), settings=replay)
     for record in again:
         kept = recorded[record.deal]

@@ -24,8 +24,8 @@ from typing import Any
 import numpy as np
 
 from bench.records.deals import deal_table, dealer_of, seat_seed
-from bench.records.model import DealRecord, Play
-from bench.run.field import FieldPlan, scored
+from bench.records.model import DealRecord, FieldPlan, Play
+from bench.run.field import scored
 from bots import BotError, arrange_many, checked_arrangement, make_bot_for, parse_spec
 from bots.base import Bot, BotFault, BotGivenUp, declared_natural
 from bots.protocol import ProtocolBot, close_together, trace_to
@@ -270,7 +270,7 @@ class RunSettings:
     startup_timeout: float = 60.0  # limit of a bot's start-up in a worker, when decisions are timed
     log_protocol: str | None = None  # the file every line to and from protocol bots is appended to
     registered: tuple[tuple[str, Any], ...] = ()  # bots put in BOTS by the process that started the run
-    field: FieldPlan | None = None  # heads-up: score each deal's plays by the field estimator (bench.run.field)
+    field: FieldPlan | None = None  # score each deal's plays by the field estimator (bench.run.field)
 
     def __post_init__(self) -> None:
         for name in ("decision_timeout", "startup_timeout"):
@@ -279,9 +279,9 @@ class RunSettings:
                 raise TournamentError(f"{name} must be a finite number of seconds > 0, got {value!r}")
         if self.on_fault not in FAULT_POLICIES:
             raise TournamentError(f"unknown fault policy {self.on_fault!r}; choose from {', '.join(FAULT_POLICIES)}")
-        if self.field is not None and (self.players != 2 or len(self.specs) != 2):
-            raise TournamentError(f"the field estimator compares two bots heads-up, not {len(self.specs)} bots at "
-                                  f"{self.players} seats")
+        if self.field is not None and self.on_fault != "stop":
+            raise TournamentError("the field estimator scores every bot's play of every hand, and a fault scored as "
+                                  "a foul has no play: use the fault policy 'stop' with it")
 
 
 def _play(bot: Bot, spec: str, cards: tuple[Card, ...], deal: int, seat: int, settings: RunSettings,
@@ -425,7 +425,7 @@ def play_deals(specs: Sequence[str], players: int, entropy: int, deals: Sequence
         one_by_one: Set every hand in a decision of its own, ``batch_safe`` bots' too.
 
     Returns:
-        One ``DealRecord`` per deal, in the order of ``deals``; each with its field edges
+        One ``DealRecord`` per deal, in the order of ``deals``; each with its field scores
             (``bench.run.field.scored``) when the settings name a field estimator.
 
     Raises:
@@ -479,7 +479,7 @@ def play_deals(specs: Sequence[str], players: int, entropy: int, deals: Sequence
 
 
 def _field_scored(records: list[DealRecord], settings: RunSettings, stop: threading.Event | None) -> list[DealRecord]:
-    """The records with their field edges, when the settings name a field estimator."""
+    """The records with their field scores, when the settings name a field estimator."""
     if settings.field is None:
         return records
     out = []

@@ -15,8 +15,8 @@ from bench.analysis.estimators import duplicate_results
 from bench.analysis.sprt import Moments, Sprt, SprtError
 from bench.cli.parsing import SPECS, Parser, UsageError, add_log_protocol, job_count, limited, log_protocol, seed
 from bench.cli.progress import note, progress
-from bench.records.model import DealRecord
-from bench.run.field import FieldError, FieldPlan, check_plan, check_rules, deal_outcome
+from bench.records.model import DealRecord, FieldPlan
+from bench.run.field import FieldError, check_plan, check_rules, deal_outcome
 from bench.run.play import RunSettings, TournamentError, make_bots
 from bench.run.runner import BACKENDS, run_chunks
 from bots.identity import bot_identity

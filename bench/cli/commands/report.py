@@ -7,11 +7,15 @@ from pathlib import Path
 from typing import Any
 
 from bench.cli.parsing import Parser, UsageError, writable_folder
+from bench.cli.progress import note, progress
+from bench.records.documents import ResultsDocument
 from bench.records.schema import results_problem
 from bench.report.render import render_terminal, write_report
-from bench.report.summary import refresh_results
+from bench.report.summary import refresh_field, refresh_results
+from bench.run.field import FieldError
 from solver import files
 from solver.documents import JSONRefused, strict_json
+from solver.interrupts import Stopped, stoppable
 from solver.limits import ceiling
 from solver.text import show
 
@@ -22,7 +26,8 @@ def add_parser(sub: argparse._SubParsersAction[Parser]) -> None:
                             "results are computed again from its per-deal records. The file is checked first "
                             "(against its JSON Schema, bench/records/schemas/results.schema.json, then: unique bot names, "
                             "each deal once and inside the run, with the dealer and hands its seed deals); one that "
-                            "does not pass is refused.")
+                            "does not pass is refused. A run with the field estimator has its field figures computed again too, "
+                            "which takes about as long as the run spent on them.")
     parser.add_argument("results", help="a results.json written by bench tournament --out")
     parser.add_argument("--out", metavar="DIR", help="folder for the report (default: beside results.json)")
 
@@ -45,6 +50,16 @@ def read_results(path: Path, follow: bool = True) -> Any:
         raise UsageError(str(error)) from None
 
 
+def _field_again(doc: ResultsDocument, path: Path) -> ResultsDocument:
+    """The field estimator's figures computed again (every differing play scored against its
+    simulated opponents once more: about as long as the run spent on them)."""
+    try:
+        with stoppable(), progress(total=len(doc["records"]), desc="field", unit="deal") as bar:
+            return refresh_field(doc, lambda: bar.update())
+    except FieldError as error:
+        raise UsageError(f"{path}: its field estimator's figures cannot be computed again: {error}") from None
+
+
 def run(args: argparse.Namespace) -> int:
     path = Path(args.results)
     doc = read_results(path)
@@ -52,6 +67,12 @@ def run(args: argparse.Namespace) -> int:
     if problem:
         raise UsageError(f"{path} is not a results.json that bench tournament wrote: {problem}")
     doc = refresh_results(doc)
+    if "field" in doc:
+        try:
+            doc = _field_again(doc, path)
+        except Stopped as stopped:
+            note(f"bench report: stopped by {stopped.name} while computing the field figures again; nothing was written")
+            return stopped.status
     report, _ = write_report(doc, writable_folder(Path(args.out)) if args.out else path.parent)
     show(render_terminal(doc))
     show(f"\nwrote {report}")

@@ -20,6 +20,7 @@ from bench.cli.parsing import (
     UsageError,
     add_log_protocol,
     job_count,
+    limited,
     log_protocol,
     positive,
     seconds,
@@ -29,9 +30,10 @@ from bench.cli.parsing import (
 from bench.cli.progress import note, progress
 from bench.records.check import Run, records_problem, size_problem
 from bench.records.documents import JournalIdentity, ResultsDocument
-from bench.records.model import DealRecord, RunPlan
+from bench.records.model import DealRecord, FieldPlan, RunPlan
 from bench.report.render import counted, render_terminal, write_report
 from bench.report.summary import RunTiming, build_document, write_json
+from bench.run.field import field_problem, scored
 from bench.run.journal import (
     JOURNAL,
     Contents,
@@ -88,6 +90,16 @@ def add_parser(sub: argparse._SubParsersAction[Parser]) -> None:
     parser.add_argument("--on-fault", choices=("stop", "foul"), default=None,
                         help="a bot that raises, answers badly or runs out of time: stop the run (default), or "
                         "score that hand as a foul, record the fault and go on")
+    parser.add_argument("--estimator", choices=("duplicate", "field"), default=None,
+                        help="duplicate (default): the duplicate results only; field: also score every bot's play of "
+                        "every hand against the same simulated opponents, set by the field bot, which decides close "
+                        "differences far sooner (docs/tournaments.md). Registered in the journal before the first "
+                        "deal: a resume cannot change it")
+    parser.add_argument("--field", default=None, metavar="SPEC",
+                        help="with --estimator field: the bot of this package that sets the simulated opponents "
+                        "(default: the first of --bots that can)")
+    parser.add_argument("--field-samples", type=limited("samples"), default=None, metavar="K",
+                        help=f"with --estimator field: simulated opponents a hand (default {config.DEFAULT_SAMPLES:,})")
     parser.add_argument("--out", metavar="DIR", help="write the journal, results.json, report.md and plots to DIR "
                         "(a folder that holds another run is refused, unless --force)")
     parser.add_argument("--force", action="store_true", help="with --out: discard the run DIR holds (its journal, "
@@ -120,6 +132,19 @@ def _conflicts(args: argparse.Namespace, plan: RunPlan) -> None:
         "--decision-timeout": (args.decision_timeout, lambda v: v, plan.decision_timeout),
         "--on-fault": (args.on_fault, lambda v: v, plan.on_fault),
     }
+    registered = plan.field
+    field_flags = {
+        "--estimator": (args.estimator, "field" if registered else "duplicate"),
+        "--field": (args.field, registered.spec if registered else None),
+        "--field-samples": (args.field_samples, registered.samples if registered else None),
+    }
+    for flag, (value, stored) in field_flags.items():
+        if value is not None and value != stored:
+            shown = "no field estimator" if registered is None else \
+                f"--estimator field --field {registered.spec} --field-samples {registered.samples}"
+            raise UsageError(f"--resume {args.resume}: the run was registered with {shown}, not {flag} {value}; "
+                             "the estimator, its field and samples are fixed before the first deal: give no "
+                             f"{flag} to continue it as it was started")
     for flag, (value, resolve, stored) in given.items():
         if value is not None and resolve(value) != stored:
             shown = ",".join(plan.bots) if flag == "--bots" else plan.rules["name"] if flag == "--rules" else stored
@@ -148,8 +173,37 @@ def _settings(args: argparse.Namespace) -> RunPlan:
     if not 0 < timeout < float("inf"):
         raise UsageError(f"--decision-timeout must be a number of seconds > 0, got {args.decision_timeout}")
     entropy = args.seed if args.seed is not None else secrets.randbits(32)
-    return RunPlan(tuple(specs), players, args.sessions or 100, entropy, _rules(args.rules or "basic").to_dict(),
-                   timeout, args.on_fault or "stop")
+    rules = _rules(args.rules or "basic")
+    return RunPlan(tuple(specs), players, args.sessions or 100, entropy, rules.to_dict(), timeout,
+                   args.on_fault or "stop", field=_field_plan(args, specs, rules))
+
+
+def _field_plan(args: argparse.Namespace, specs: list[str], rules: Rules) -> FieldPlan | None:
+    """The field estimator the arguments ask for, checked before any deal; None for duplicate
+    results only."""
+    if args.estimator != "field":
+        if args.field is not None or args.field_samples is not None:
+            raise UsageError("--field and --field-samples go with --estimator field")
+        return None
+    if len(specs) < 2:
+        raise UsageError("--estimator field measures bots against each other: give at least two in --bots")
+    if args.on_fault == "foul":
+        raise UsageError("--estimator field scores every bot's play of every hand, and a fault scored as a foul "
+                         "has no play: use --on-fault stop (the default) with it")
+    samples = args.field_samples if args.field_samples is not None else config.DEFAULT_SAMPLES
+    if args.field is not None:
+        plan = FieldPlan(args.field, samples)
+        problem = field_problem(plan, rules)
+        if problem:
+            raise UsageError(problem)
+        return plan
+    for spec in specs:
+        if field_problem(FieldPlan(spec, samples), rules) is None:
+            return FieldPlan(spec, samples)
+    if rules.naturals:
+        raise UsageError(str(field_problem(FieldPlan(specs[0], samples), rules)))
+    raise UsageError("none of --bots can set the field estimator's simulated opponents (a bot of this package "
+                     "that sets hands in batches); name one with --field, such as --field table")
 
 
 def _within_limits(out: Path, plan: RunPlan) -> None:
@@ -158,6 +212,18 @@ def _within_limits(out: Path, plan: RunPlan) -> None:
     too_large = size_problem(len(plan.bots), plan.players, plan.sessions)
     if too_large:
         raise UsageError(f"--resume {out}: the journal's run is too large: {too_large}")
+
+
+def _registered_field(out: Path, plan: RunPlan) -> None:
+    """Refuse a journal whose registered field estimator cannot run, before any of its bots is made."""
+    if plan.field is None:
+        return
+    try:
+        problem = field_problem(plan.field, Rules.from_dict(plan.rules))
+    except RulesError:
+        return  # the rules are refused in their own words (_settled_rules)
+    if problem:
+        raise UsageError(f"--resume {out}: the journal's field estimator: {problem}")
 
 
 def _resumed(args: argparse.Namespace, lock_folder: Locker) -> tuple[Path, FolderLock, Contents]:
@@ -247,6 +313,7 @@ def run(args: argparse.Namespace) -> int:
             folder, lock, contents = _resumed(args, _locker())
             _conflicts(args, contents.plan)
             _within_limits(folder, contents.plan)
+            _registered_field(folder, contents.plan)
             return _run(args, contents.plan, folder, contents)
         settings = _settings(args)
         out: Path | None = None
@@ -277,8 +344,14 @@ def _run(args: argparse.Namespace, plan: RunPlan, out: Path | None, contents: Co
         note(f"resuming {out}: {len(done):,} of {n_deals:,} deals done, {len(missing):,} to play")
     else:
         note(f"seed entropy {entropy} (replay with --seed {entropy})")
+    if plan.field is not None:
+        note(f"field estimator: every play of a hand against the same {plan.field.samples:,} simulated opponents, "
+             f"set by {plan.field.spec} (registered in the journal with the seed)")
     before = len(records)
     started = time.perf_counter()
+    stopped = _score_resumed(run_settings, records, journal, resume)
+    if stopped is not None:
+        return stopped.status
     stopped = _play_missing(run_settings, missing, records, journal, jobs, args, resume)
     wall = time.perf_counter() - started
     status = 0
@@ -292,6 +365,28 @@ def _run(args: argparse.Namespace, plan: RunPlan, out: Path | None, contents: Co
     _write_results(args, out, records, n_deals, resume,
                    lambda: build_document(plan, rules, records, _bot_specs(specs, made), timing, run_names(specs, made)))
     return status
+
+
+def _score_resumed(run_settings: RunSettings, records: list[DealRecord], journal: Journal | None,
+                   resume: str | None) -> Stopped | None:
+    """Score a resumed run's recorded deals by its field estimator (no document keeps the
+    scores: they are worked out again from the plays), or return the signal that stopped it;
+    the journal is closed when stopped."""
+    plan = run_settings.field
+    if plan is None or not records:
+        return None
+    try:
+        with stoppable(), progress(total=len(records), desc="field", unit="deal") as bar:
+            for index, record in enumerate(records):
+                records[index] = scored(record, plan, run_settings.rules, run_settings.entropy)
+                bar.update(1)
+    except Stopped as error:
+        if journal is not None:
+            journal.close()
+        note(f"stopped by {error.name} while scoring the recorded deals by the field estimator; nothing was "
+             f"lost: continue with {resume}")
+        return error
+    return None
 
 
 def _settled_rules(args: argparse.Namespace, plan: RunPlan) -> Rules:
@@ -332,7 +427,7 @@ def _run_settings(args: argparse.Namespace, plan: RunPlan, rules: Rules, out: Pa
         run_settings = RunSettings(plan.bots, plan.players, plan.seed, rules, plan.decision_timeout, plan.on_fault,
                                    str(out) if out is not None else None,
                                    config.DEFAULT_STARTUP_TIMEOUT if args.startup_timeout is None else args.startup_timeout,
-                                   log_protocol=args.log_protocol)
+                                   log_protocol=args.log_protocol, field=plan.field)
     except TournamentError as error:
         raise UsageError(str(error)) from None
     if contents is not None:
@@ -358,7 +453,9 @@ def _command(args: argparse.Namespace, plan: RunPlan, rules: Rules, run_settings
     return (f"bench tournament --bots {','.join(plan.bots)} --players {plan.players} "
             f"--sessions {plan.sessions} --seed {plan.seed} "
             f"--rules {shlex.quote(args.rules) if args.rules else rules.name}"
-            f" --on-fault {run_settings.on_fault} --decision-timeout {run_settings.decision_timeout:g}")
+            f" --on-fault {run_settings.on_fault} --decision-timeout {run_settings.decision_timeout:g}"
+            + (f" --estimator field --field {shlex.quote(plan.field.spec)} --field-samples {plan.field.samples}"
+               if plan.field is not None else ""))
 
 
 def _open_journal(contents: Contents | None, journal_path: Path | None, plan: RunPlan,
