@@ -183,3 +183,18 @@ def test_a_long_bot_name_is_cut_at_40_characters_where_a_refusal_names_it(exampl
     median = _with(named, lambda d: d["timing"]["decision_time_by_bot"]["g" * 60].update(median_ms=1e6))
     assert results_problem(median) == (f"{timing} gives a median or 95th percentile that its decision times in "
                                        "timing.seconds do not")
+
+
+def test_a_naturals_run_with_three_flushes_reports_and_verifies(tmp_path):
+    """A three-flushes natural's key holds whole row values (solver.naturals), far above a rank:
+    the run's own results.json must pass the schema bench report and bench verify read it with."""
+    from bench.cli import main as bench_main
+
+    out = tmp_path / "run"
+    assert bench_main(["tournament", "--bots", "greedy,table", "--sessions", "1", "--seed", "3", "--jobs", "1",
+                       "--rules", "naturals", "--out", str(out)]) == 0
+    doc = json.loads((out / "results.json").read_text())
+    keys = [k for r in doc["records"] for row in r["plays"] for p in row if p.get("natural") for k in p["natural"]["key"]]
+    assert max(keys) > 2**20  # the case: a key of row values
+    assert bench_main(["report", str(out / "results.json"), "--out", str(tmp_path / "again")]) == 0
+    assert bench_main(["verify", str(out)]) == 0

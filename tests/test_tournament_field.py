@@ -119,7 +119,26 @@ def test_a_journal_whose_registered_field_would_load_other_code_is_refused(finis
     assert "is not a bot of this package" in capsys.readouterr().err
 
 
+def test_a_journal_of_one_bot_with_a_field_is_refused(tmp_path, capsys):
+    """A field run of one bot cannot be made, so a header that claims one is forged."""
+    out = tmp_path / "run"
+    assert bench_main(["tournament", "--bots", "table", "--sessions", "1", "--seed", "2", "--jobs", "1",
+                       "--out", str(out)]) == 0
+    lines = [json.loads(line) for line in _lines(out / "journal.jsonl")]
+    lines[0]["settings"]["field"] = {"bot": "table", "sample_count": 50}
+    check = ""
+    for line in lines:
+        line["check"] = check = journal_module.line_check(line, check)
+    (out / "journal.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    capsys.readouterr()
+    assert bench_main(["tournament", "--resume", str(out)]) == 2
+    assert "needs two bots or more" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize(("extra", "words"), [
+    (["--bots", "table,greedy", "--field", "table:tables=bots/data/table_basic.npz"], "reads the file"),
+    (["--bots", "table,greedy", "--field", "table" + ":removal=true" * 90], "above the 1,000 a results.json holds"),
+    (["--bots", "table,greedy", "--field-samples", "1000000000"], "memory"),
     (["--bots", "table,greedy", "--field", "cmd:./bot"], "is not a bot of this package"),
     (["--bots", "table,greedy", "--field", "tests.plugin_bot:FirstLegalBot"], "is not a bot of this package"),
     (["--bots", "table,greedy", "--field", "exhaustive"], "cannot set the simulated opponents"),
@@ -158,6 +177,19 @@ def test_the_figures_are_the_records_edges_at_the_table_and_against_one_opponent
         over = [(players - 1) * np.mean([edge(r, a, b) for b in others]) for r in records]
         assert figures["by_bot"][name_a]["mean"] == pytest.approx(np.mean(over), abs=1e-12)
         assert figures["by_bot"][name_a]["se"] == pytest.approx(np.std(over, ddof=1) / np.sqrt(6), rel=1e-9)
+
+
+def test_with_fewer_bots_than_seats_each_bot_is_measured_against_the_bots_seated_with_it():
+    """Two bots at three seats: the seatings are AAB, ABA and BAA, so A meets one B and a copy
+    of itself (edge 0) where B meets two As, as the duplicate units per hand count them."""
+    specs, players = ("greedy", "table"), 3
+    plan = FieldPlan("table", 40)
+    records = play_deals(specs, players, 12, range(4), settings=RunSettings(specs, players, 12, as_rules("basic"), field=plan))
+    figures = field_results(records, list(specs), players, plan)
+    edge = figures["crosstable"]["greedy"]["table"]["mean"]
+    assert edge != 0
+    assert figures["by_bot"]["greedy"]["mean"] == pytest.approx(edge, abs=1e-12)
+    assert figures["by_bot"]["table"]["mean"] == pytest.approx(-2 * edge, abs=1e-12)
 
 
 @pytest.mark.slow

@@ -184,8 +184,8 @@ def field_title(doc: ResultsDocument) -> str:
     field = doc.get("field")
     if field is None:
         return ""
-    return (f"field estimator: every play of a hand against the same {field['sample_count']:,} simulated "
-            f"opponents set by {field['bot']}; over the others: units per hand at the table, vs: units per hand "
+    return (f"field estimator: every play of a hand against the same {counted(field['sample_count'], 'simulated opponent')} "
+            f"set by {field['bot']}; over the others: units per hand at the table, vs: units per hand "
             "against one opponent, as in the crosstable; ± se over deals (* = 95% interval excludes 0)")
 
 
@@ -314,8 +314,9 @@ def render_markdown(doc: ResultsDocument, plots: bool) -> str:
         lines += ["", "## Field estimator", "",
                   _markdown(field_title(doc)[0].upper() + field_title(doc)[1:]) + ". A bot's edge over another is "
                   "the difference of their plays' expected scores against the field's opponents, hand by hand, "
-                  "so hands they set alike count exactly 0; \"over the others\" is the mean of its edges over "
-                  "each other bot, at the table (times the opponents a player has). The figures are computed again by bench report (docs/tournaments.md).", ""]
+                  "so hands they set alike count exactly 0; \"over the others\" is a bot's edge over the bots "
+                  "seated with it, summed over its opponents and averaged over the seatings, as the units per hand "
+                  "are. bench report computes the figures again (docs/tournaments.md).", ""]
         lines += field_lines(doc, markdown=True)
     same = same_arrangement_lines(doc)
     lines += [""] + (["Same arrangement of the same hand: " + _markdown("; ".join(same)) + ".", ""] if same else [])

@@ -424,7 +424,9 @@ def field_results(records: Sequence[DealRecord], names: Sequence[str], players: 
     A bot's score on a deal is the mean, over the deal's hands, of its play's units against one
     opponent set by the field bot; only differences between bots are kept. As in the duplicate
     results, the crosstable is in units a hand against one opponent and ``by_bot`` in units a hand
-    at the table: ``players - 1`` opponents, each scored on its own (``bench.run.field``).
+    at the table: in every seating of the run, the bot's edges over the bots in the other seats
+    (0 over a copy of itself), each opponent scored on its own (``bench.run.field``), averaged
+    over the seats it holds.
 
     Args:
         records: The run's records, every one scored.
@@ -435,8 +437,9 @@ def field_results(records: Sequence[DealRecord], names: Sequence[str], players: 
     Returns:
         ``crosstable[a][b]``: a's edge over b in units a hand against one opponent (mean,
             standard error over deals, 95% interval, whether it is significant, and the share of
-            hands they arranged alike); ``by_bot[a]``: ``players - 1`` times the mean of a's edges
-            over every other bot, deal by deal, in units a hand at the table.
+            hands they arranged alike); ``by_bot[a]``: a's edges over the bots seated with it,
+            summed over the other seats and averaged over the seats a holds in the run's
+            seatings, deal by deal, in units a hand at the table.
 
     Raises:
         ValueError: A record was not scored.
@@ -445,6 +448,9 @@ def field_results(records: Sequence[DealRecord], names: Sequence[str], players: 
         raise ValueError("a record without its field scores")
     scores = np.array([record.field for record in records], dtype=float).reshape(len(records), len(names), players)
     per_deal = scores.mean(axis=2)  # (D, bots): units a hand against one opponent, less the first bot's
+    seated = np.array(seatings(len(names), players))  # (Q, players): the bot in each seat of each seating
+    count = np.stack([(seated == b).sum(axis=1) for b in range(len(names))], axis=1)  # (Q, bots): seats each holds
+    meets = count.T @ count  # [a, b]: over a's seats in every seating, the seats b holds (a's own seat among them)
     arrangements = np.array([[[play.arrangement for play in row] for row in record.plays] for record in records])
     crosstable: dict[str, dict[str, ResultsEstimate]] = {}
     by_bot: dict[str, ResultsEstimate] = {}
@@ -456,8 +462,8 @@ def field_results(records: Sequence[DealRecord], names: Sequence[str], players: 
                 same = float((arrangements[:, a] == arrangements[:, b]).mean())
                 crosstable[name_a][name_b] = _estimate(estimate) | {"significant": estimate.significant,
                                                                     "same_arrangement": same}
-        others = [b for b in range(len(names)) if b != a]
-        by_bot[name_a] = _estimate(Estimate.of((players - 1) * (per_deal[:, a] - per_deal[:, others].mean(axis=1))))
+        edges = per_deal[:, [a]] - per_deal  # (D, bots): a's edge over each bot, 0 over itself
+        by_bot[name_a] = _estimate(Estimate.of(edges @ meets[a] / count[:, a].sum()))
     return {"bot": plan.spec, "sample_count": plan.samples, "by_bot": by_bot, "crosstable": crosstable}
 
 
@@ -566,7 +572,7 @@ def refresh_field(doc: ResultsDocument, on_record: Callable[[], object] | None =
         return doc
     plan = FieldPlan(stated["bot"], stated["sample_count"])
     rules = rules_of(doc)
-    problem = field_problem(plan, rules)
+    problem = field_problem(plan, rules, len(doc["bots"]))
     if problem:
         raise FieldError(problem)
     records = []
@@ -614,17 +620,23 @@ def results_difference(doc: Any, contents: Contents) -> str | None:
             return f"its record of deal {record['deal']} is not the journal's"
     if json_ready(refresh_results(doc), digits=6)["results"] != doc["results"]:
         return "its results are not those its records give (bench report DIR/results.json writes them again)"
-    registered = None if plan.field is None else {"bot": plan.field.spec, "sample_count": plan.field.samples}
+    return _field_difference(doc, plan.field)
+
+
+def _field_difference(doc: ResultsDocument, registered: FieldPlan | None) -> str | None:
+    """What keeps a results.json's field figures from being those of the field the journal
+    registered, scored again from its records, or None."""
     stated = doc.get("field")
-    if (None if stated is None else {"bot": stated["bot"], "sample_count": stated["sample_count"]}) != registered:
+    if (None if stated is None else FieldPlan(stated["bot"], stated["sample_count"])) != registered:
         return "its field estimator is not the one the journal registered"
-    if stated is not None:
-        try:
-            fresh = refresh_field(doc)
-        except FieldError as error:
-            return f"its field figures cannot be computed again: {error}"
-        if json_ready(fresh, digits=6)["field"] != stated:
-            return "its field figures are not those its records give (bench report DIR/results.json writes them again)"
+    if stated is None:
+        return None
+    try:
+        fresh = refresh_field(doc)
+    except FieldError as error:
+        return f"its field figures cannot be computed again: {error}"
+    if json_ready(fresh, digits=6)["field"] != stated:
+        return "its field figures are not those its records give (bench report DIR/results.json writes them again)"
     return None
 
 

@@ -32,6 +32,7 @@ scores here are of rows.
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 
 import numpy as np
@@ -66,11 +67,7 @@ def check_plan(plan: FieldPlan, rules: Rules) -> None:
             exhaustive bot, or a spec that makes no bot).
     """
     check_rules(rules)
-    try:
-        check("samples", plan.samples, "--field-samples")
-        check_memory(plan.samples)
-    except (LimitError, InputError) as error:
-        raise FieldError(str(error)) from None
+    check_samples(plan.samples)
     try:
         name, _ = parse_spec(plan.spec)
     except BotError as error:
@@ -84,27 +81,58 @@ def check_plan(plan: FieldPlan, rules: Rules) -> None:
         raise FieldError(f"--field {plan.spec!r} cannot set the simulated opponents: {error}") from None
 
 
-def field_problem(plan: FieldPlan, rules: Rules) -> str | None:
+SPEC_CHARACTERS = 1000  # the longest field spec a document holds (results.schema.json)
+
+
+def check_samples(samples: int) -> None:
+    """Refuse a number of simulated opponents a hand outside its limit or the memory left.
+
+    Args:
+        samples: The simulated opponents a hand.
+
+    Raises:
+        FieldError: The count is outside the limit ``samples`` or does not fit in memory.
+    """
+    try:
+        check("samples", samples, "--field-samples")
+        check_memory(samples)
+    except (LimitError, InputError) as error:
+        raise FieldError(str(error)) from None
+
+
+def field_problem(plan: FieldPlan, rules: Rules, bots: int) -> str | None:
     """Why ``plan`` cannot be a tournament's field estimator, in one line, or None.
 
-    Its field bot must be one of this package's, for ``bench report`` makes it again, from the
-    document, to check the figures (no other code is loaded from a document), and the plan
-    must pass ``check_plan``.
+    ``bench report`` and ``bench verify`` make the field bot again, from the document, to check
+    the figures, so it must be one of this package's (no other code is loaded from a document)
+    and read no file of its own (none is recorded); the run must have two bots or more, and
+    the plan must pass ``check_plan``.
 
     Args:
         plan: The field bot and the simulated opponents a hand.
         rules: The run's rules.
+        bots: How many bots the run has.
 
     Returns:
         The problem, or None when the plan can run.
     """
+    if bots < 2:
+        return "the field estimator measures bots against each other: a run of it needs two bots or more"
+    if len(plan.spec) > SPEC_CHARACTERS:
+        return f"--field is {len(plan.spec):,} characters long, above the {SPEC_CHARACTERS:,} a results.json holds"
     try:
-        name, _ = parse_spec(plan.spec)
+        name, params = parse_spec(plan.spec)
     except BotError as error:
         return f"--field {plan.spec!r}: {error}"
     if name not in BUILT_IN:
         return (f"the field bot {plan.spec!r} is not a bot of this package ({', '.join(sorted(BUILT_IN))}): the "
                 "field's figures are checked again by making it, and only those bots are made from a document")
+    for key, value in params.items():
+        text = str(value).strip() if isinstance(value, str) else ""
+        if text and any(os.path.isfile(part) for part in (text, *text.split("+")) if part):
+            return (f"the field bot {plan.spec!r} reads the file {text!r} ({key}=): the field's figures are checked "
+                    "again from the document, which records no file; use a field bot that reads only this "
+                    "package's files")
     try:
         check_plan(plan, rules)
     except FieldError as error:

@@ -33,7 +33,7 @@ from bench.records.documents import JournalIdentity, ResultsDocument
 from bench.records.model import DealRecord, FieldPlan, RunPlan
 from bench.report.render import counted, render_terminal, write_report
 from bench.report.summary import RunTiming, build_document, write_json
-from bench.run.field import field_problem, scored
+from bench.run.field import FieldError, check_rules, check_samples, field_problem, scored
 from bench.run.journal import (
     JOURNAL,
     Contents,
@@ -191,17 +191,20 @@ def _field_plan(args: argparse.Namespace, specs: list[str], rules: Rules) -> Fie
         raise UsageError("--estimator field scores every bot's play of every hand, and a fault scored as a foul "
                          "has no play: use --on-fault stop (the default) with it")
     samples = args.field_samples if args.field_samples is not None else config.DEFAULT_SAMPLES
+    try:
+        check_rules(rules)
+        check_samples(samples)
+    except FieldError as error:
+        raise UsageError(str(error)) from None
     if args.field is not None:
         plan = FieldPlan(args.field, samples)
-        problem = field_problem(plan, rules)
+        problem = field_problem(plan, rules, len(specs))
         if problem:
             raise UsageError(problem)
         return plan
     for spec in specs:
-        if field_problem(FieldPlan(spec, samples), rules) is None:
+        if field_problem(FieldPlan(spec, samples), rules, len(specs)) is None:
             return FieldPlan(spec, samples)
-    if rules.naturals:
-        raise UsageError(str(field_problem(FieldPlan(specs[0], samples), rules)))
     raise UsageError("none of --bots can set the field estimator's simulated opponents (a bot of this package "
                      "that sets hands in batches); name one with --field, such as --field table")
 
@@ -219,7 +222,7 @@ def _registered_field(out: Path, plan: RunPlan) -> None:
     if plan.field is None:
         return
     try:
-        problem = field_problem(plan.field, Rules.from_dict(plan.rules))
+        problem = field_problem(plan.field, Rules.from_dict(plan.rules), len(plan.bots))
     except RulesError:
         return  # the rules are refused in their own words (_settled_rules)
     if problem:
@@ -345,7 +348,7 @@ def _run(args: argparse.Namespace, plan: RunPlan, out: Path | None, contents: Co
     else:
         note(f"seed entropy {entropy} (replay with --seed {entropy})")
     if plan.field is not None:
-        note(f"field estimator: every play of a hand against the same {plan.field.samples:,} simulated opponents, "
+        note(f"field estimator: every play of a hand against the same {counted(plan.field.samples, 'simulated opponent')}, "
              f"set by {plan.field.spec} (registered in the journal with the seed)")
     before = len(records)
     started = time.perf_counter()

@@ -74,6 +74,8 @@ def _results(folder: Path, contents: Contents) -> tuple[int | None, str | None]:
     except UsageError as error:
         return 0, str(error)
     records = doc.get("records") if isinstance(doc, dict) else None
+    if isinstance(doc, dict) and doc.get("field") is not None and isinstance(records, list):
+        note(f"bench verify: scoring the {len(records):,} deals of results.json again by its field estimator")
     return len(records) if isinstance(records, list) else 0, results_difference(doc, contents)
 
 
