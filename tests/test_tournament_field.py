@@ -45,7 +45,8 @@ def test_the_field_its_samples_and_the_seed_are_in_the_journals_header(finished)
 
 
 @pytest.mark.parametrize(("flags", "words"), [
-    (["--estimator", "duplicate"], "registered with --estimator field --field table --field-samples 60, not --estimator duplicate"),
+    (["--estimator", "duplicate"],
+     "registered with --estimator field --field table --field-samples 60, not --estimator duplicate"),
     (["--field-samples", "61"], "not --field-samples 61"),
     (["--field", "greedy"], "not --field greedy"),
 ])
