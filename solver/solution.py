@@ -460,8 +460,24 @@ class Grade:
         return self.foul_reason is not None
 
     @property
+    def declare(self) -> bool:
+        """Declaring the natural the hand holds beats the best play (rules with naturals only)."""
+        return self.solution.declare
+
+    @property
+    def best_choice_ev(self) -> float:
+        """The EV of the best choice: declaring the natural where that beats the best play,
+        else the best play (units per hand, all opponents)."""
+        natural_ev = self.solution.natural_ev
+        return max(self.solution.ev, natural_ev) if natural_ev is not None else self.solution.ev
+
+    @property
     def lost(self) -> float:
-        """What the player's play cost, in units per hand (0 for the best play)."""
+        """What the player's play cost against the best choice, in units per hand (all
+        opponents): 0 for the best play; where declaring the natural is worth more than the
+        best play, what playing it out cost against declaring."""
+        if self.declare:
+            return max(0.0, self.best_choice_ev - self.ev)
         return max(0.0, -self.diff)
 
     def to_dict(self) -> dict[str, Any]:
@@ -490,6 +506,9 @@ class Grade:
             "diff": self.diff,
             "diff_se": self.diff_se,
             "lost": self.lost,
+            "natural": self.solution.natural,
+            "natural_ev": self.solution.natural_ev,
+            "declare": self.declare,
             "rows": rows,
             "sample_count": self.solution.samples,
             "seed": self.solution.seed,

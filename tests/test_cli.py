@@ -304,6 +304,18 @@ def test_solve_grades_a_given_arrangement(capsys):
     assert _status(solve_main, [HAND, "--grade", "AS KS QS / JS TS 9H 9D 8C / 7C 6D 5H 4S 3C"]) == 2
 
 
+def test_solve_grade_counts_declaring_a_natural(capsys):
+    """Six pairs under naturals: the best play of three rows still costs what declaring wins
+    more, and the text says declaring is the best choice. Fails if --grade ignores naturals."""
+    six_pairs, played = "AS AH KS KH QS QH JS JH TS TH 9S 9H 2C", "9S 9H 2C / AS KS QS JS TS / AH KH QH JH TH"
+    options = ["--grade", played, "--samples", "300", "--seed", "3", "--rules", "naturals"]
+    assert solve_main([six_pairs, *options, "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["declare"] and doc["lost"] == pytest.approx(doc["natural_ev"] - doc["ev"], abs=1e-5) and doc["lost"] > 0.1
+    assert solve_main([six_pairs, *options]) == 0
+    assert "natural six pairs: declaring it is worth" in capsys.readouterr().out
+
+
 def test_bench_grade_lists_the_worst_plays_first(tmp_path, capsys):
     """A malformed line is reported by number and the others still graded (exit 2)."""
     path = tmp_path / "plays.txt"

@@ -228,6 +228,62 @@ def test_a_natural_is_declared_or_played_and_graded_against_the_better_choice(cl
     assert refused.status_code == 400 and "no natural to declare" in refused.json()["detail"]
 
 
+SIX_PAIRS = "AS AH KS KH QS QH JS JH TS TH 9S 9H 2C"
+
+
+def test_grade_counts_the_natural_a_played_out_hand_gave_up(client):
+    """Six pairs played out under naturals: the best play of three rows is worth less than
+    declaring, so even that play costs what declaring would have won more; under basic the
+    same play costs nothing. Fails if a grade compares a play with the best play only."""
+    from bots import solve_hand
+
+    best = solve_hand(SIX_PAIRS, "table", samples=300, seed=3, rules="naturals", top=0)
+    assert best.declare and best.natural == "six pairs"
+    graded = client.post("/api/grade", json={"hand": SIX_PAIRS, "arrangement": best.arrangement.format(), "seed": 3,
+                                             "samples": 300, "rules": "naturals"}).json()
+    assert graded["natural"] == "six pairs" and graded["declare"] is True
+    assert graded["natural_ev"] == pytest.approx(best.natural_ev, abs=1e-5) and graded["diff"] == 0
+    assert graded["lost"] == pytest.approx(best.natural_ev - best.ev, abs=1e-5) and graded["lost"] > 0.1
+    basic = client.post("/api/grade", json={"hand": SIX_PAIRS, "arrangement": best.arrangement.format(), "seed": 3,
+                                            "samples": 300, "rules": "basic"}).json()
+    assert basic["natural"] is None and basic["declare"] is False and basic["lost"] == 0
+
+
+def test_a_reloaded_page_finds_its_scored_hand(client):
+    """A page reloaded while its hand was scored asks for the hand again: the deal says it is
+    scored and gives the same result, and playing it again is refused with where to look.
+    Fails if the server keeps the scores but not the result a page needs to go on."""
+    key = client.post("/api/session/start", json={"seed": 9, "bots": ["greedy"]}).json()["session"]
+    deal = client.post("/api/session/deal", json={"session": key, "hand_number": 0}).json()
+    assert deal["scored"] is False and deal["scoring"] is False and deal["result"] is None
+    body = {"session": key, "hand_number": 0, "samples": 200, "arrangement": _set_by_rank(deal["hand"])}
+    played = client.post("/api/session/play", json=body).json()
+    again = client.post("/api/session/deal", json={"session": key, "hand_number": 0}).json()
+    assert again["scored"] is True and again["result"] == played
+    refused = client.post("/api/session/play", json=body)
+    assert refused.status_code == 409 and "/api/session/deal" in refused.json()["detail"]
+
+
+def test_a_session_hands_review_names_what_solve_needs_to_show_it_again(client):
+    """The review of a session's hand names its seed, rules, players and opponent: solving the
+    hand with them gives the review's figures again, under rules with naturals too. Fails if
+    the page's link to Solve can only guess them."""
+    from bots import solve_hand
+
+    seed, number = _a_session_with_a_natural()
+    key = client.post("/api/session/start", json={"seed": seed, "bots": ["greedy"], "rules": "naturals"}).json()["session"]
+    deal = client.post("/api/session/deal", json={"session": key, "hand_number": number}).json()
+    review = client.post("/api/session/play", json={"session": key, "hand_number": number, "declare": True,
+                                                    "samples": 300}).json()["review"]
+    assert (review["rules"], review["player_count"], review["sample_count"]) == ("basic+naturals", 2, 300)
+    solved = client.post("/api/solve", json={"hand": deal["hand"], "seed": review["seed"], "samples": review["sample_count"],
+                                             "rules": review["rules"], "players": review["player_count"],
+                                             "opponent": review["opponent"]}).json()
+    assert solved["ev"] == review["play_ev"] and solved["natural_ev"] == review["natural_ev"]
+    assert solve_hand(deal["hand"], "table", samples=300, seed=review["seed"] + 1, players=2,
+                      rules="naturals").ev != review["play_ev"]
+
+
 def _a_session_with_a_natural() -> tuple[int, int]:
     from bench.records.deals import deal_table
     from solver import Rules

@@ -166,7 +166,7 @@ def render_grade(grade: Grade, symbols: bool) -> str:
         f"hand    {format_cards(best.hand, symbols)}",
         f"yours   {grade.arrangement.format(symbols)}" + (f"   FOUL: {grade.foul_reason}" if grade.foul else ""),
         f"best    {best.arrangement.format(symbols)}",
-        f"EV      yours {grade.ev:+.3f}, best {best.ev:+.3f}: your play cost {grade.lost:.3f} units per hand "
+        f"EV      yours {grade.ev:+.3f}, best {grade.best_choice_ev:+.3f}: your play cost {grade.lost:.3f} units per hand "
         f"(paired difference {grade.diff:+.3f} ± {grade.diff_se:.3f}, {best.samples:,} opponents set by "
         f"'{best.opponent}', {best.opponents} opponent{'s' if best.opponents > 1 else ''})",
         "",
@@ -175,6 +175,9 @@ def render_grade(grade: Grade, symbols: bool) -> str:
     for mine, theirs in zip(grade.rows, best.rows):
         lines.append(f"  {mine.row:<7} {format_cards(mine.cards, symbols):<15} {mine.ev:+7.3f}   "
                      f"{format_cards(theirs.cards, symbols):<15} {theirs.ev:+7.3f}")
+    if best.natural is not None:
+        verdict = "declaring it is the best choice" if grade.declare else "the best play beats declaring it"
+        lines += ["", f"natural {best.natural}: declaring it is worth {best.natural_ev:+.3f}; {verdict}"]
     lines += ["", f"seed {best.seed}"]
     return "\n".join(lines)
 

@@ -242,6 +242,7 @@ class Session:
     bots: tuple[str, ...]
     rules: str
     scored: dict[int, list[int]] = field(default_factory=dict)  # hand number -> each seat's score
+    results: dict[int, dict[str, Any]] = field(default_factory=dict)  # hand number -> the play job's result
     busy: set[int] = field(default_factory=set)  # hands being scored now
     touched: float = field(default_factory=time.monotonic)
 
@@ -671,10 +672,14 @@ def _add_session_routes(app: FastAPI, settings: Settings, pool: WorkerPool, sess
         hand = deal_table(session.seed, request.hand_number, session.players)[0].tolist()
         rules = Rules.parse(session.rules)
         natural = best_natural(hand, rules) if rules.naturals else None
+        number = request.hand_number
+        result = session.results.get(number)
+        # A page reloaded while its hand was being scored finds the result here (or that it is still being scored).
         return web_document("session-deal", hand=format_cards(sorted(hand, reverse=True)), seat=0,
-                            hand_number=request.hand_number, dealer=dealer_of(request.hand_number, session.players),
+                            hand_number=number, dealer=dealer_of(number, session.players),
                             hand_count=HANDS_PER_SESSION, natural=natural.kind if natural else None,
-                            scored=request.hand_number in session.scored)
+                            scored=number in session.scored, scoring=number in session.busy,
+                            result=None if result is None else play_document(result, session))
 
     @app.post("/api/session/play")
     async def session_play(request: SessionHand) -> dict[str, Any]:
@@ -682,7 +687,8 @@ def _add_session_routes(app: FastAPI, settings: Settings, pool: WorkerPool, sess
         number = request.hand_number
         if number in session.scored or number in session.busy:
             raise HTTPException(409, f"hand {number + 1} of this session is already "
-                                     f"{'scored' if number in session.scored else 'being scored'}; it counts once")
+                                     f"{'scored' if number in session.scored else 'being scored'}; it counts once "
+                                     "(POST /api/session/deal gives its result)")
         if not request.declare and request.arrangement is None:
             raise HTTPException(400, "set your 13 cards (or declare your natural) first")
         session.busy.add(number)
@@ -694,4 +700,5 @@ def _add_session_routes(app: FastAPI, settings: Settings, pool: WorkerPool, sess
         finally:
             session.busy.discard(number)
         session.scored[number] = result["scores"]
+        session.results[number] = result
         return play_document(result, session)

@@ -146,6 +146,10 @@ def _review(dealt: tuple[Card, ...], mine: Arrangement | None, natural: Natural 
         "natural_ev": None if natural_ev is None else round(natural_ev, 6),
         "play_ev": round(best_play, 6),
         "sample_count": samples,
+        "seed": grading_seed,  # with the rules, the players and table as the opponent, Solve shows these figures again
+        "opponent": "table",
+        "player_count": players,
+        "rules": played.name,
     }
     return doc, review
 
