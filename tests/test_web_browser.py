@@ -24,7 +24,7 @@ if CHROMIUM is None:
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 
 from bench.web.app import Settings, create_app  # noqa: E402
-from tests.web_server import serving  # noqa: E402
+from tests.web_server import CHROMIUM_ARGS, serving  # noqa: E402
 
 pytestmark = pytest.mark.slow  # a real Chromium; tests/test_web.py is the fast tier's
 
@@ -32,8 +32,6 @@ HAND = "AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C"
 BEST = "9H 9D 2C / 8C 7C 6D 5H 4S / AS KS QS JS TS"
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "web"
 WAIT = 120_000  # ms: a request on a loaded 2-core machine
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run"]
 
 
 @pytest.fixture(scope="module")
@@ -45,7 +43,7 @@ def server():
 @pytest.fixture(scope="module")
 def browser():
     with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield browser
         browser.close()
 

@@ -7,6 +7,10 @@ import threading
 import time
 from contextlib import contextmanager
 
+# How the browser tests start the system's Chromium: headless, and quiet on the network.
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+
 
 @contextmanager
 def serving(app):

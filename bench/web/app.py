@@ -439,7 +439,8 @@ class SecurityHeaders:
 DOCS_PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Chinese Poker solver: the JSON API</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<link rel="stylesheet" href="/static/swagger/swagger-ui.css"><link rel="icon" href="data:,"></head>
+<link rel="stylesheet" href="/static/swagger/swagger-ui.css"><link rel="stylesheet" href="/static/docs.css">
+<link rel="icon" href="data:,"></head>
 <body><main id="swagger-ui"></main>
 <script src="/static/swagger/swagger-ui-bundle.js"></script><script src="/static/docs.js"></script></body></html>"""
 
