@@ -252,9 +252,20 @@ def test_a_full_session_with_a_natural_a_double_click_a_reload_and_back(browser,
     assert "EV lost over the session" in page.inner_text('[data-testid="play-lost"]')
     assert "Session over" in page.inner_text('[data-testid="play-totals"]')
     _check(page, "play-summary", width)
+    again = page.get_attribute('[data-testid="play-again"]', "href")
+    assert f"seed={seed}" in again and "bots=greedy" in again and "rules=basic%2Bnaturals" in again
+    review = page.evaluate("JSON.parse(localStorage.getItem('chinese-poker-session')).results[0].review")
     page.once("dialog", lambda dialog: dialog.dismiss())
     page.click('[data-testid="play-summary-table"] a >> nth=0')
     page.wait_for_selector('[data-testid="best"]', timeout=WAIT)
+    # Solve as the hand was graded: the same rules, samples and seed give the session's figures again
+    assert page.input_value("#solve-options .rules") == "naturals"
+    shown = float(page.inner_text('[data-testid="solve-ev"] b').split()[0])
+    assert shown == pytest.approx(review["play_ev"], abs=1e-3)
+    page.goto(server + "/" + again)
+    page.wait_for_selector('[data-testid="play-replay"]')
+    assert page.input_value('[data-testid="play-rules"]') == "naturals"
+    assert page.input_value('[data-testid="play-bot-0"]') == "greedy"
     page.context.close()
 
 

@@ -8,6 +8,26 @@ const RANK_NAMES = { A: "ace", K: "king", Q: "queen", J: "jack", T: "ten", 9: "n
 const SUITS = [["S", "♠", "spades"], ["H", "♥", "hearts"], ["D", "♦", "diamonds"], ["C", "♣", "clubs"]];
 const SUIT_OF = { "♠": "S", "♤": "S", "♥": "H", "♡": "H", "♦": "D", "♢": "D", "♣": "C", "♧": "C" };
 const RULES = ["basic", "1-6", "2-4", "royalties", "royalties-win", "naturals", "2-4+royalties", "1-6+naturals"];
+// A rule set as the server names it ("basic+naturals") as the page's lists name it ("naturals").
+const rulesChoice = (name) => (/^basic\+/.test(name) ? name.slice(6) : name);
+// Choose `name` in a list of rules, adding it when the list lacks it (a link or a session may name any preset).
+function chooseRules(select, name) {
+  if (typeof name !== "string" || !/^[a-z0-9+-]{1,60}$/.test(name)) return;
+  const value = rulesChoice(name);
+  if (![...select.options].some((o) => o.value === value)) select.append(h("option", { value }, value));
+  select.value = value;
+}
+// Each seat's name, numbered where a bot sits twice ("table 1", "table 2"), so the seats can be told apart.
+function seatNames(bots) {
+  const seen = {};
+  return ["you", ...bots.map((b) => {
+    if (bots.filter((x) => x === b).length === 1) return b;
+    seen[b] = (seen[b] || 0) + 1;
+    return `${b} ${seen[b]}`;
+  })];
+}
+// Every EV is in one unit: units a hand, summed over the opponents at the table.
+const unit = (n) => (n > 1 ? `units a hand, all ${n} opponents` : "units a hand");
 const ROWS = ["front", "middle", "back"];
 const SIZES = { front: 3, middle: 5, back: 5 };
 const PART_NAMES = { opponent_natural: "opponents' naturals" }; // ev_parts keys shown in other words
@@ -86,16 +106,23 @@ async function api(path, body) {
 }
 
 // Run one request of a view: its buttons are disabled until the answer, a new error clears the old result.
+// A view runs one request at a time (a second Enter while the first is out does nothing), and focus never
+// drops to the page's body: a control the request disabled hands it to the answer, which is scrolled into view.
+const running = new Set();
 async function busy(view, label, work, { result = `${view}-result` } = {}) {
+  if (running.has(view)) return undefined;
+  running.add(view);
   const buttons = [...document.querySelectorAll(`#${view} button, #${view} select`)];
   const was = buttons.map((b) => b.disabled);
   buttons.forEach((b) => { b.disabled = true; });
   $(view).setAttribute("aria-busy", "true");
   $(`${view}-busy`).textContent = label;
   $(`${view}-error`).textContent = "";
+  let failed = false;
   try {
     return await work();
   } catch (e) {
+    failed = true;
     if ($(result)) put(result);
     $(`${view}-error`).textContent = e.message;
     return undefined;
@@ -103,7 +130,18 @@ async function busy(view, label, work, { result = `${view}-result` } = {}) {
     buttons.forEach((b, i) => { b.disabled = was[i]; });
     $(view).removeAttribute("aria-busy");
     $(`${view}-busy`).textContent = "";
+    running.delete(view);
+    const shown = failed ? $(`${view}-error`) : $(result);
+    if (shown && shown.childNodes.length) {
+      if (!document.activeElement || document.activeElement === document.body) shown.focus({ preventScroll: true });
+      inView(shown);
+    }
   }
+}
+// The top of what just appeared is on screen (on a phone it is often below the controls).
+function inView(element) {
+  const box = element.getBoundingClientRect();
+  if (box.top < 0 || box.top > window.innerHeight - 60) element.scrollIntoView({ block: "start" });
 }
 
 let BOTS = [];
@@ -125,7 +163,8 @@ function readOptions(target) {
 }
 function setOptions(target, params) {
   const root = $(target);
-  for (const key of ["rules", "opponent", "players", "samples"]) {
+  if (params.get("rules") !== null) chooseRules(root.querySelector(".rules"), params.get("rules"));
+  for (const key of ["opponent", "players", "samples"]) {
     const field = root.querySelector(`.${key}`);
     if (field && params.get(key) !== null && (field.tagName !== "SELECT" || [...field.options].some((o) => o.value === params.get(key)))) field.value = params.get(key);
   }
@@ -213,13 +252,14 @@ function winBar(r) {
   }
   return bar;
 }
-function rowsTable(rows) {
+// A play's rows: win / tie / lose against one opponent, EV over all `n` of them (as the headline EV).
+function rowsTable(rows, n) {
   return h("table", {}, h("caption", { class: "sr-only" }, "Each row against the simulated opponents"),
-    h("thead", {}, h("tr", {}, ["row", "cards", "hand", "win / tie / lose", "EV"].map((t) => h("th", { scope: "col", class: t === "hand" ? "desc" : null }, t)))),
+    h("thead", {}, h("tr", {}, ["row", "cards", "hand", "win / tie / lose (each opponent)", `EV (${unit(n)})`].map((t) => h("th", { scope: "col", class: t === "hand" ? "desc" : null }, t)))),
     h("tbody", {}, ROWS.map((name) => {
       const r = rows[name];
       return h("tr", {}, h("th", { scope: "row" }, name), h("td", {}, rowCards(r.cards)), h("td", { class: "desc" }, r.hand),
-        h("td", {}, winBar(r), `${pct(r.win)} / ${pct(r.tie)} / ${pct(r.lose)}`), h("td", {}, sign(r.ev)));
+        h("td", {}, winBar(r), `${pct(r.win)} / ${pct(r.tie)} / ${pct(r.lose)}`), h("td", {}, sign(n * r.ev)));
     })));
 }
 
@@ -228,21 +268,22 @@ function solveNow() {
     if (picked.length !== 13) throw new Error(`pick 13 cards first (${picked.length} picked)`);
     const settings = readOptions("solve-options");
     const s = await api("/api/solve", { hand: picked.join(" "), ...settings, seed: takeLinkSeed("solve") });
+    const n = s.ev_parts.opponent_count;
     const { rows: rowParts, ...otherParts } = s.ev_parts.per_opponent;
     const parts = [...Object.entries(rowParts), ...Object.entries(otherParts)]
-      .map(([k, v]) => `${PART_NAMES[k] || k} ${sign(v)}`).join(", ");
+      .map(([k, v]) => `${PART_NAMES[k] || k} ${sign(n * v)}`).join(", ");
     put("solve-result",
-      s.declare ? h("p", { class: "big", "data-testid": "declare" }, `Declare ${s.natural}: worth ${sign(s.natural_ev)}, more than the best play.`) : null,
+      s.declare ? h("p", { class: "big", "data-testid": "declare" }, `Declare ${s.natural}: worth ${sign(s.natural_ev)} ${unit(n)}, more than the best play.`) : null,
       !s.natural && s.natural_held ? h("p", { class: "warning" }, `This hand holds ${s.natural_held}, a natural, but these rules have none.`) : null,
       h("p", { class: "big", "data-testid": "best" }, "Best: ", arrangementLine(s.arrangement)),
-      h("p", {}, "EV ", h("b", {}, `${sign(s.ev)} ± ${s.ev_se === null ? "—" : s.ev_se.toFixed(3)}`),
-        ` units per hand against ${s.ev_parts.opponent_count} opponent(s) set by ${s.opponent} (${s.sample_count} samples, rules ${s.rules.name}) = ${s.ev_parts.opponent_count} × (${parts})`),
-      rowsTable(s.rows),
+      h("p", { "data-testid": "solve-ev" }, "EV ", h("b", {}, `${sign(s.ev)} ± ${s.ev_se === null ? "—" : s.ev_se.toFixed(3)}`),
+        ` ${unit(n)}, set by ${s.opponent} (${s.sample_count} samples, rules ${s.rules.name}) = ${parts}`),
+      rowsTable(s.rows, n),
       s.alternatives.length ? [h("h3", {}, "Next best plays"), h("table", {},
-        h("thead", {}, h("tr", {}, ["", "arrangement", "EV", "difference"].map((t) => h("th", { scope: "col" }, t)))),
+        h("thead", {}, h("tr", {}, ["", "arrangement", `EV (${unit(n)})`, "difference"].map((t) => h("th", { scope: "col" }, t)))),
         h("tbody", {}, s.alternatives.map((a, i) => h("tr", {}, h("td", {}, `${i + 2}.`), h("td", {}, arrangementLine(a.arrangement)),
           h("td", {}, sign(a.ev)), h("td", {}, `${sign(a.diff)} ± ${a.diff_se === null ? "—" : a.diff_se.toFixed(3)} ${a.significant ? "(significant)" : ""}`)))))] : null,
-      s.natural ? h("p", {}, `Natural: ${s.natural}, worth ${sign(s.natural_ev)} if declared.`) : null,
+      s.natural ? h("p", { "data-testid": "solve-natural" }, `Natural: ${s.natural}, worth ${sign(s.natural_ev)} ${unit(n)} if declared.`) : null,
       h("p", { class: "hint" }, `seed ${s.seed}; ${s.legal_split_count} legal splits searched in ${s.seconds.toFixed(2)} s`),
       share("solve", { hand: picked.join(" "), ...settings, seed: s.seed }));
   });
@@ -346,24 +387,43 @@ function takeGradeText() {
   return true;
 }
 $("grade-form").addEventListener("submit", (event) => { event.preventDefault(); takeGradeText(); });
+// Enter in the box: a new hand is laid out to be set; the hand already set is graded.
+$("grade-text").addEventListener("keydown", (event) => {
+  if (event.key !== "Enter" || event.ctrlKey || event.metaKey) return;
+  event.preventDefault();
+  const same = readCards($("grade-text").value).cards.join(" ") === grading.cards.join(" ");
+  if (!takeGradeText()) return;
+  if (!same) $("grade-board").querySelector(".card")?.focus();
+  else if (grading.text()) gradeNow();
+  else $("grade-error").textContent = PLACE_ALL;
+});
 $("grade-deal").addEventListener("click", () => busy("grade", "Dealing…", async () => {
   const { hand } = await api("/api/deal", {});
   $("grade-text").value = hand;
   takeGradeText();
 }));
 
+// Your rows beside the best play's, each row's EV over all the opponents (so the differences add up to the cost).
 function gradeTable(g) {
-  return h("table", {}, h("thead", {}, h("tr", {}, [["row"], ["yours"], ["hand", "desc"], ["EV"], ["best"], ["hand", "desc"], ["difference"]]
-    .map(([t, cls]) => h("th", { scope: "col", class: cls }, t)))),
+  const n = g.player_count - 1;
+  return h("table", {}, h("caption", { class: "sr-only" }, `Your rows and the best play's, EV in ${unit(n)}`),
+    h("thead", {}, h("tr", {}, [["row"], ["yours"], ["hand", "desc"], ["EV"], ["best"], ["hand", "desc"], ["difference"]]
+      .map(([t, cls]) => h("th", { scope: "col", class: cls }, t)))),
     h("tbody", {}, ROWS.map((r) => { const x = g.rows[r];
-      return h("tr", {}, h("th", { scope: "row" }, r), h("td", {}, rowCards(x.cards)), h("td", { class: "desc" }, x.hand), h("td", {}, sign(x.ev)),
-        h("td", {}, rowCards(x.best_cards)), h("td", { class: "desc" }, x.best_hand), h("td", {}, sign(x.ev_diff))); })));
+      return h("tr", {}, h("th", { scope: "row" }, r), h("td", {}, rowCards(x.cards)), h("td", { class: "desc" }, x.hand), h("td", {}, sign(n * x.ev)),
+        h("td", {}, rowCards(x.best_cards)), h("td", { class: "desc" }, x.best_hand), h("td", {}, sign(n * x.ev_diff))); })));
 }
 function gradeView(g) {
-  return [h("p", { class: "big", "data-testid": "grade-summary" }, `Your play: EV ${sign(g.ev)}; best ${sign(g.best.ev)}: your play cost ${g.lost.toFixed(3)} units per hand`,
-    ` (paired difference ${sign(g.diff)} ± ${g.diff_se === null ? "—" : g.diff_se.toFixed(3)})`),
+  const n = g.player_count - 1;
+  const best = g.declare ? g.natural_ev : g.best.ev;
+  return [h("p", { class: "big", "data-testid": "grade-summary" }, `Your play: EV ${sign(g.ev)}; the best choice ${sign(best)}: your play cost ${g.lost.toFixed(3)} ${unit(n)}`,
+    g.declare ? "" : ` (paired difference ${sign(g.diff)} ± ${g.diff_se === null ? "—" : g.diff_se.toFixed(3)})`),
+  g.natural ? h("p", { "data-testid": "grade-natural" }, `This hand holds ${g.natural}: declaring it is worth ${sign(g.natural_ev)}, the best play of three rows ${sign(g.best.ev)}; `,
+    g.declare ? h("b", {}, "declaring it was the best choice.") : "playing it out is the better choice.") : null,
   g.foul ? h("p", { class: "warning" }, `Your arrangement fouls: ${g.foul_reason}`) : null,
-  h("p", {}, "Best: ", arrangementLine(g.best.arrangement)), gradeTable(g)];
+  h("p", {}, g.declare ? "Best play of three rows: " : "Best: ", arrangementLine(g.best.arrangement)),
+  h("p", { class: "hint" }, `EV in ${unit(n)}, against opponents set by ${g.opponent} (${g.sample_count} samples, rules ${g.rules.name}, seed ${g.seed}); each row's EV is its share of that.`),
+  gradeTable(g)];
 }
 function gradeNow() {
   return busy("grade", "Grading…", async () => {
@@ -378,23 +438,43 @@ $("grade-go").addEventListener("click", gradeNow);
 
 // --- Play ---------------------------------------------------------------------------------------------------
 const STORE = "chinese-poker-session";
-const SESSION_SCHEMA = 1; // a session kept by a page that read other fields is not restored
+const SESSION_SCHEMA = 2; // a session kept by a page that read other fields is not restored
 let replaySeed; // a session's seed from the address (#play?seed=N deals that session again)
-let session = null; // { session, seed, bots, rules, players, hand, phase, deal, results: [{ hand, review, scores, result }], totals }
+// { schema_version, session, seed, bots, rules, player_count, hand, phase, deal, results: [{ hand, review, scores, result }], totals }
+let session = null;
 const playing = arranger("play-board", "play-warning", () => playHand(false));
-const saveSession = () => { if (session) localStorage.setItem(STORE, JSON.stringify(session)); else localStorage.removeItem(STORE); };
-
-function botSelectors() {
-  const n = Number($("play-count").value);
-  const current = [...document.querySelectorAll(".play-bot")].map((s) => s.value);
-  put("play-bots", Array.from({ length: n }, (_, i) => h("label", {}, `Bot ${i + 1} `,
-    h("select", { class: "play-bot", "data-testid": `play-bot-${i}` }, BOTS.map((b) =>
-      h("option", { value: b.name, selected: b.name === (current[i] || "table"), title: b.description }, b.name))))));
+function saveSession() {
+  try {
+    if (session) localStorage.setItem(STORE, JSON.stringify(session)); else localStorage.removeItem(STORE);
+  } catch (e) {
+    $("play-error").textContent = "this browser would not keep the session (storage is full or refused): a reload will lose it";
+  }
 }
-$("play-count").addEventListener("change", botSelectors);
-put("play-rules", RULES.map((r) => h("option", { value: r }, r)));
+const names = () => seatNames(session.bots);
 
-function dealerName(deal) { return deal.dealer === 0 ? "you" : session.bots[deal.dealer - 1]; }
+function botSelectors(chosen) {
+  const n = Number($("play-count").value);
+  const current = chosen || [...document.querySelectorAll(".play-bot")].map((s) => s.value);
+  put("play-bots", Array.from({ length: n }, (_, i) => {
+    const wanted = current[i] || "table";
+    const listed = BOTS.some((b) => b.name === wanted) || !/^[a-z0-9:=._-]{1,80}$/.test(wanted);
+    return h("label", {}, `Bot ${i + 1} `, h("select", { class: "play-bot", "data-testid": `play-bot-${i}` },
+      BOTS.map((b) => h("option", { value: b.name, selected: b.name === wanted, title: b.description }, b.name)),
+      listed ? null : h("option", { value: wanted, selected: true }, wanted)));
+  }));
+}
+$("play-count").addEventListener("change", () => botSelectors());
+put("play-rules", RULES.map((r) => h("option", { value: r }, r)));
+// The choices of a session (from a link to deal it again, or a session restored) shown in the set-up controls.
+function showSetup(bots, rules) {
+  if (Array.isArray(bots) && bots.length >= 1 && bots.length <= 3) {
+    $("play-count").value = String(bots.length);
+    botSelectors(bots);
+  }
+  if (rules) chooseRules($("play-rules"), rules);
+}
+
+function dealerName(deal) { return names()[deal.dealer] ?? `seat ${deal.dealer}`; }
 function showDeal() {
   const deal = session.deal;
   put("play-status", h("p", { class: "big" }, `Hand ${session.hand + 1} of 8 (${session.rules}); dealer: ${dealerName(deal)}`));
@@ -411,11 +491,23 @@ function showDeal() {
       h("button", { type: "button", class: "primary", "data-testid": "play-declare", onclick: () => playHand(true) }, `Declare ${deal.natural}`),
       h("button", { type: "button", "data-testid": "play-out", onclick: () => { natural.hidden = true; $("play-board").querySelector(".card")?.focus(); } }, "Play it out"))) : []);
 }
-async function dealHand() {
-  session.deal = await api("/api/session/deal", { session: session.session, hand_number: session.hand });
-  session.phase = "set";
-  saveSession();
-  showDeal();
+// The server's word on the session's current hand: its result once scored (the page may have been reloaded
+// while it was scored, or the hand sent from another tab), else the hand to set. Asks again while it is being scored.
+async function findHand() {
+  for (;;) {
+    let deal;
+    try {
+      deal = await api("/api/session/deal", { session: session.session, hand_number: session.hand });
+    } catch (e) {
+      if (e.status === 404) { session = null; saveSession(); }
+      throw e;
+    }
+    session.deal = deal;
+    if (deal.result) { take(deal.result); return; }
+    if (!deal.scoring) { session.phase = "set"; saveSession(); showDeal(); return; }
+    $("play-busy").textContent = "Your hand is being scored…";
+    await new Promise((resolve) => { setTimeout(resolve, 1000); });
+  }
 }
 function sessionInProgress() { return session && session.phase !== "over"; }
 $("play-start").addEventListener("click", () => {
@@ -425,9 +517,10 @@ $("play-start").addEventListener("click", () => {
     const started = await api("/api/session/start", { bots, rules: $("play-rules").value, seed: replaySeed });
     replaySeed = undefined;
     history.replaceState(null, "", "#play");
-    session = { ...started, hand: 0, phase: "deal", results: [], totals: new Array(bots.length + 1).fill(0) };
+    session = { ...started, schema_version: SESSION_SCHEMA, hand: 0, phase: "deal", results: [], totals: new Array(bots.length + 1).fill(0) };
+    saveSession();
     put("play-totals"); put("play-summary");
-    await dealHand();
+    await findHand();
   }, { result: "play-table" });
 });
 
@@ -435,25 +528,28 @@ function outcome(rows) {
   return ROWS.map((name) => `${name} ${rows[name] > 0 ? "win" : rows[name] < 0 ? "lose" : "tie"}`).join(", ");
 }
 function playResult(result) {
-  const names = result.seats.map((s) => s.name);
+  const seatName = names();
   const me = result.seats[0];
-  return [result.seats.map((seat, i) => h("div", { class: "seat", "data-testid": `seat-${i}` }, h("h3", {}, seat.name),
+  return [result.seats.map((seat, i) => h("div", { class: "seat", "data-testid": `seat-${i}` }, h("h3", {}, seatName[i]),
     seat.natural ? h("p", {}, `declared ${seat.natural}`)
       : ROWS.map((r) => h("div", {}, `${r}: `, rowCards(seat.arrangement[r]), ` ${seat.rows[r].hand}`)),
     seat.foul ? h("p", { class: "warning" }, `foul: ${seat.foul_reason}`) : null,
-    h("p", {}, `this hand ${sign(result.scores[i], 0)}: ${result.pairs[i].map((p, j) => (j === i ? "" : `${sign(p, 0)} against ${names[j]}`)).filter(Boolean).join(", ")}`))),
+    h("p", {}, `this hand ${sign(result.scores[i], 0)} units: ${result.pairs[i].map((p, j) => (j === i ? "" : `${sign(p, 0)} against ${seatName[j]}`)).filter(Boolean).join(", ")}`))),
   h("div", { class: "seat", "data-testid": "play-rows" }, h("h3", {}, "Your rows against each opponent"),
-    h("ul", {}, result.seats.slice(1).map((seat, k) => h("li", {}, `${seat.name}: `,
+    h("ul", {}, result.seats.slice(1).map((seat, k) => h("li", {}, `${seatName[k + 1]}: `,
       result.row_results[0][k + 1] ? outcome(result.row_results[0][k + 1]) : (me.natural || seat.natural ? "settled by the natural" : ""),
       ` (${sign(result.pairs[0][k + 1], 0)})`)))),
   h("div", { class: "seat", "data-testid": "play-grade" }, reviewView(result.review), result.grade ? gradeTable(result.grade) : null)];
 }
 function reviewView(r) {
-  return [h("p", { class: "big" }, `Your play: EV ${sign(r.ev)}; the best choice ${sign(r.best_ev)}: it cost ${r.lost.toFixed(3)} units`),
+  const n = r.player_count - 1;
+  return [h("p", { class: "big" }, `Your play: EV ${sign(r.ev)}; the best choice ${sign(r.best_ev)}: it cost ${r.lost.toFixed(3)} ${unit(n)}`),
     r.natural ? h("p", {}, `Declaring ${r.natural} was worth ${sign(r.natural_ev)}; the best play ${sign(r.play_ev)}.`) : null,
-    h("p", {}, "Best: ", r.best.startsWith("declare") ? r.best : arrangementLine(rowsOf(r.best)))];
+    h("p", {}, "Best: ", r.best.startsWith("declare") ? r.best : arrangementLine(rowsOf(r.best))),
+    h("p", { class: "hint" }, `Graded against ${n} opponent${n > 1 ? "s" : ""} set by ${r.opponent} (${r.sample_count} samples, seed ${r.seed}).`)];
 }
 function playHand(declare) {
+  if (!session || session.phase !== "set") return undefined; // a scored hand is not sent again (Enter on its board)
   return busy("play", "The bots are thinking…", async () => {
     const arrangement = declare ? null : playing.text();
     if (!declare && !arrangement) throw new Error(PLACE_ALL);
@@ -462,15 +558,22 @@ function playHand(declare) {
       result = await api("/api/session/play", { session: session.session, hand_number: session.hand, arrangement, declare, samples: 500 });
     } catch (e) {
       if (e.status === 404) { session = null; saveSession(); }
+      if (e.status === 409) { await findHand(); return; } // scored already, or being scored: its result, when there is one
       throw e;
     }
-    session.results.push({ hand: session.hand, review: result.review, scores: result.scores, result });
-    session.totals = result.totals;
-    if (result.seed !== null) session.seed = result.seed;
-    session.phase = session.hand + 1 >= 8 ? "over" : "scored";
-    saveSession();
-    showScored();
+    take(result);
   }, { result: "play-table" });
+}
+// A scored hand: kept once in the session, then shown.
+function take(result) {
+  if (!session.results.some((r) => r.hand === session.hand)) {
+    session.results.push({ hand: session.hand, review: result.review, scores: result.scores, result });
+  }
+  session.totals = result.totals;
+  if (result.seed !== null) session.seed = result.seed;
+  session.phase = session.hand + 1 >= 8 ? "over" : "scored";
+  saveSession();
+  showScored();
 }
 function showScored() {
   const last = session.results[session.results.length - 1];
@@ -480,51 +583,95 @@ function showScored() {
   $("play-go").hidden = true;
   $("play-next").hidden = session.phase === "over";
   drawTotals();
-  if (session.phase === "over") drawSummary();
-  ($("play-next").hidden ? $("play-start") : $("play-next")).focus();
+  if (session.phase === "over") drawSummary(); else put("play-summary");
+  ($("play-next").hidden ? $("play-start") : $("play-next")).focus({ preventScroll: true });
 }
 $("play-go").addEventListener("click", () => playHand(false));
-$("play-next").addEventListener("click", () => busy("play", "Dealing…", async () => { session.hand += 1; await dealHand(); }, { result: "play-table" }));
+$("play-next").addEventListener("click", () => {
+  if (!session || session.phase !== "scored") return undefined;
+  return busy("play", "Dealing…", async () => { session.hand += 1; session.phase = "deal"; saveSession(); await findHand(); }, { result: "play-table" });
+});
 
 function drawTotals() {
-  const names = ["you", ...session.bots];
-  const order = names.map((n, i) => [n, session.totals[i]]).sort((a, b) => b[1] - a[1]);
+  const seatName = names();
+  const order = seatName.map((n, i) => [n, session.totals[i]]).sort((a, b) => b[1] - a[1]);
   const place = (total) => { const ahead = order.filter(([, t]) => t > total).length, tied = order.filter(([, t]) => t === total).length;
     return tied > 1 ? `shares place ${ahead + 1}` : `place ${ahead + 1}`; };
-  put("play-totals", h("h3", {}, session.phase === "over" ? "Session over: final totals" : "Running totals"),
+  put("play-totals", h("h3", {}, session.phase === "over" ? "Session over: final totals (units)" : "Running totals (units)"),
     h("table", {}, h("tbody", {}, order.map(([n, t]) => h("tr", {}, h("th", { scope: "row" }, n), h("td", {}, sign(t, 0)), h("td", {}, place(t)))))));
 }
 function drawSummary() {
   const lost = session.results.reduce((s, r) => s + r.review.lost, 0);
+  const n = session.player_count - 1;
   put("play-summary", h("h3", {}, "Your session, hand by hand"),
-    h("table", { "data-testid": "play-summary-table" }, h("thead", {}, h("tr", {}, ["hand", "yours, then the best", "EV lost"].map((t) => h("th", { scope: "col" }, t)))),
+    h("table", { "data-testid": "play-summary-table" }, h("thead", {}, h("tr", {}, ["hand", "yours, then the best", `EV lost (${unit(n)})`].map((t) => h("th", { scope: "col" }, t)))),
       h("tbody", {}, session.results.map((r) => h("tr", {}, h("td", {}, String(r.hand + 1)),
         h("td", {}, h("div", {}, "yours: ", r.review.yours.startsWith("declared") ? r.review.yours : arrangementLine(rowsOf(r.review.yours))),
           h("div", {}, "best: ", r.review.best.startsWith("declare") ? r.review.best : arrangementLine(rowsOf(r.review.best))),
-          h("a", { href: link("solve", { hand: r.review.hand, rules: session.rules, players: session.player_count, samples: 1000 }) }, `hand ${r.hand + 1} in Solve`)),
+          // Solve as the hand was graded: its rules, players, opponent, samples and seed, so it shows the same figures
+          h("a", { href: link("solve", { hand: r.review.hand, rules: r.review.rules, players: r.review.player_count,
+            opponent: r.review.opponent, samples: r.review.sample_count, seed: r.review.seed }), "data-testid": `play-solve-${r.hand}` }, `hand ${r.hand + 1} in Solve`)),
         h("td", {}, r.review.lost.toFixed(3)))))),
-    h("p", { class: "big", "data-testid": "play-lost" }, `EV lost over the session: ${lost.toFixed(3)} units (${(lost / session.results.length).toFixed(3)} a hand)`),
-    session.seed !== null && session.seed !== undefined ? h("p", {}, h("a", { href: link("play", { seed: session.seed }) }, "Deal this session again")) : null);
+    h("p", { class: "big", "data-testid": "play-lost" }, `EV lost over the session: ${lost.toFixed(3)} units (${(lost / session.results.length).toFixed(3)} ${unit(n)})`),
+    session.seed !== null && session.seed !== undefined ? h("p", {}, h("a", { href: link("play", { seed: session.seed, bots: session.bots.join(","), rules: session.rules }),
+      "data-testid": "play-again" }, "Deal this session again")) : null);
+}
+// A session saved by this page (an older page's, or damaged data, is dropped with a word, never half read).
+function validSession(s) {
+  const isInt = Number.isInteger;
+  const text = (x) => typeof x === "string";
+  return Boolean(s && typeof s === "object" && s.schema_version === SESSION_SCHEMA && text(s.session) && text(s.rules)
+    && Array.isArray(s.bots) && s.bots.length >= 1 && s.bots.length <= 3 && s.bots.every(text)
+    && s.player_count === s.bots.length + 1 && isInt(s.hand) && s.hand >= 0 && s.hand < 8
+    && ["deal", "set", "scored", "over"].includes(s.phase)
+    && Array.isArray(s.totals) && s.totals.length === s.bots.length + 1 && s.totals.every(Number.isFinite)
+    && Array.isArray(s.results) && s.results.every((r) => r && isInt(r.hand) && r.review && r.result && Array.isArray(r.result.seats)
+      && Number.isFinite(r.review.lost) && text(r.review.yours) && text(r.review.best) && text(r.review.hand))
+    && (s.phase === "deal" || s.phase === "set" || s.results.length > 0));
 }
 async function restoreSession() {
-  try { session = JSON.parse(localStorage.getItem(STORE) || "null"); } catch (e) { session = null; }
-  if (!session || !session.session || session.schema_version !== SESSION_SCHEMA) { session = null; return; }
-  if ([...$("play-rules").options].some((o) => o.value === session.rules)) $("play-rules").value = session.rules;
-  if (session.results.length) drawTotals();
-  if (session.phase === "over" || session.phase === "scored") { showScored(); return; }
-  if (session.deal) showDeal();
+  let kept = null;
+  try { kept = JSON.parse(localStorage.getItem(STORE) || "null"); } catch (e) { kept = undefined; }
+  if (kept === null) return;
+  const forget = () => {
+    session = null;
+    saveSession();
+    put("play-status", h("p", { class: "hint", "data-testid": "play-dropped" }, "A session this browser kept could not be read (an older page's, or damaged); start a new one."));
+  };
+  if (!validSession(kept)) { forget(); return; }
+  session = kept;
+  showSetup(session.bots, session.rules);
+  try {
+    if (session.results.length) drawTotals();
+    if (session.phase === "over" || session.phase === "scored") { showScored(); return; }
+  } catch (e) {
+    put("play-table"); put("play-totals"); put("play-summary");
+    forget();
+    return;
+  }
+  // Set, or being scored when the page was left: the server says which.
+  busy("play", "Finding your hand…", findHand, { result: "play-table" });
 }
 
 // --- Trainer ------------------------------------------------------------------------------------------------------
 const TRAINER = "chinese-poker-trainer";
 const training = arranger("train-board", "train-warning", () => trainGrade());
-let trainHand = null;
-const progress = () => { try { return JSON.parse(localStorage.getItem(TRAINER) || "[]"); } catch (e) { return []; } };
+let trainHand = null; // { id, hand } of the hand on the board; graded once
+let trainGraded = false;
+const validEntry = (x) => Boolean(x && typeof x === "object" && typeof x.hand === "string" && typeof x.yours === "string"
+  && typeof x.best === "string" && Number.isFinite(x.lost) && x.lost >= 0 && typeof x.rules === "string" && Number.isInteger(x.players));
+function progress() {
+  try {
+    const all = JSON.parse(localStorage.getItem(TRAINER) || "[]");
+    return Array.isArray(all) ? all.filter(validEntry) : [];
+  } catch (e) { return []; }
+}
 put("train-rules", RULES.map((r) => h("option", { value: r }, r)));
 function trainDeal() {
   return busy("train", "Dealing…", async () => {
-    const { hand } = await api("/api/deal", {});
-    trainHand = hand;
+    const { hand, seed } = await api("/api/deal", {});
+    trainHand = { id: `${seed}-${Date.now()}`, hand };
+    trainGraded = false;
     training.load(readCards(hand).cards);
     put("train-result");
     $("train-go").hidden = false;
@@ -533,19 +680,23 @@ function trainDeal() {
   });
 }
 function trainGrade() {
+  if (!trainHand || trainGraded) return undefined; // a graded hand counts once (Enter again on its board)
   return busy("train", "Grading…", async () => {
     const arrangement = training.text();
     if (!arrangement) throw new Error(PLACE_ALL);
     const rules = $("train-rules").value, players = Number($("train-players").value);
-    const g = await api("/api/grade", { hand: trainHand, arrangement, rules, players, samples: 500, opponent: "table" });
-    const all = [...progress(), { hand: trainHand, yours: arrangement, best: Object.values(g.best.arrangement).join(" / "), lost: g.lost,
-      rules, players, at: Date.now() }].slice(-1000);
-    localStorage.setItem(TRAINER, JSON.stringify(all));
+    const g = await api("/api/grade", { hand: trainHand.hand, arrangement, rules, players, samples: 500, opponent: "table" });
+    trainGraded = true;
+    const entry = { id: trainHand.id, hand: trainHand.hand, yours: arrangement, lost: g.lost, rules, players, at: Date.now(),
+      best: g.declare ? `declare ${g.natural}` : Object.values(g.best.arrangement).join(" / "),
+      seed: g.seed, samples: g.sample_count, opponent: g.opponent };
+    const all = [...progress().filter((x) => x.id !== entry.id), entry].slice(-1000);
+    try { localStorage.setItem(TRAINER, JSON.stringify(all)); } catch (e) { $("train-error").textContent = "this browser would not keep your progress (storage is full or refused)"; }
     put("train-result", gradeView(g));
     drawProgress();
     $("train-go").hidden = true;
     $("train-next").hidden = false;
-  }).then(() => { if (!$("train-next").hidden) $("train-next").focus(); });
+  }).then(() => { if (!$("train-next").hidden) $("train-next").focus({ preventScroll: true }); });
 }
 function drawProgress() {
   const all = progress();
@@ -553,13 +704,16 @@ function drawProgress() {
   const mean = (xs) => xs.reduce((s, x) => s + x.lost, 0) / xs.length;
   const recent = all.slice(-10);
   const costly = [...all].sort((a, b) => b.lost - a.lost).slice(0, 5);
+  const line = (text) => (text.startsWith("declare") ? text : arrangementLine(rowsOf(text)));
   put("train-progress", h("h3", {}, "Your progress"),
-    h("p", { class: "big", "data-testid": "train-mean" }, `${all.length} hands; mean EV lost ${mean(all).toFixed(3)} a hand (last ${recent.length}: ${mean(recent).toFixed(3)})`),
+    h("p", { class: "big", "data-testid": "train-mean" }, `${all.length} hands; mean EV lost ${mean(all).toFixed(3)} units a hand, all opponents (last ${recent.length}: ${mean(recent).toFixed(3)})`),
     h("p", {}, "EV lost per hand, oldest first, by tens: ", Array.from({ length: Math.ceil(all.length / 10) }, (_, k) => mean(all.slice(10 * k, 10 * k + 10)).toFixed(3)).slice(-12).join(", ")),
     h("h3", {}, "Your costliest hands"),
-    h("table", { "data-testid": "train-costly" }, h("thead", {}, h("tr", {}, ["yours, then the best", "EV lost"].map((t) => h("th", { scope: "col" }, t)))),
-      h("tbody", {}, costly.map((x) => h("tr", {}, h("td", {}, h("div", {}, "yours: ", arrangementLine(rowsOf(x.yours))), h("div", {}, "best: ", arrangementLine(rowsOf(x.best))),
-        h("a", { href: link("grade", { hand: x.hand, arrangement: x.yours, rules: x.rules, players: x.players }) }, "review it in Grade")),
+    h("table", { "data-testid": "train-costly" }, h("thead", {}, h("tr", {}, ["yours, then the best", "EV lost (units a hand, all opponents)"].map((t) => h("th", { scope: "col" }, t)))),
+      h("tbody", {}, costly.map((x) => h("tr", {}, h("td", {}, h("div", {}, "yours: ", line(x.yours)), h("div", {}, "best: ", line(x.best)),
+        // Grade as the hand was graded (its seed, samples and opponent too), so it shows the same cost
+        h("a", { href: link("grade", { hand: x.hand, arrangement: x.yours, rules: x.rules, players: x.players, seed: x.seed,
+          samples: x.samples, opponent: x.opponent }) }, "review it in Grade")),
         h("td", {}, x.lost.toFixed(3)))))));
 }
 $("train-deal").addEventListener("click", trainDeal);
@@ -590,7 +744,10 @@ function route() {
   }
   if (name === "play" && /^[0-9]{1,15}$/.test(params.get("seed") || "")) {
     replaySeed = Number(params.get("seed"));
-    put("play-status", h("p", {}, `The next session you start deals the hands of session ${replaySeed}.`));
+    const bots = (params.get("bots") || "").split(",").filter(Boolean);
+    showSetup(bots, params.get("rules"));
+    const against = bots.length >= 1 && bots.length <= 3 ? ` against ${bots.join(", ")}` : "";
+    put("play-status", h("p", { "data-testid": "play-replay" }, `The next session you start deals the hands of session ${replaySeed}${against}, rules ${$("play-rules").value}.`));
   }
   if (name === "train") drawProgress();
 }
@@ -608,8 +765,11 @@ document.addEventListener("keydown", (event) => {
   } catch (e) {
     $("solve-error").textContent = e.message;
   }
-  options("solve-options"); options("grade-options"); botSelectors(); drawGrid();
-  await restoreSession();
-  route();
-  document.body.dataset.ready = "true";
+  try {
+    options("solve-options"); options("grade-options"); botSelectors(); drawGrid();
+    await restoreSession();
+  } finally {
+    route(); // whatever a saved session held, the page shows one view and says it is ready
+    document.body.dataset.ready = "true";
+  }
 })();

@@ -1,0 +1,200 @@
+"""The page's flows on ordinary events, in a real browser (the system's Chromium, as
+tests/test_web_browser.py drives it): Enter pressed twice, Enter on a hand already scored or
+graded, a reload while a hand is being scored, saved data from an older page or damaged,
+links that must show the same figures again, naturals in Grade, seats of the same bot, the
+units of every EV, and where focus goes after an answer. Each test fails on the page as it
+was before these flows were fixed."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+browser_tests = pytest.importorskip("tests.test_web_browser")  # skips as it does: no Chromium, no playwright
+from bench.web.app import Settings, create_app  # noqa: E402
+from tests.web_server import CHROMIUM_ARGS, serving  # noqa: E402
+
+pytestmark = pytest.mark.slow
+_open, _until, _place, _by_rank = browser_tests._open, browser_tests._until, browser_tests._place, browser_tests._by_rank
+HAND, WAIT = browser_tests.HAND, browser_tests.WAIT
+SIX_PAIRS = "AS AH KS KH QS QH JS JH TS TH 9S 9H 2C"
+SESSION = "chinese-poker-session"
+
+
+@pytest.fixture(scope="module")
+def server():
+    with serving(create_app(Settings(workers=2, queue=32, solve_timeout=300))) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with browser_tests.sync_api.sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=browser_tests.CHROMIUM, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+def _idle(page) -> None:
+    _until(page, "!document.querySelector('[aria-busy]')")
+
+
+def test_enter_twice_in_solve_leaves_every_control_usable_and_focus_on_the_answer(browser, server):
+    page = _open(browser, server, 390)
+    page.fill('[data-testid="solve-text"]', HAND)
+    page.click('[data-testid="solve-go"]')
+    page.press('[data-testid="solve-text"]', "Enter")  # a second request while the first is out
+    page.wait_for_selector('[data-testid="best"]')
+    _idle(page)
+    disabled = page.eval_on_selector_all("#solve button, #solve select",
+                                         "xs => xs.filter(x => x.disabled).map(x => x.id || x.className)")
+    assert disabled == [], f"controls left disabled: {disabled}"
+    assert page.evaluate("document.activeElement !== document.body"), "focus dropped to the body"
+    top = page.evaluate("document.getElementById('solve-result').getBoundingClientRect().top")
+    assert 0 <= top < page.viewport_size["height"], f"the answer is off screen on a phone (top {top})"
+    assert page.errors == []
+    page.context.close()
+
+
+def test_every_ev_says_its_unit_and_row_figures_add_up_to_the_headline(browser, server):
+    """Four players: the rows' EVs are over all three opponents, as the headline's is, so they
+    add up to it (basic has no other part); in Grade the rows' differences add up to the cost."""
+    page = _open(browser, server, 1280, f"/#solve?hand={HAND.replace(' ', '+')}&players=4&samples=300&seed=1")
+    page.wait_for_selector('[data-testid="best"]')
+    line = page.inner_text('[data-testid="solve-ev"]')
+    assert "units a hand, all 3 opponents" in line
+    headline = float(re.search(r"EV ([+-][0-9.]+)", line)[1])
+    rows = [float(x) for x in page.eval_on_selector_all("#solve-result table >> nth=0 >> tbody tr td:last-child",
+                                                         "xs => xs.map(x => x.textContent)")]
+    assert len(rows) == 3 and sum(rows) == pytest.approx(headline, abs=0.003)
+    worse = "9D 4S 2C / 9H 8C 7C 6D 5H / AS KS QS JS TS"
+    page.goto(f"{server}/#grade?hand={HAND.replace(' ', '+')}&arrangement={worse.replace(' ', '+')}&players=4&samples=300&seed=1")
+    page.wait_for_selector('[data-testid="grade-summary"]')
+    summary = page.inner_text('[data-testid="grade-summary"]')
+    assert "units a hand, all 3 opponents" in summary
+    cost = float(re.search(r"cost ([0-9.]+)", summary)[1])
+    differences = [float(x) for x in page.eval_on_selector_all("#grade-result tbody tr td:last-child",
+                                                                "xs => xs.map(x => x.textContent)")]
+    assert cost > 1 and -sum(differences) == pytest.approx(cost, abs=0.003)
+    page.context.close()
+
+
+def test_grade_under_naturals_counts_declaring(browser, server):
+    best = "9S 9H 2C / AS KS QS JS TS / AH KH QH JH TH"
+    page = _open(browser, server, 1280, f"/#grade?hand={SIX_PAIRS.replace(' ', '+')}&arrangement={best.replace(' ', '+')}"
+                                        "&rules=naturals&samples=300&seed=3")
+    page.wait_for_selector('[data-testid="grade-summary"]')
+    assert "declaring it was the best choice" in page.inner_text('[data-testid="grade-natural"]')
+    cost = float(re.search(r"cost ([0-9.]+)", page.inner_text('[data-testid="grade-summary"]'))[1])
+    assert cost > 0.1
+    page.context.close()
+
+
+def test_the_trainer_counts_a_hand_once_and_its_review_shows_the_same_cost(browser, server):
+    page = _open(browser, server, 1280, "/#train")
+    page.evaluate("localStorage.removeItem('chinese-poker-trainer')")
+    page.click('[data-testid="train-deal"]')
+    page.wait_for_selector('[data-testid="train-go"]:not([hidden]):not([disabled])')
+    cards = _by_rank(page, "train-board")
+    _place(page, "train-board", cards[3:8] + cards[:3] + cards[8:])  # most often a costly play
+    page.keyboard.press("Enter")
+    _until(page, "document.querySelector('[data-testid=train-mean]')?.textContent.startsWith('1 hands')")
+    _idle(page)
+    page.locator('[data-testid="train-board"] .card >> nth=0').focus()
+    page.keyboard.press("Enter")  # on the graded hand's board: nothing is graded again
+    page.keyboard.press("Control+Enter")
+    _idle(page)
+    stored = page.evaluate("JSON.parse(localStorage.getItem('chinese-poker-trainer'))")
+    assert len(stored) == 1 and page.inner_text('[data-testid="train-mean"]').startswith("1 hands")
+    review = page.get_attribute('[data-testid="train-costly"] a', "href")
+    assert "seed=" in review and "samples=500" in review
+    page.goto(server + "/" + review)
+    page.wait_for_selector('[data-testid="grade-summary"]')
+    shown = float(re.search(r"cost ([0-9.]+)", page.inner_text('[data-testid="grade-summary"]'))[1])
+    assert shown == pytest.approx(stored[0]["lost"], abs=1e-3)
+    page.context.close()
+
+
+def test_a_reload_while_a_hand_is_scored_finds_its_result_and_enter_does_not_send_it_again(browser, server):
+    page = _open(browser, server, 1280, "/#play")
+    page.select_option('[data-testid="play-bot-0"]', "greedy")
+    page.click('[data-testid="play-start"]')
+    page.wait_for_selector('[data-testid="play-go"]:not([hidden]):not([disabled])')
+    _place(page, "play-board", _by_rank(page, "play-board"))
+    page.click('[data-testid="play-go"]')
+    page.wait_for_selector('[data-testid="play-grade"]')
+    _idle(page)
+    page.locator('[data-testid="play-board"] .card >> nth=0').focus()
+    page.keyboard.press("Enter")  # on the scored hand's board: it is not sent again
+    page.keyboard.press("Control+Enter")
+    _idle(page)
+    assert page.inner_text('[data-testid="play-error"]') == "" and page.is_visible('[data-testid="play-grade"]')
+
+    page.click('[data-testid="play-next"]')
+    page.wait_for_selector('[data-testid="play-go"]:not([hidden]):not([disabled])')
+    _place(page, "play-board", _by_rank(page, "play-board"))
+    with page.expect_request("**/api/session/play"):
+        page.click('[data-testid="play-go"]')
+    page.reload()  # the request was sent: the server scores the hand, this page never sees the answer
+    page.wait_for_selector("body[data-ready]")
+    _until(page, "document.querySelector('[data-testid=play-status]').textContent.includes('Hand 2 of 8')")
+    page.wait_for_selector('[data-testid="play-grade"]')
+    page.wait_for_selector('[data-testid="play-next"]:not([hidden])')
+    _idle(page)
+    assert page.inner_text('[data-testid="play-error"]') == ""
+    kept = page.evaluate(f"JSON.parse(localStorage.getItem('{SESSION}'))")
+    assert kept["phase"] == "scored" and [r["hand"] for r in kept["results"]] == [0, 1]
+    assert page.errors == []
+    page.context.close()
+
+
+@pytest.mark.parametrize("kept", [
+    '{"schema_version": 1, "session": "x", "bots": ["table"], "rules": "basic", "hand": 0, "phase": "set"}',
+    '{"schema_version": 2, "session": "x", "bots": ["table"], "rules": "basic", "player_count": 2, "hand": 3, '
+    '"phase": "scored", "results": 5, "totals": [0, 0]}',
+    '{"schema_version": 2, "session": "x", "bots": ["table"], "rules": "basic", "player_count": 2, "hand": 0, '
+    '"phase": "scored", "results": [{"hand": 0, "review": {"lost": 1, "yours": "x", "best": "y", "hand": "z"}, '
+    '"result": {"seats": [null]}}], "totals": [0, 0]}',
+    "not json", "[]", "null",
+], ids=["older", "damaged", "bad-result", "not-json", "a-list", "null"])
+def test_saved_data_from_an_older_page_or_damaged_never_stops_the_page(browser, server, kept):
+    page = _open(browser, server, 390)
+    page.evaluate(f"localStorage.setItem('{SESSION}', {json.dumps(kept)}); "
+                  "localStorage.setItem('chinese-poker-trainer', '[1, {}]')")
+    page.goto(server + "/#play")
+    page.reload()
+    page.wait_for_selector("body[data-ready]")
+    visible = page.eval_on_selector_all(".view", "vs => vs.filter(v => !v.hidden).map(v => v.id)")
+    assert visible == ["play"]
+    if kept != "null":
+        assert "could not be read" in page.inner_text('[data-testid="play-status"]')
+    page.select_option('[data-testid="play-bot-0"]', "greedy")
+    page.click('[data-testid="play-start"]')  # a new session starts as on a fresh page
+    page.wait_for_selector('[data-testid="play-go"]:not([hidden]):not([disabled])')
+    page.goto(server + "/#train")
+    page.wait_for_selector('[data-testid="train-progress"] .hint')
+    assert page.errors == []
+    page.context.close()
+
+
+def test_seats_of_the_same_bot_are_told_apart_and_a_reload_keeps_the_setup(browser, server):
+    page = _open(browser, server, 1280, "/#play")
+    page.select_option('[data-testid="play-count"]', "3")
+    page.select_option('[data-testid="play-rules"]', "2-4")
+    for seat in range(3):
+        page.select_option(f'[data-testid="play-bot-{seat}"]', "greedy")
+    page.click('[data-testid="play-start"]')
+    page.wait_for_selector('[data-testid="play-go"]:not([hidden]):not([disabled])')
+    _place(page, "play-board", _by_rank(page, "play-board"))
+    page.click('[data-testid="play-go"]')
+    page.wait_for_selector('[data-testid="play-grade"]')
+    names = [page.inner_text(f'[data-testid="seat-{i}"] h3') for i in range(4)]
+    assert names == ["you", "greedy 1", "greedy 2", "greedy 3"]
+    page.reload()
+    page.wait_for_selector("body[data-ready]")
+    page.wait_for_selector('[data-testid="play-grade"]')
+    assert page.input_value('[data-testid="play-count"]') == "3" and page.input_value('[data-testid="play-rules"]') == "2-4"
+    assert [page.input_value(f'[data-testid="play-bot-{i}"]') for i in range(3)] == ["greedy"] * 3
+    page.context.close()
