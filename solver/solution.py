@@ -46,6 +46,7 @@ from solver.cards import Card, CardsLike, format_cards, parse_hand, reading_orde
 from solver.documents import json_ready
 from solver.errors import SolveError
 from solver.evaluator import describe_value
+from solver.lessons import decision, verdict, why
 from solver.naturals import best_natural, held_natural
 from solver.opponent import OpponentModel, model_name
 from solver.rules import Rules, RulesError, as_rules
@@ -80,6 +81,7 @@ class Alternative:
     diff: float  # ev - best ev (<= 0)
     diff_se: float  # standard error of the paired difference
     significant: bool  # |diff| > 1.96 diff_se
+    rows: tuple[RowResult, ...] = ()  # its rows against the opponents' rows, as the best play's
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,7 +136,7 @@ class Solution:
             "rows": _row_results_dict(self.rows),
             "alternatives": [
                 {"arrangement": a.arrangement.to_dict(), "ev": a.ev, "diff": a.diff, "diff_se": a.diff_se,
-                 "significant": a.significant}
+                 "significant": a.significant, "rows": _row_results_dict(a.rows)}
                 for a in self.alternatives
             ],
             "alternatives_distinct": self.distinct,
@@ -266,12 +268,16 @@ def _alternative(cards: tuple[Card, ...], split: int, values: tuple[int, int, in
     diff = total - best_total
     diff_se = float(diff.std(ddof=1) / np.sqrt(sample.n)) if sample.n > 1 else float("nan")
     mean_diff = float(diff.mean())
+    arrangement = split_arrangement(cards, split)
+    results = per_sample_rows(values, sample)
     return Alternative(
-        arrangement=split_arrangement(cards, split),
+        arrangement=arrangement,
         ev=float(total.mean()) * scale,
         diff=mean_diff * scale,
         diff_se=diff_se * scale,
         significant=bool(abs(mean_diff) > Z95 * diff_se),
+        rows=tuple(_row_result(name, row_cards, value, results[:, i], sample.plain)
+                   for i, (name, row_cards, value) in enumerate(zip(ROWS, arrangement.rows, values))),
     )
 
 
@@ -480,6 +486,22 @@ class Grade:
             return max(0.0, self.best_choice_ev - self.ev)
         return max(0.0, -self.diff)
 
+    @property
+    def verdict(self) -> str:
+        """``best``, ``fine``, ``inaccuracy``, ``mistake`` or ``blunder``: the cost per opponent
+        against the thresholds of ``solver.lessons.VERDICTS``."""
+        return verdict(self.lost, self.solution.opponents)
+
+    @property
+    def why(self) -> list[str]:
+        """Why the play cost what it did, in sentences (``solver.lessons.why``)."""
+        return why(self)
+
+    @property
+    def decision(self) -> str:
+        """The decision the play turned on, where it parts from the best play (``solver.lessons.decision``)."""
+        return decision(self.solution.hand, self.arrangement, self.solution.arrangement, self.solution.rules)
+
     def to_dict(self) -> dict[str, Any]:
         """The versioned JSON document of ``solve --grade --json`` and of the web page's grade
         (``bench/records/schemas/hand-grade.schema.json``).
@@ -509,6 +531,9 @@ class Grade:
             "natural": self.solution.natural,
             "natural_ev": self.solution.natural_ev,
             "declare": self.declare,
+            "verdict": self.verdict,
+            "why": self.why,
+            "decision": self.decision,
             "rows": rows,
             "sample_count": self.solution.samples,
             "seed": self.solution.seed,

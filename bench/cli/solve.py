@@ -175,6 +175,7 @@ def render_grade(grade: Grade, symbols: bool) -> str:
     for mine, theirs in zip(grade.rows, best.rows):
         lines.append(f"  {mine.row:<7} {format_cards(mine.cards, symbols):<15} {mine.ev:+7.3f}   "
                      f"{format_cards(theirs.cards, symbols):<15} {theirs.ev:+7.3f}")
+    lines += ["", f"verdict {grade.verdict} (the decision: {grade.decision})"] + [f"  {line}" for line in grade.why]
     if best.natural is not None:
         verdict = "declaring it is the best choice" if grade.declare else "the best play beats declaring it"
         lines += ["", f"natural {best.natural}: declaring it is worth {best.natural_ev:+.3f}; {verdict}"]
