@@ -1,13 +1,26 @@
-"""The web server's limits: sessions kept per client, and forgotten by idleness."""
+"""The web server's limits: sessions kept per client and forgotten by idleness, a deadline for
+a request to arrive whole, 413 for a body too large however it is sent, and the security headers on
+the server's refusals."""
 
 from __future__ import annotations
+
+import http.client
+import json
+import socket
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
 
 import pytest
 
 pytest.importorskip("fastapi", reason="the web extra (fastapi) is not installed")
 from fastapi.testclient import TestClient  # noqa: E402
 
-from bench.web.app import Settings, create_app  # noqa: E402
+from bench.web.app import HEADERS, MAX_BODY, Settings, create_app  # noqa: E402
+from tests.web_server import serving  # noqa: E402
+
+ARRANGEMENT = "9H 9D 2C / 8C 7C 6D 5H 4S / AS KS QS JS TS"
 
 
 class Clock:
@@ -91,3 +104,153 @@ def test_a_full_server_forgets_only_a_session_idle_for_long():
     assert _start(a).status_code == 200
     assert [_kept(b, k) for k in recent] == [True, False]
     assert _kept(c, newer.json()["session"])
+
+
+def test_the_refusals_before_the_app_carry_the_security_headers():
+    """The 413 of the body limit and the 400 of the host check are answers too."""
+    with TestClient(_app()) as client:
+        too_large = client.post("/api/check", content=b"{" + b" " * 100_000 + b"}",
+                                headers={"content-type": "application/json"})
+        other_host = client.get("/", headers={"host": "evil.example"})
+    assert (too_large.status_code, other_host.status_code) == (413, 400)
+    for done in (too_large, other_host):
+        assert "frame-ancestors 'none'" in done.headers["content-security-policy"]
+        assert all(done.headers[name] == value for name, value in HEADERS.items())
+
+
+def _wait_closed(connection: socket.socket, within: float) -> bytes | None:
+    """What the server sent before it closed the connection; None when it is still open after ``within`` seconds."""
+    connection.settimeout(0.2)
+    received = b""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            chunk = connection.recv(4096)
+        except TimeoutError:
+            continue
+        except ConnectionResetError:
+            return received
+        if not chunk:
+            return received
+        received += chunk
+    return None
+
+
+HALF_SENT = {
+    "nothing": b"",
+    "half a request line": b"POST /api/ch",
+    "headers without their end": b"POST /api/check HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n",
+    "half a declared body": b"POST /api/check HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                            b"Content-Length: 100\r\n\r\n{\"arrangement\": ",
+    "a chunked body without its last chunk": b"POST /api/check HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                                             b"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+                                             b"5\r\n{\"arr\r\n",
+    "half a second request": b"GET /api/bots HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\nGET /api/bo",
+}
+
+
+@pytest.fixture(scope="module")
+def server():
+    with serving(create_app(Settings(workers=1, warm_up=False, read_timeout=1.0))) as url:
+        yield url
+
+
+@pytest.mark.parametrize("sent", list(HALF_SENT), ids=list(HALF_SENT))
+def test_a_request_that_does_not_arrive_whole_is_closed(server, sent):
+    """Half-sent requests used to hold their connections (and files) open for good; 300 of
+    them took the page down. Now each is closed once ``read_timeout`` (1 s here) passes, with
+    408 when part of a request had come (and the security headers, past the headers), and
+    the page answers all along."""
+    port = urllib.parse.urlsplit(server).port
+    connections = [socket.create_connection(("127.0.0.1", port)) for _ in range(5)]
+    try:
+        for connection in connections:
+            connection.sendall(HALF_SENT[sent])
+        with urllib.request.urlopen(server + "/api/bots", timeout=30) as page:
+            assert page.status == 200
+        answers = [_wait_closed(c, within=30) for c in connections]
+    finally:
+        for connection in connections:
+            connection.close()
+    assert None not in answers, "a connection is still open 30 s after its request stopped"
+    if sent in ("half a request line", "headers without their end"):
+        assert all(a == b"" or a.startswith(b"HTTP/1.1 408 ") for a in answers), answers[0]
+    if "body" in sent:
+        assert all(a.startswith(b"HTTP/1.1 408 ") and b"content-security-policy" in a for a in answers), answers[0]
+    if sent == "half a second request":
+        assert all(a.startswith(b"HTTP/1.1 200 ") and b"HTTP/1.1 408 " in a for a in answers), answers[0]
+
+
+def test_a_chunked_body_too_large_is_413_and_one_within_the_limit_is_read(server):
+    """A chunked body (no Content-Length) over the limit used to be answered 400 ("There was an
+    error parsing the body"): the body limit's error was caught as the app read the body."""
+    host = urllib.parse.urlsplit(server)
+    answers = []
+    for body in ((b" " * 1024 for _ in range(10)), iter([b'{"arrangement": ', json.dumps(ARRANGEMENT).encode(), b"}"])):
+        connection = http.client.HTTPConnection(host.hostname, host.port, timeout=30)
+        try:
+            connection.request("POST", "/api/check", body=body, headers={"Content-Type": "application/json"})
+            answer = connection.getresponse()
+            answers.append((answer.status, answer.getheader("content-security-policy"), json.loads(answer.read())))
+        finally:
+            connection.close()
+    (large, large_policy, refused), (small, _, checked) = answers
+    assert 10 * 1024 > MAX_BODY and (large, small) == (413, 200)
+    assert refused == {"detail": "the request is too large"} and "frame-ancestors 'none'" in large_policy
+    assert checked["document"] == "web-check" and checked["foul"] is False
+
+
+def _status(url: str) -> int:
+    try:
+        with urllib.request.urlopen(url, timeout=30) as page:
+            return page.status
+    except urllib.error.HTTPError as error:
+        return error.code
+
+
+def _eventually(condition, within: float = 30.0) -> bool:
+    deadline = time.monotonic() + within
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)
+    return True
+
+
+def test_connections_past_the_limit_are_answered_503():
+    """With ``connections`` open at once (3 idle ones and the request's own), a request is
+    answered 503 at once; once they close, 200 again."""
+    with serving(create_app(Settings(workers=1, warm_up=False, connections=4, read_timeout=60.0))) as url:
+        port = urllib.parse.urlsplit(url).port
+        idle = [socket.create_connection(("127.0.0.1", port)) for _ in range(3)]
+        try:
+            assert _eventually(lambda: _status(url + "/api/bots") == 503), "no 503 with the connections all taken"
+        finally:
+            for connection in idle:
+                connection.close()
+        assert _eventually(lambda: _status(url + "/api/bots") == 200), "still refused once the connections closed"
+
+
+def test_bench_serve_runs_uvicorn_with_the_same_limits(monkeypatch):
+    """bench serve and the tests' server build the server the same way (``server_config``)."""
+    import uvicorn
+
+    from bench.cli import main
+    from bench.web.server import server_config
+    from tests.web_server import free_port
+
+    built = []
+
+    class Server:
+        def __init__(self, config):
+            built.append(config)
+
+        def run(self, sockets):
+            pass
+
+    monkeypatch.setattr(uvicorn, "Server", Server)
+    assert main(["serve", "--port", str(free_port()), "--workers", "1"]) == 0
+    expected = server_config(create_app(Settings()))
+    (config,) = built
+    assert config.limit_concurrency == expected.limit_concurrency == Settings().connections
+    assert config.http is expected.http and getattr(config, "read_timeout", None) == Settings().read_timeout

@@ -12,7 +12,9 @@ answer carries security headers, and the page builds no HTML from what a user ty
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
+import json
 import math
 import re
 import secrets
@@ -80,6 +82,8 @@ class Settings:
     max_sessions: int = 10_000  # sessions of Play kept in memory, all clients together
     sessions_per_client: int = 50  # sessions kept for one client (IP address): a new one forgets its least recently used
     session_idle: float = 600.0  # seconds a session is safe from other clients' new sessions after its last use
+    read_timeout: float = 10.0  # seconds a request has to arrive whole (headers, then body); then 408, connection closed
+    connections: int = 256  # connections served at once (uvicorn's limit_concurrency); a request past them gets 503
     clock: Callable[[], float] = time.monotonic  # the sessions' clock (a test's own, to pass time without waiting)
     warm_up: bool = True  # each solver process solves one small hand before it takes requests
     pool: PoolSettings = field(init=False)
@@ -428,41 +432,64 @@ class HostCheck:
 
 
 class BodyLimit:
-    """Refuse a request body over ``limit`` bytes with 413 (declared or streamed)."""
+    """Read a request's body before the app sees it: over ``limit`` bytes, declared or sent
+    (chunked too), the answer is 413; not arrived whole within ``timeout`` seconds, 408. Both
+    close the connection. The app then reads the body from memory, in one message."""
 
-    def __init__(self, app: ASGIApp, limit: int):
-        self.app, self.limit = app, limit
+    def __init__(self, app: ASGIApp, limit: int, timeout: float):
+        self.app, self.limit, self.timeout = app, limit, timeout
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
         declared = dict(scope.get("headers") or []).get(b"content-length")
         if declared is not None and (not declared.isdigit() or int(declared) > self.limit):
-            return await _too_large(send)
-        seen = 0
+            return await _refuse(send, 413, "the request is too large")
+        try:
+            body = await asyncio.wait_for(self._read(receive), self.timeout)
+        except _BodyTooLarge:
+            return await _refuse(send, 413, "the request is too large")
+        except asyncio.TimeoutError:
+            return await _refuse(send, 408, f"the request did not arrive whole within {self.timeout:g} s")
+        if body is None:  # the client went away
+            return None
+        read = False
 
-        async def limited() -> Message:
-            nonlocal seen
+        async def replayed() -> Message:
+            nonlocal read
+            if read:
+                return await receive()  # a disconnect, for an app that listens for one
+            read = True
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        return await self.app(scope, replayed, send)
+
+    async def _read(self, receive: Receive) -> bytes | None:
+        """The whole body; None when the client disconnects first."""
+        parts: list[bytes] = []
+        seen = 0
+        while True:
             message = await receive()
-            seen += len(message.get("body", b""))
+            if message["type"] == "http.disconnect":
+                return None
+            part = message.get("body", b"")
+            seen += len(part)
             if seen > self.limit:
                 raise _BodyTooLarge
-            return message
-
-        try:
-            return await self.app(scope, limited, send)
-        except _BodyTooLarge:
-            return await _too_large(send)
+            parts.append(part)
+            if not message.get("more_body", False):
+                return b"".join(parts)
 
 
 class _BodyTooLarge(InputError):
     pass
 
 
-async def _too_large(send: Send) -> None:
-    await send({"type": "http.response.start", "status": 413,
-                "headers": [(b"content-type", b"application/json")]})
-    await send({"type": "http.response.body", "body": b'{"detail":"the request is too large"}'})
+async def _refuse(send: Send, status: int, detail: str) -> None:
+    """Answer ``status`` with ``detail``, and close the connection (the rest of the request is not read)."""
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"), (b"connection", b"close")]})
+    await send({"type": "http.response.body", "body": json.dumps({"detail": detail}).encode()})
 
 
 class SecurityHeaders:
@@ -574,6 +601,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                               "over the time limit answer 503; when the solver is busy, 429 with Retry-After.",
                   responses={422: {"model": ErrorAnswer, "description": "a request that does not fit the API"}})
     app.state.pool = pool
+    app.state.settings = settings  # the server's limits too (bench.web.server.server_config)
     app.state.sessions = Sessions(settings.max_sessions, settings.sessions_per_client, settings.session_idle,
                                   settings.clock)
     _add_error_handlers(app)
@@ -583,9 +611,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     if swagger_assets() is not None:
         app.mount("/static/swagger", StaticFiles(directory=swagger_assets()), name="swagger")
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    app.add_middleware(BodyLimit, limit=MAX_BODY, timeout=settings.read_timeout)
     app.add_middleware(HostCheck, allowed=settings.allowed_hosts)
-    app.add_middleware(SecurityHeaders)
-    app.add_middleware(BodyLimit, limit=MAX_BODY)
+    app.add_middleware(SecurityHeaders)  # the last added is the outermost: its headers go on every answer
     return app
 
 
