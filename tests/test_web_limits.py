@@ -1,12 +1,16 @@
 """The web server's limits: sessions kept per client and forgotten by idleness, a deadline for
-a request to arrive whole, 413 for a body too large however it is sent, and the security headers on
-the server's refusals."""
+a request to arrive whole, 413 for a body too large however it is sent, the security headers on
+the server's refusals, and kernels compiled before the first request."""
 
 from __future__ import annotations
 
 import http.client
+import inspect
 import json
 import socket
+import subprocess
+import sys
+import textwrap
 import time
 import urllib.error
 import urllib.parse
@@ -17,7 +21,7 @@ import pytest
 pytest.importorskip("fastapi", reason="the web extra (fastapi) is not installed")
 from fastapi.testclient import TestClient  # noqa: E402
 
-from bench.web.app import HEADERS, MAX_BODY, Settings, create_app  # noqa: E402
+from bench.web.app import HEADERS, MAX_BODY, OPPONENTS, SEAT_BOTS, Settings, create_app  # noqa: E402
 from tests.web_server import serving  # noqa: E402
 
 ARRANGEMENT = "9H 9D 2C / 8C 7C 6D 5H 4S / AS KS QS JS TS"
@@ -254,3 +258,100 @@ def test_bench_serve_runs_uvicorn_with_the_same_limits(monkeypatch):
     (config,) = built
     assert config.limit_concurrency == expected.limit_concurrency == Settings().connections
     assert config.http is expected.http and getattr(config, "read_timeout", None) == Settings().read_timeout
+
+
+CHECK_WARMED = textwrap.dedent("""
+    import json, sys
+    from numba.core.registry import CPUDispatcher
+    from fastapi.testclient import TestClient
+    from bench.web.app import Settings, create_app
+
+    def compiled():
+        return {f"{name}.{attr}": len(value.signatures) for name, module in list(sys.modules.items())
+                if name.split(".")[0] in ("solver", "bots") for attr, value in vars(module).items()
+                if isinstance(value, CPUDispatcher)}
+
+    at_import = compiled()
+    with TestClient(create_app(Settings(allowed_hosts=("testserver",), workers=1, warm_up=False))) as client:
+        started = compiled()
+        done = client.post("/api/check", json={"arrangement": sys.argv[1]})
+        assert done.status_code == 200, done.text
+        print(json.dumps([at_import, started, compiled()]))
+""")
+
+
+@pytest.mark.slow
+def test_the_first_check_compiles_nothing():
+    """The foul check runs in the event loop: its first request used to compile kernels there
+    (about a second, with every other request waiting). The app's start-up runs it first."""
+    done = subprocess.run([sys.executable, "-c", CHECK_WARMED, ARRANGEMENT], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    at_import, started, after = json.loads(done.stdout.splitlines()[-1])
+    assert sum(at_import.values()) == 0  # a fresh process: what the start-up compiles is seen
+    assert started == after, {k: (started.get(k), v) for k, v in after.items() if started.get(k) != v}
+    assert sum(started.values()) > 0
+
+
+def test_the_worker_warm_up_runs_each_job_seating_each_bot(monkeypatch):
+    """Each kind of job, each opponent model Solve offers and each bot Play seats (the lists
+    are the app's own), under rules with and without royalties and naturals."""
+    from bench.web import jobs
+    from solver.rules import Rules
+
+    calls: dict[str, list[dict]] = {name: [] for name in jobs.JOBS}
+    for name, job in jobs.JOBS.items():
+        def recorded(*args, _name=name, _job=job, **kwargs):
+            calls[_name].append(inspect.signature(_job).bind(*args, **kwargs).arguments)
+            return _job(*args, **kwargs)
+        monkeypatch.setattr(jobs, name, recorded)
+    jobs.warm_up()
+    assert all(calls.values()), {name: len(c) for name, c in calls.items()}
+    assert {spec.split(":")[0] for call in calls["play"] for spec in call["bots"]} >= set(SEAT_BOTS)
+    assert {call["opponent"] for call in calls["solve"]} >= set(OPPONENTS)
+    played = [Rules.parse(call["rules"]) for call in calls["play"]]
+    assert any(r.royalties for r in played) and any(r.naturals for r in played)
+    assert any(not r.royalties and not r.naturals for r in played)
+
+
+WARMED_JOBS = textwrap.dedent("""
+    import json, sys
+    from numba.core.registry import CPUDispatcher
+    from bench.records.deals import deal_table
+    from bench.web import jobs
+    from bench.web.app import OPPONENTS, SEAT_BOTS
+    from solver import Arrangement, Card
+    from solver.rules import PRESETS
+
+    def compiled():
+        return {f"{name}.{attr}": len(value.signatures) for name, module in list(sys.modules.items())
+                if name.split(".")[0] in ("solver", "bots") for attr, value in vars(module).items()
+                if isinstance(value, CPUDispatcher)}
+
+    HAND, NATURAL = "AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C", "AS AH KS KH QS QH JS JH TS TH 9S 9H 2C"
+    ARRANGEMENT = "9H 9D 2C / 8C 7C 6D 5H 4S / AS KS QS JS TS"
+    jobs.warm_up()
+    warmed = compiled()
+    seats = [name if name != "exhaustive" else "exhaustive:samples=10" for name in SEAT_BOTS]
+    for rules in [*PRESETS, "2-4+royalties", "1-6+naturals", "royalties-win+naturals"]:
+        for players, opponent in zip((2, 3, 4, 2), OPPONENTS):
+            jobs.solve(HAND, opponent, 30, 1, players, 2, rules)
+            jobs.solve(NATURAL, opponent, 30, 1, players, 2, rules)
+            jobs.grade(HAND, ARRANGEMENT, opponent, 30, 1, players, rules)
+        for first in range(0, len(seats), 3):
+            bots = seats[first:first + 3]
+            dealt = sorted((Card(int(c)) for c in deal_table(5, 1, len(bots) + 1)[0]), reverse=True)
+            mine = Arrangement(tuple(dealt[10:]), tuple(dealt[5:10]), tuple(dealt[:5])).format()
+            jobs.play(5, 1, len(bots) + 1, bots, mine, False, rules, 30)
+    print(json.dumps([warmed, compiled()]))
+""")
+
+
+@pytest.mark.slow
+def test_after_the_warm_up_no_job_of_the_page_compiles_a_kernel():
+    """A fresh install's first Play hand used to spend most of its 20 s compiling (and under
+    rules with royalties, more than 20 s): the worker's warm-up now compiles what every rule
+    preset, opponent model and seated bot uses."""
+    done = subprocess.run([sys.executable, "-c", WARMED_JOBS], capture_output=True, text=True, timeout=1800)
+    assert done.returncode == 0, done.stderr
+    warmed, after = json.loads(done.stdout.splitlines()[-1])
+    assert warmed == after, {k: (warmed.get(k), v) for k, v in after.items() if warmed.get(k) != v}

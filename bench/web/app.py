@@ -85,7 +85,7 @@ class Settings:
     read_timeout: float = 10.0  # seconds a request has to arrive whole (headers, then body); then 408, connection closed
     connections: int = 256  # connections served at once (uvicorn's limit_concurrency); a request past them gets 503
     clock: Callable[[], float] = time.monotonic  # the sessions' clock (a test's own, to pass time without waiting)
-    warm_up: bool = True  # each solver process solves one small hand before it takes requests
+    warm_up: bool = True  # each solver process runs each kind of job once, tiny, before it takes requests
     pool: PoolSettings = field(init=False)
 
     def __post_init__(self) -> None:
@@ -592,6 +592,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        # /api/check computes in the event loop: the kernels it runs are compiled (or loaded) before the first request
+        checked = Arrangement.parse("9H 9D 2C / 8C 7C 6D 5H 4S / AS KS QS JS TS")
+        foul_reason(checked)
+        for row in checked.rows:
+            describe(row)
         await pool.start()
         yield
         pool.close()
