@@ -12,12 +12,15 @@ answer carries security headers, and the page builds no HTML from what a user ty
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
+import json
+import math
 import re
 import secrets
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -76,8 +79,13 @@ class Settings:
     workers: int = 2  # solver processes
     queue: int = 8  # requests that may wait for a solver process; more are answered 429
     allowed_hosts: tuple[str, ...] = LOCAL_HOSTS  # Host headers answered (DNS rebinding)
-    max_sessions: int = 10_000  # sessions of Play kept in memory (the oldest are forgotten)
-    warm_up: bool = True  # each solver process solves one small hand before it takes requests
+    max_sessions: int = 10_000  # sessions of Play kept in memory, all clients together
+    sessions_per_client: int = 50  # sessions kept for one client (IP address): a new one forgets its least recently used
+    session_idle: float = 600.0  # seconds a session is safe from other clients' new sessions after its last use
+    read_timeout: float = 10.0  # seconds a request has to arrive whole (headers, then body); then 408, connection closed
+    connections: int = 256  # connections served at once (uvicorn's limit_concurrency); a request past them gets 503
+    clock: Callable[[], float] = time.monotonic  # the sessions' clock (a test's own, to pass time without waiting)
+    warm_up: bool = True  # each solver process runs each kind of job once, tiny, before it takes requests
     pool: PoolSettings = field(init=False)
 
     def __post_init__(self) -> None:
@@ -260,25 +268,53 @@ class Session:
 
 
 class Sessions:
-    """Sessions of Play by their id, the least recently used forgotten past ``limit``."""
+    """Sessions of Play by their id, kept in memory within two limits.
 
-    def __init__(self, limit: int):
-        self.limit = limit
-        self._by_id: OrderedDict[str, Session] = OrderedDict()
+    A client (an IP address) keeps at most ``per_client`` sessions: a new one past them
+    forgets that client's least recently used session. All clients together keep at most
+    ``limit``: a new session past them forgets the least recently used one if it has been
+    idle for more than ``idle`` seconds, and is refused (429) if not, so that no client's
+    flood of sessions pushes out another's session in use.
+    """
 
-    def add(self, session: Session) -> str:
-        """Keep a new session, forgetting the least recently used ones past ``limit``.
+    def __init__(self, limit: int, per_client: int = 50, idle: float = 600.0,
+                 clock: Callable[[], float] = time.monotonic):
+        self.limit, self.per_client, self.idle, self.clock = limit, per_client, idle, clock
+        self._by_id: OrderedDict[str, Session] = OrderedDict()  # least recently used first
+        self._client: dict[str, str] = {}  # session id -> its client
+        self._of_client: dict[str, OrderedDict[str, None]] = {}  # client -> its session ids, least recently used first
+
+    def add(self, session: Session, client: str) -> str:
+        """Keep a new session of ``client``, forgetting a session past the limits.
 
         Args:
             session: The session.
+            client: Who starts it: the client's IP address.
 
         Returns:
             Its id, a fresh random token.
+
+        Raises:
+            HTTPException: 429 with Retry-After, when every client's sessions are as many as
+                ``limit`` and none has been idle for ``idle`` seconds.
         """
+        now = self.clock()
+        own = self._of_client.get(client)
+        if own is not None and len(own) >= self.per_client:
+            self._forget(next(iter(own)))
+        elif len(self._by_id) >= self.limit:
+            oldest = next(iter(self._by_id))
+            waited = now - self._by_id[oldest].touched
+            if waited <= self.idle:
+                retry = max(1, math.ceil(self.idle - waited))
+                raise HTTPException(429, f"the server holds as many sessions as it can, all in use; try again in "
+                                         f"{retry} s", headers={"Retry-After": str(retry)})
+            self._forget(oldest)
         key = secrets.token_urlsafe(16)
+        session.touched = now
         self._by_id[key] = session
-        while len(self._by_id) > self.limit:
-            self._by_id.popitem(last=False)
+        self._client[key] = client
+        self._of_client.setdefault(client, OrderedDict())[key] = None
         return key
 
     def get(self, key: str) -> Session:
@@ -299,8 +335,30 @@ class Sessions:
             raise HTTPException(404, "this session is not on the server (it was restarted or the session is old); "
                                      "start a new session")
         self._by_id.move_to_end(key)
-        session.touched = time.monotonic()
+        self._of_client[self._client[key]].move_to_end(key)
+        session.touched = self.clock()
         return session
+
+    @staticmethod
+    def client_of(request: Request) -> str:
+        """Who a request comes from, as sessions are counted.
+
+        Args:
+            request: The request.
+
+        Returns:
+            The client's IP address (as uvicorn gives it: behind a proxy on this machine, the
+                address the proxy forwards); ``"unknown"`` when the server gives none.
+        """
+        return request.client.host if request.client is not None else "unknown"
+
+    def _forget(self, key: str) -> None:
+        del self._by_id[key]
+        client = self._client.pop(key)
+        own = self._of_client[client]
+        del own[key]
+        if not own:
+            del self._of_client[client]
 
 
 def host_name(text: str | None) -> str | None:
@@ -375,41 +433,64 @@ class HostCheck:
 
 
 class BodyLimit:
-    """Refuse a request body over ``limit`` bytes with 413 (declared or streamed)."""
+    """Read a request's body before the app sees it: over ``limit`` bytes, declared or sent
+    (chunked too), the answer is 413; not arrived whole within ``timeout`` seconds, 408. Both
+    close the connection. The app then reads the body from memory, in one message."""
 
-    def __init__(self, app: ASGIApp, limit: int):
-        self.app, self.limit = app, limit
+    def __init__(self, app: ASGIApp, limit: int, timeout: float):
+        self.app, self.limit, self.timeout = app, limit, timeout
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
         declared = dict(scope.get("headers") or []).get(b"content-length")
         if declared is not None and (not declared.isdigit() or int(declared) > self.limit):
-            return await _too_large(send)
-        seen = 0
+            return await _refuse(send, 413, "the request is too large")
+        try:
+            body = await asyncio.wait_for(self._read(receive), self.timeout)
+        except _BodyTooLarge:
+            return await _refuse(send, 413, "the request is too large")
+        except asyncio.TimeoutError:
+            return await _refuse(send, 408, f"the request did not arrive whole within {self.timeout:g} s")
+        if body is None:  # the client went away
+            return None
+        read = False
 
-        async def limited() -> Message:
-            nonlocal seen
+        async def replayed() -> Message:
+            nonlocal read
+            if read:
+                return await receive()  # a disconnect, for an app that listens for one
+            read = True
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        return await self.app(scope, replayed, send)
+
+    async def _read(self, receive: Receive) -> bytes | None:
+        """The whole body; None when the client disconnects first."""
+        parts: list[bytes] = []
+        seen = 0
+        while True:
             message = await receive()
-            seen += len(message.get("body", b""))
+            if message["type"] == "http.disconnect":
+                return None
+            part = message.get("body", b"")
+            seen += len(part)
             if seen > self.limit:
                 raise _BodyTooLarge
-            return message
-
-        try:
-            return await self.app(scope, limited, send)
-        except _BodyTooLarge:
-            return await _too_large(send)
+            parts.append(part)
+            if not message.get("more_body", False):
+                return b"".join(parts)
 
 
 class _BodyTooLarge(InputError):
     pass
 
 
-async def _too_large(send: Send) -> None:
-    await send({"type": "http.response.start", "status": 413,
-                "headers": [(b"content-type", b"application/json")]})
-    await send({"type": "http.response.body", "body": b'{"detail":"the request is too large"}'})
+async def _refuse(send: Send, status: int, detail: str) -> None:
+    """Answer ``status`` with ``detail``, and close the connection (the rest of the request is not read)."""
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"), (b"connection", b"close")]})
+    await send({"type": "http.response.body", "body": json.dumps({"detail": detail}).encode()})
 
 
 class SecurityHeaders:
@@ -513,6 +594,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        # /api/check computes in the event loop: the kernels it runs are compiled (or loaded) before the first request
+        checked = Arrangement.parse("9H 9D 2C / 8C 7C 6D 5H 4S / AS KS QS JS TS")
+        foul_reason(checked)
+        for row in checked.rows:
+            describe(row)
         await pool.start()
         yield
         pool.close()
@@ -522,7 +608,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                               "over the time limit answer 503; when the solver is busy, 429 with Retry-After.",
                   responses={422: {"model": ErrorAnswer, "description": "a request that does not fit the API"}})
     app.state.pool = pool
-    app.state.sessions = Sessions(settings.max_sessions)
+    app.state.settings = settings  # the server's limits too (bench.web.server.server_config)
+    app.state.sessions = Sessions(settings.max_sessions, settings.sessions_per_client, settings.session_idle,
+                                  settings.clock)
     _add_error_handlers(app)
     _add_pages(app)
     _add_solver_routes(app, settings, pool)
@@ -530,9 +618,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     if swagger_assets() is not None:
         app.mount("/static/swagger", StaticFiles(directory=swagger_assets()), name="swagger")
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    app.add_middleware(BodyLimit, limit=MAX_BODY, timeout=settings.read_timeout)
     app.add_middleware(HostCheck, allowed=settings.allowed_hosts)
-    app.add_middleware(SecurityHeaders)
-    app.add_middleware(BodyLimit, limit=MAX_BODY)
+    app.add_middleware(SecurityHeaders)  # the last added is the outermost: its headers go on every answer
     return app
 
 
@@ -659,12 +747,13 @@ def _add_session_routes(app: FastAPI, settings: Settings, pool: WorkerPool, sess
     """Play: start a session, deal a hand of it, play that hand."""
 
     @app.post("/api/session/start")
-    async def session_start(request: SessionStart) -> dict[str, Any]:
+    async def session_start(request: SessionStart, http: Request) -> dict[str, Any]:
         specs = tuple(seat_spec(b) for b in request.bots)
         seed = request.seed if request.seed is not None else secrets.randbits(53)
         session = Session(seed=seed, bots=specs, rules=rules_text(request.rules))
+        kept = sessions.add(session, Sessions.client_of(http))
         # The seed deals the bots' hands too: it is told when the session is over (or when it was given).
-        return web_document("session-start", session=sessions.add(session), seed=request.seed, bots=list(specs),
+        return web_document("session-start", session=kept, seed=request.seed, bots=list(specs),
                             rules=session.rules, player_count=session.players, hand_count=HANDS_PER_SESSION)
 
     @app.post("/api/session/deal")

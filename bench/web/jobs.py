@@ -155,8 +155,27 @@ def _review(dealt: tuple[Card, ...], mine: Arrangement | None, natural: Natural 
 
 
 def warm_up() -> None:
-    """Load the kernels a request uses, before the worker takes one."""
-    solve(WARM_UP_HAND, "table", samples=20, seed=0, players=2, top=1, rules="basic")
+    """Compile (or load from Numba's cache) the kernels every kind of request uses, before the
+    worker takes one: a solve with each opponent model, a grade, and hands of Play that seat
+    each kind of bot, tiny, under rules with and without a bonus, royalties and naturals.
+    On a fresh install this takes the compiling off the first requests, which would otherwise
+    spend most of their time limit on it (tests/test_web_limits.py finds what it leaves out)."""
+    arrangement = "9H 9D 2C / 8C 7C 6D 5H 4S / AS KS QS JS TS"  # of WARM_UP_HAND
+    natural = "AS AH KS KH QS QH JS JH TS TH 9S 9H 2C"  # six pairs
+    opponents = ("greedy", "heuristic", "random", "table")  # each opponent model the page offers (app.OPPONENTS)
+    seats = ("exhaustive:samples=10:opponent=table", "greedy", "heuristic", "random", "table")  # each bot it seats
+    samples = 20
+    for rules in ("basic", "1-6+naturals", "2-4+royalties+naturals"):  # the kernels differ with a bonus, with royalties
+        for opponent in opponents:
+            solve(WARM_UP_HAND, opponent, samples=samples, seed=0, players=2, top=1, rules=rules)
+        solve(natural, "table", samples=samples, seed=0, players=2, top=1, rules=rules)
+        grade(WARM_UP_HAND, arrangement, "table", samples=samples, seed=0, players=2, rules=rules)
+        for first in range(0, len(seats), 3):  # at most 3 bots a table
+            bots = list(seats[first:first + 3])
+            players = len(bots) + 1
+            dealt = sorted((Card(int(c)) for c in deal_table(0, 0, players)[0]), reverse=True)
+            mine = Arrangement(tuple(dealt[10:]), tuple(dealt[5:10]), tuple(dealt[:5])).format()  # fouled or not
+            play(0, 0, players, bots, mine, False, rules, samples)
 
 
 JOBS: dict[str, Callable[..., dict[str, Any]]] = {"solve": solve, "grade": grade, "play": play}

@@ -69,6 +69,7 @@ def run(args: argparse.Namespace) -> int:
         import uvicorn  # noqa: PLC0415  (optional, the web extra: loaded only by bench serve)
 
         from bench.web.app import Settings, create_app  # noqa: PLC0415  (optional, the web extra: loaded only by bench serve)
+        from bench.web.server import server_config  # noqa: PLC0415  (the same)
     except ImportError:
         raise UsageError("the web page needs the web extra; from the project's folder: pip install -e '.[web]'") from None
     for flag, name, value in (("--port", "port", args.port), ("--workers", "web_workers", args.workers),
@@ -88,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
     if args.host in ("0.0.0.0", "::") and not args.allow_host:
         show("listening on every interface, but answering only requests for localhost: name this machine as the "
              "players reach it with --allow-host NAME_OR_ADDRESS", flush=True)
-    server = uvicorn.Server(uvicorn.Config(create_app(settings), log_level="warning"))
+    server = uvicorn.Server(server_config(create_app(settings), log_level="warning"))
     opener = None
     if args.open:
         opener = threading.Timer(1.0, open_page, args=(url,))
