@@ -198,3 +198,78 @@ def test_seats_of_the_same_bot_are_told_apart_and_a_reload_keeps_the_setup(brows
     assert page.input_value('[data-testid="play-count"]') == "3" and page.input_value('[data-testid="play-rules"]') == "2-4"
     assert [page.input_value(f'[data-testid="play-bot-{i}"]') for i in range(3)] == ["greedy"] * 3
     page.context.close()
+
+
+def _planted_leak_entries(count: int = 40) -> list[dict]:
+    """Trainer entries of a player who plays as `table` plays, except that wherever it can it
+    moves the best play's highest pair into the front instead (a legal play that the decision
+    classes call 'where the pair goes'): graded as the page grades them."""
+    import numpy as np
+
+    from bots import grade_hand, make_bot_for
+    from solver import Arrangement, Card, Rules, format_cards, is_foul
+    from solver.lessons import decision
+
+    rules, rng = Rules.parse("basic"), np.random.default_rng(17)
+    table, entries = make_bot_for("table", rules), []
+    for number in range(count):
+        cards = tuple(Card(int(c)) for c in rng.permutation(52)[:13])
+        hand = format_cards(sorted(cards, reverse=True))
+        best = grade_hand(hand, table.arrange(cards, rng), "table", samples=200, seed=number).solution.arrangement
+        play = table.arrange(cards, rng)
+        for pair in sorted({c.rank for c in cards if sum(1 for d in cards if d.rank == c.rank) == 2}, reverse=True):
+            moved = [c for row in best.rows[1:] for c in row if c.rank == pair]
+            if len(moved) != 2 or any(c.rank == pair for c in best.rows[0]):
+                continue
+            front = sorted(best.rows[0], key=lambda c: c.rank)
+            out, keep = front[:2], front[2:]
+            rows = [[*moved, *keep]] + [[c for c in row if c not in moved] for row in best.rows[1:]]
+            for row in rows[1:]:
+                while len(row) < 5:
+                    row.append(out.pop())
+            leaky = Arrangement(tuple(rows[0]), tuple(rows[1]), tuple(rows[2]))
+            if not is_foul(leaky) and decision(cards, leaky, best, rules) == "where the pair goes":
+                play = leaky
+                break
+        g = grade_hand(hand, play, "table", samples=200, seed=number)
+        entries.append({"id": f"planted-{number}", "hand": hand, "yours": play.format(), "lost": g.lost, "rules": "basic",
+                        "players": 2, "at": number, "best": g.solution.arrangement.format(), "seed": g.solution.seed,
+                        "samples": 200, "opponent": "table", "verdict": g.verdict, "decision": g.decision})
+    return entries
+
+
+def test_the_leak_finder_names_a_planted_leak_first_and_drills_it(browser, server):
+    entries = _planted_leak_entries()
+    planted = [x for x in entries if x["decision"] == "where the pair goes"]
+    assert len(planted) >= 5 and {x["decision"] for x in entries} - {"where the pair goes"}  # other classes too
+    page = _open(browser, server, 1280, "/#solve")
+    page.evaluate(f"localStorage.setItem('chinese-poker-trainer', {json.dumps(json.dumps(entries))})")
+    page.goto(server + "/#train")
+    page.wait_for_selector('[data-testid="train-leaks"] tbody tr')
+    browser_tests._check(page, "train-leaks", 1280)
+    first = page.inner_text('[data-testid="train-leaks"] tbody tr >> nth=0 >> th')
+    assert first == "where the pair goes"
+    page.click('[data-testid="train-leaks"] tbody tr >> nth=0 >> [data-testid="train-drill"]')
+    page.wait_for_selector('[data-testid="train-again"]')
+    dealt = " ".join(sorted(page.eval_on_selector_all('[data-testid="train-board"] .card', "cs => cs.map(c => c.dataset.card)")))
+    costliest = max(planted, key=lambda x: x["lost"])
+    assert dealt == " ".join(sorted(costliest["hand"].split())) and "Drill, where the pair goes" in page.inner_text(
+        '[data-testid="train-again"]')
+    page.click('[data-testid="train-hint-button"]')
+    page.wait_for_selector('[data-testid="train-hint"]')
+    hint = page.inner_text('[data-testid="train-hint"]')
+    assert re.fullmatch(r"Hint: the best play puts the \w+ of \w+ in the (front|middle|back)\.", hint)
+    assert page.errors == []
+    page.context.close()
+
+
+def test_a_grade_gives_a_verdict_and_why(browser, server):
+    worse = "9D 4S 2C / 9H 8C 7C 6D 5H / AS KS QS JS TS"
+    address = f"/#grade?hand={HAND.replace(' ', '+')}&arrangement={worse.replace(' ', '+')}&samples=300&seed=1"
+    page = _open(browser, server, 390, address)
+    page.wait_for_selector('[data-testid="grade-verdict"]')
+    assert page.inner_text('[data-testid="grade-verdict"]') == "Blunder (the decision: where the pair goes)"
+    why = page.inner_text('[data-testid="grade-why"]')
+    assert why.startswith("The front: your 9-high") and "pair of 9s" in why
+    browser_tests._check(page, "grade-why", 390)
+    page.context.close()

@@ -26,6 +26,8 @@ function seatNames(bots) {
     return `${b} ${seen[b]}`;
   })];
 }
+// The verdict on a play, from its cost per opponent (thresholds in docs/web.md).
+const VERDICT_NAMES = { best: "Best play", fine: "Fine", inaccuracy: "Inaccuracy", mistake: "Mistake", blunder: "Blunder" };
 // Every EV is in one unit: units a hand, summed over the opponents at the table.
 const unit = (n) => (n > 1 ? `units a hand, all ${n} opponents` : "units a hand");
 const ROWS = ["front", "middle", "back"];
@@ -281,7 +283,8 @@ function solveNow() {
       rowsTable(s.rows, n),
       s.alternatives.length ? [h("h3", {}, "Next best plays"), h("table", {},
         h("thead", {}, h("tr", {}, ["", "arrangement", `EV (${unit(n)})`, "difference"].map((t) => h("th", { scope: "col" }, t)))),
-        h("tbody", {}, s.alternatives.map((a, i) => h("tr", {}, h("td", {}, `${i + 2}.`), h("td", {}, arrangementLine(a.arrangement)),
+        h("tbody", {}, s.alternatives.map((a, i) => h("tr", {}, h("td", {}, `${i + 2}.`), h("td", {}, arrangementLine(a.arrangement),
+          a.rows ? h("div", { class: "hint" }, ROWS.map((r) => `${r} ${a.rows[r].hand}: wins ${pct(a.rows[r].win)}`).join("; ")) : null),
           h("td", {}, sign(a.ev)), h("td", {}, `${sign(a.diff)} ± ${a.diff_se === null ? "—" : a.diff_se.toFixed(3)} ${a.significant ? "(significant)" : ""}`)))))] : null,
       s.natural ? h("p", { "data-testid": "solve-natural" }, `Natural: ${s.natural}, worth ${sign(s.natural_ev)} ${unit(n)} if declared.`) : null,
       h("p", { class: "hint" }, `seed ${s.seed}; ${s.legal_split_count} legal splits searched in ${s.seconds.toFixed(2)} s`),
@@ -416,8 +419,11 @@ function gradeTable(g) {
 function gradeView(g) {
   const n = g.player_count - 1;
   const best = g.declare ? g.natural_ev : g.best.ev;
-  return [h("p", { class: "big", "data-testid": "grade-summary" }, `Your play: EV ${sign(g.ev)}; the best choice ${sign(best)}: your play cost ${g.lost.toFixed(3)} ${unit(n)}`,
+  return [h("p", { class: `verdict ${g.verdict}`, "data-testid": "grade-verdict" }, h("b", {}, VERDICT_NAMES[g.verdict] || g.verdict),
+    ` (the decision: ${g.decision})`),
+  h("p", { class: "big", "data-testid": "grade-summary" }, `Your play: EV ${sign(g.ev)}; the best choice ${sign(best)}: your play cost ${g.lost.toFixed(3)} ${unit(n)}`,
     g.declare ? "" : ` (paired difference ${sign(g.diff)} ± ${g.diff_se === null ? "—" : g.diff_se.toFixed(3)})`),
+  h("ul", { class: "why", "data-testid": "grade-why" }, g.why.map((line) => h("li", {}, line))),
   g.natural ? h("p", { "data-testid": "grade-natural" }, `This hand holds ${g.natural}: declaring it is worth ${sign(g.natural_ev)}, the best play of three rows ${sign(g.best.ev)}; `,
     g.declare ? h("b", {}, "declaring it was the best choice.") : "playing it out is the better choice.") : null,
   g.foul ? h("p", { class: "warning" }, `Your arrangement fouls: ${g.foul_reason}`) : null,
@@ -667,15 +673,31 @@ function progress() {
   } catch (e) { return []; }
 }
 put("train-rules", RULES.map((r) => h("option", { value: r }, r)));
+let drill = null; // a decision class whose hands you played before come back, costliest first
+const COMES_BACK = 3; // a mistake or a blunder is dealt again after this many other hands
+// The next hand: a costly hand of the drill's class, else a costly hand due again, else a new deal.
+function nextHand(all) {
+  const fresh = (x) => !all.some((y) => y.again_of === x.id);
+  if (drill) {
+    const hand = all.filter((x) => x.decision === drill && x.lost > 0 && fresh(x)).sort((a, b) => b.lost - a.lost)[0];
+    if (hand) return { hand: hand.hand, again_of: hand.id, why: `Drill, ${drill}: you lost ${hand.lost.toFixed(3)} on this hand before` };
+    drill = null;
+  }
+  const due = all.find((x, i) => ["mistake", "blunder"].includes(x.verdict) && !x.again_of && fresh(x) && all.length - 1 - i >= COMES_BACK);
+  return due ? { hand: due.hand, again_of: due.id, why: `Again: this hand cost you ${due.lost.toFixed(3)} ${COMES_BACK}+ hands ago` } : null;
+}
 function trainDeal() {
   return busy("train", "Dealing…", async () => {
-    const { hand, seed } = await api("/api/deal", {});
-    trainHand = { id: `${seed}-${Date.now()}`, hand };
+    const again = nextHand(progress());
+    const { hand, seed } = again || await api("/api/deal", {});
+    trainHand = { id: `${seed ?? "again"}-${Date.now()}`, hand, again_of: again?.again_of };
+    put("train-status", again ? h("p", { "data-testid": "train-again" }, again.why) : null);
     trainGraded = false;
     training.load(readCards(hand).cards);
     put("train-result");
     $("train-go").hidden = false;
     $("train-next").hidden = true;
+    $("train-hint").hidden = false;
     $("train-board").querySelector(".card")?.focus();
   });
 }
@@ -689,13 +711,15 @@ function trainGrade() {
     trainGraded = true;
     const entry = { id: trainHand.id, hand: trainHand.hand, yours: arrangement, lost: g.lost, rules, players, at: Date.now(),
       best: g.declare ? `declare ${g.natural}` : Object.values(g.best.arrangement).join(" / "),
-      seed: g.seed, samples: g.sample_count, opponent: g.opponent };
+      seed: g.seed, samples: g.sample_count, opponent: g.opponent, verdict: g.verdict, decision: g.decision,
+      again_of: trainHand.again_of };
     const all = [...progress().filter((x) => x.id !== entry.id), entry].slice(-1000);
     try { localStorage.setItem(TRAINER, JSON.stringify(all)); } catch (e) { $("train-error").textContent = "this browser would not keep your progress (storage is full or refused)"; }
     put("train-result", gradeView(g));
     drawProgress();
     $("train-go").hidden = true;
     $("train-next").hidden = false;
+    $("train-hint").hidden = true;
   }).then(() => { if (!$("train-next").hidden) $("train-next").focus({ preventScroll: true }); });
 }
 function drawProgress() {
@@ -708,6 +732,7 @@ function drawProgress() {
   put("train-progress", h("h3", {}, "Your progress"),
     h("p", { class: "big", "data-testid": "train-mean" }, `${all.length} hands; mean EV lost ${mean(all).toFixed(3)} units a hand, all opponents (last ${recent.length}: ${mean(recent).toFixed(3)})`),
     h("p", {}, "EV lost per hand, oldest first, by tens: ", Array.from({ length: Math.ceil(all.length / 10) }, (_, k) => mean(all.slice(10 * k, 10 * k + 10)).toFixed(3)).slice(-12).join(", ")),
+    leakTable(all),
     h("h3", {}, "Your costliest hands"),
     h("table", { "data-testid": "train-costly" }, h("thead", {}, h("tr", {}, ["yours, then the best", "EV lost (units a hand, all opponents)"].map((t) => h("th", { scope: "col" }, t)))),
       h("tbody", {}, costly.map((x) => h("tr", {}, h("td", {}, h("div", {}, "yours: ", line(x.yours)), h("div", {}, "best: ", line(x.best)),
@@ -716,7 +741,39 @@ function drawProgress() {
           samples: x.samples, opponent: x.opponent }) }, "review it in Grade")),
         h("td", {}, x.lost.toFixed(3)))))));
 }
-$("train-deal").addEventListener("click", trainDeal);
+// The leak finder: EV lost by the decision each hand turned on, the costliest first, with a drill for each.
+function leakTable(all) {
+  const classes = {};
+  for (const x of all) {
+    if (!x.decision || x.decision === "same as the best play") continue;
+    const c = (classes[x.decision] ||= { hands: 0, lost: 0 });
+    c.hands += 1;
+    c.lost += x.lost;
+  }
+  const rows = Object.entries(classes).filter(([, c]) => c.lost > 0).sort((a, b) => b[1].lost - a[1].lost);
+  if (!rows.length) return h("p", { class: "hint", "data-testid": "train-leaks" }, "No leak found yet: no hand graded so far cost anything.");
+  return [h("h3", {}, "Your leaks: EV lost by the decision the hand turned on"),
+    h("table", { "data-testid": "train-leaks" }, h("thead", {}, h("tr", {}, ["decision", "hands", "EV lost in all", "a hand", "drill"].map((t) => h("th", { scope: "col" }, t)))),
+      h("tbody", {}, rows.map(([name, c]) => h("tr", {}, h("th", { scope: "row" }, name), h("td", {}, String(c.hands)), h("td", {}, c.lost.toFixed(3)),
+        h("td", {}, (c.lost / c.hands).toFixed(3)),
+        h("td", {}, h("button", { type: "button", "data-testid": "train-drill", onclick: () => { drill = name; trainDeal(); } }, `Drill ${name}`)))))),
+    h("p", { class: "hint" }, `Units a hand, all opponents, over ${all.length} hands graded; a hand played as the best play counts in none.`)];
+}
+// A hint: the row the best play puts a card in (the focused card, else the first not placed).
+function trainHint() {
+  if (!trainHand || trainGraded) return undefined;
+  return busy("train", "Looking…", async () => {
+    const focused = document.activeElement?.closest?.("#train-board .card")?.dataset.card;
+    const placed = (c) => Boolean($("train-board").querySelector(`[data-testid^="row-"] [data-card="${c}"]`));
+    const card = focused || training.cards.find((c) => !placed(c)) || training.cards[0];
+    const s = await api("/api/solve", { hand: trainHand.hand, rules: $("train-rules").value, players: Number($("train-players").value),
+      samples: 500, opponent: "table", top: 0 });
+    const row = ROWS.find((r) => s.arrangement[r].split(" ").includes(card));
+    put("train-result", h("p", { "data-testid": "train-hint" }, `Hint: the best play puts the ${cardName(card)} in the ${row}.`));
+  });
+}
+$("train-hint").addEventListener("click", trainHint);
+$("train-deal").addEventListener("click", () => { drill = null; trainDeal(); });
 $("train-next").addEventListener("click", trainDeal);
 $("train-go").addEventListener("click", trainGrade);
 $("train-reset").addEventListener("click", () => { if (confirm("Forget every hand graded in the trainer?")) { localStorage.removeItem(TRAINER); drawProgress(); } });
