@@ -177,3 +177,13 @@ def test_a_damaged_study_file_is_refused_in_one_line(tmp_path, capsys, damage):
     assert studies.main(argv) == 2
     error = capsys.readouterr().err.strip()
     assert f"cannot read {saved}" in error and len(error.splitlines()) == 1 and "Traceback" not in error
+
+
+def test_study_pairs_may_name_bot_files_whose_paths_hold_slashes():
+    """``--pairs A/B`` is split where the left side names a bot, so a bot file's path (which
+    holds ``/``) can be A or B. Fails if the pair is split at the first ``/``."""
+    from bench.cli.studies import _pair
+
+    toml = "examples/bots/sorted_bot.toml"
+    assert _pair(f"{toml}/table") == (toml, "table") and _pair(f"table:removal=false/{toml}") == ("table:removal=false", toml)
+    assert _pair("pair_first:PairFirstBot/greedy") == ("pair_first:PairFirstBot", "greedy")

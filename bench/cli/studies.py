@@ -183,10 +183,24 @@ def _coverage(args: argparse.Namespace) -> int:
 
 
 def _pair(text: str) -> tuple[str, str]:
-    a, slash, b = text.partition("/")
-    if not (slash and a and b):
-        raise UsageError(f"--pairs takes A/B pairs, comma-separated; got {text!r}")
-    return a, b
+    """``A/B`` as the two specs; a spec may itself hold ``/`` (a bot file's path), so the pair is
+    split at the first ``/`` whose left side names a bot: a registered name, a ``module:Class``,
+    or a file that exists.
+
+    >>> _pair("table/greedy"), _pair("pyproject.toml/table:removal=false")
+    (('table', 'greedy'), ('pyproject.toml', 'table:removal=false'))
+    """
+    from bots.registry import bot_names  # noqa: PLC0415  (the names, plug-ins included, only when pairs are given)
+
+    names = set(bot_names())
+    cuts = [i for i, ch in enumerate(text) if ch == "/" and 0 < i < len(text) - 1]
+    for i in cuts:
+        a, b = text[:i], text[i + 1:]
+        if a.split(":")[0] in names or ":" in a or os.path.isfile(a):
+            return a, b
+    if cuts:
+        return text[:cuts[0]], text[cuts[0] + 1:]
+    raise UsageError(f"--pairs takes A/B pairs, comma-separated; got {text!r}")
 
 
 if __name__ == "__main__":
