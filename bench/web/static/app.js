@@ -294,8 +294,12 @@ function solveNow() {
 $("solve-go").addEventListener("click", solveNow);
 
 // --- Setting a hand by clicks or keys (Grade, Play, Trainer) --------------------------------------------------
+// A card pressed is taken (pressed again, put down); a row pressed then, its name or its free space, gets it (the
+// cards to place take it back). A card can be dragged onto a row too. Keys act on the focused card. Two full rows
+// out of order are marked as soon as they are set: no card still to place can mend them.
 function arranger(board, warning, onEnter) {
-  const state = { cards: [], rows: {}, history: [], sort: "rank" };
+  const state = { cards: [], rows: {}, history: [], sort: "rank", taken: null };
+  let dragged = null; // the card being dragged, while it is
   const inRow = (r) => state.cards.filter((c) => state.rows[c] === r);
   const SORTS = {
     rank: (a, b) => RANKS.indexOf(a[0]) - RANKS.indexOf(b[0]) || "SHDC".indexOf(a[1]) - "SHDC".indexOf(b[1]),
@@ -303,18 +307,52 @@ function arranger(board, warning, onEnter) {
     pairs: (a, b) => count(b) - count(a) || SORTS.rank(a, b),
   };
   const count = (c) => state.cards.filter((x) => x[0] === c[0]).length;
+  // A 3- or 5-card row's value on the solver's one scale (solver/_evaluator.py): category << 26 | major << 13 | minor,
+  // bit r of a mask rank r (0 = deuce), so a missing kicker is below a deuce. Held to solver.evaluate by a test.
+  function value(codes) {
+    const counts = Array(13).fill(0);
+    for (const c of codes) counts[12 - RANKS.indexOf(c[0])] += 1;
+    const ranks = (n) => counts.reduce((mask, k, r) => (k === n ? mask | (1 << r) : mask), 0);
+    const [singles, pairs, trips, quads] = [ranks(1), ranks(2), ranks(3), ranks(4)];
+    const fullHouse = trips !== 0 && pairs !== 0;
+    let category = quads ? 7 : fullHouse ? 6 : trips ? 3 : pairs & (pairs - 1) ? 2 : pairs ? 1 : 0;
+    let [major, minor] = fullHouse ? [trips, pairs] : [quads | trips | pairs, singles];
+    if (codes.length === 5) {
+      const flush = codes.every((c) => c[1] === codes[0][1]);
+      const run = singles & (singles >> 1) & (singles >> 2) & (singles >> 3) & (singles >> 4) ? singles : singles === 0x100f ? 0b1111 : 0;
+      if (run) [category, minor] = [4, run];
+      if (flush) category = run ? 8 : 5;
+    }
+    return (category << 26) | (major << 13) | minor;
+  }
+  // Pairs of full rows out of order; the front and the back are compared while the middle is not full.
+  function fouls() {
+    const full = Object.fromEntries(ROWS.filter((r) => inRow(r).length === SIZES[r]).map((r) => [r, value(inRow(r))]));
+    const pairs = [["front", "middle"], ["middle", "back"], ...("middle" in full ? [] : [["front", "back"]])];
+    return pairs.filter(([a, b]) => a in full && b in full && full[a] > full[b]);
+  }
+  const beats = ([a, b]) => `the ${a} beats the ${b}`;
   function cardButton(code, place) {
     const where = place ? `in the ${place}` : "not placed";
     return h("button", { type: "button", class: `card ${isRed(code) ? "red" : "black"} ${place ? "placed" : ""}`, "data-card": code,
-      "aria-label": `${cardName(code)}, ${where}` }, cardFace(code));
+      draggable: "true", "aria-pressed": String(code === state.taken), "aria-label": `${cardName(code)}, ${where}` }, h("span", { class: "face" }, cardFace(code)));
   }
   function draw(focus) {
     const pool = state.cards.filter((c) => !state.rows[c]).sort(SORTS[state.sort]);
-    put(board, h("div", { class: "rows" },
-      ROWS.map((r) => [h("span", { class: "rowlabel", id: `${board}-${r}` }, `${r} (${inRow(r).length}/${SIZES[r]})`),
-        h("span", { class: "row", role: "group", "aria-labelledby": `${board}-${r}`, "data-testid": `row-${r}` }, inRow(r).map((c) => cardButton(c, r)))]),
-      h("span", { class: "rowlabel", id: `${board}-pool` }, "to place"),
-      h("span", { class: "pool row", role: "group", "aria-labelledby": `${board}-pool`, "data-testid": "pool" }, pool.map((c) => cardButton(c, null)))),
+    const out = fouls();
+    const says = (r) => out.filter((pair) => pair.includes(r)).map(beats);
+    put(board, h("div", { class: state.taken ? "rows taking" : "rows" },
+      ROWS.map((r) => {
+        const foul = says(r).length ? " fouls" : "";
+        return [h("span", { class: `rowlabel${foul}`, id: `${board}-${r}`, "data-row": r }, `${r} (${inRow(r).length}/${SIZES[r]})`,
+          foul ? h("span", { class: "foul-note" }, " fouls", h("span", { class: "sr-only" }, `: ${says(r).join("; ")}`)) : null),
+        h("span", { class: `row${foul}`, role: "group", "aria-labelledby": `${board}-${r}`, "data-testid": `row-${r}`, "data-row": r },
+          inRow(r).map((c) => cardButton(c, r)),
+          Array.from({ length: SIZES[r] - inRow(r).length }, () => h("span", { class: "slot", "aria-hidden": "true" })))];
+      }),
+      h("span", { class: "rowlabel", id: `${board}-pool`, "data-row": "pool" }, "to place"),
+      h("span", { class: "pool row", role: "group", "aria-labelledby": `${board}-pool`, "data-testid": "pool", "data-row": "pool" },
+        pool.map((c) => cardButton(c, null)))),
     state.cards.length ? h("div", { class: "controls" },
       h("button", { type: "button", "data-testid": `${board}-sort`, onclick: () => { state.sort = { rank: "suit", suit: "pairs", pairs: "rank" }[state.sort]; draw(); } },
         `Group the hand by ${{ rank: "suit", suit: "pairs", pairs: "rank" }[state.sort]}`),
@@ -322,6 +360,7 @@ function arranger(board, warning, onEnter) {
       h("button", { type: "button", "data-testid": `${board}-reset`, onclick: () => { remember(); state.rows = {}; draw(); } }, "Take all back")) : null);
     if (focus) $(board).querySelector(`[data-card="${focus}"]`)?.focus();
     check();
+    if (out.length && !state.text()) $(warning).textContent = `Foul already: ${out.map(beats).join("; ")}`;
   }
   function remember() { state.history.push({ ...state.rows }); if (state.history.length > 100) state.history.shift(); }
   function undo() { if (state.history.length) { state.rows = state.history.pop(); draw(); } }
@@ -332,6 +371,20 @@ function arranger(board, warning, onEnter) {
     }
     remember();
     if (row) state.rows[code] = row; else delete state.rows[code];
+    if (state.taken === code) state.taken = null;
+    draw(code);
+  }
+  // A card taken or put down: only the marks change (the board is not drawn again).
+  function take(code) {
+    state.taken = state.taken === code ? null : code;
+    $(board).querySelectorAll(".card").forEach((b) => b.setAttribute("aria-pressed", String(b.dataset.card === state.taken)));
+    $(board).querySelector(".rows")?.classList.toggle("taking", state.taken !== null);
+  }
+  // A card pressed or dropped on a row ("pool": back to the cards to place); on its own row it stays.
+  function place(code, row) {
+    const to = row === "pool" ? undefined : row;
+    if (state.rows[code] !== to) { move(code, to); return; }
+    if (state.taken === code) state.taken = null;
     draw(code);
   }
   let checking = 0;
@@ -345,14 +398,46 @@ function arranger(board, warning, onEnter) {
       if (mine === checking) $(warning).textContent = result.foul ? `Foul: ${result.foul_reason}` : `Rows: ${ROWS.map((r) => result.rows[r].hand).join(" / ")}`;
     } catch (e) { if (mine === checking) $(warning).textContent = e.message; }
   }
+  const rowAt = (target) => target?.closest?.("[data-row]")?.dataset.row;
   $(board).addEventListener("click", (event) => {
     const code = event.target.closest(".card")?.dataset.card;
-    if (!code) return;
-    const order = [undefined, ...ROWS];
-    let next = order[(order.indexOf(state.rows[code]) + 1) % order.length];
-    while (next && inRow(next).length >= SIZES[next]) next = order[(order.indexOf(next) + 1) % order.length];
-    move(code, next);
+    if (code) { take(code); return; }
+    const row = rowAt(event.target);
+    if (row && state.taken) place(state.taken, row);
   });
+  // Dragging: the row under the card is lit; dropped, the card goes there (or is refused as a press would be).
+  const light = (row) => $(board).querySelectorAll("[data-row]").forEach((x) => x.classList.toggle("over", x.dataset.row === row));
+  $(board).addEventListener("dragstart", (event) => {
+    const code = event.target.closest?.(".card")?.dataset.card;
+    if (!code) return;
+    dragged = code;
+    event.dataTransfer.effectAllowed = "move";
+    event.dataTransfer.setData("text/plain", cardFace(code));
+    event.target.classList.add("dragging");
+  });
+  const over = (event) => {
+    if (!dragged) return;
+    const row = rowAt(event.target);
+    light(row);
+    if (row) { event.preventDefault(); event.dataTransfer.dropEffect = "move"; }
+  };
+  $(board).addEventListener("dragenter", over);
+  $(board).addEventListener("dragover", over);
+  // An element is entered before the one left is left: only leaving the board puts the light out.
+  $(board).addEventListener("dragleave", (event) => {
+    const box = $(board).getBoundingClientRect();
+    if (event.clientX < box.left || event.clientX >= box.right || event.clientY < box.top || event.clientY >= box.bottom) light(null);
+  });
+  $(board).addEventListener("drop", (event) => {
+    const row = rowAt(event.target);
+    const code = dragged;
+    if (!code || !row) return;
+    event.preventDefault();
+    dragged = null;
+    light(null);
+    place(code, row);
+  });
+  $(board).addEventListener("dragend", (event) => { dragged = null; light(null); event.target.classList?.remove("dragging"); });
   $(board).addEventListener("keydown", (event) => {
     const code = event.target.closest?.(".card")?.dataset.card;
     const key = event.key.toLowerCase();
@@ -360,18 +445,21 @@ function arranger(board, warning, onEnter) {
     if (event.ctrlKey || event.metaKey || event.altKey) return;
     if (code && KEYS[key]) { event.preventDefault(); move(code, KEYS[key]); return; }
     if (code && (key === "delete" || key === "backspace" || key === "0")) { event.preventDefault(); move(code, undefined); return; }
+    if (key === "escape" && state.taken) { take(state.taken); return; }
     if (key === "enter" && state.text() && onEnter) { event.preventDefault(); onEnter(); }
   });
-  state.load = (cards) => { state.cards = cards; state.rows = {}; state.history = []; draw(); };
+  state.load = (cards) => { state.cards = cards; state.rows = {}; state.history = []; state.taken = null; draw(); };
   state.set = (text) => {
     const rows = rowsOf(text);
     remember();
     state.rows = {};
+    state.taken = null;
     ROWS.forEach((r) => readCards(rows[r] || "", SIZES[r]).cards.forEach((c) => { if (state.cards.includes(c)) state.rows[c] = r; }));
     draw();
   };
   state.text = () => (ROWS.every((r) => inRow(r).length === SIZES[r]) ? ROWS.map((r) => inRow(r).join(" ")).join(" / ") : null);
-  state.clear = () => { state.cards = []; state.rows = {}; state.history = []; put(board); $(warning).textContent = ""; };
+  state.clear = () => { state.cards = []; state.rows = {}; state.history = []; state.taken = null; put(board); $(warning).textContent = ""; };
+  state.value = value;
   return state;
 }
 const PLACE_ALL = "place all 13 cards first: 3 in the front, 5 in the middle, 5 in the back";
