@@ -621,8 +621,8 @@ $("play-start").addEventListener("click", () => {
 function outcome(rows) {
   return ROWS.map((name) => `${name} ${rows[name] > 0 ? "win" : rows[name] < 0 ? "lose" : "tie"}`).join(", ");
 }
-function playResult(result) {
-  const seatName = names();
+// A scored hand as the table saw it; `seatName` names the seats (the current session's, or a past one's).
+function playResult(result, seatName = names()) {
   const me = result.seats[0];
   return [result.seats.map((seat, i) => h("div", { class: "seat", "data-testid": `seat-${i}` }, h("h3", {}, seatName[i]),
     seat.natural ? h("p", {}, `declared ${seat.natural}`)
@@ -667,6 +667,7 @@ function take(result) {
   if (result.seed !== null) session.seed = result.seed;
   session.phase = session.hand + 1 >= 8 ? "over" : "scored";
   saveSession();
+  if (session.phase === "over") keepPast(session);
   showScored();
 }
 function showScored() {
@@ -724,6 +725,7 @@ function validSession(s) {
     && (s.phase === "deal" || s.phase === "set" || s.results.length > 0));
 }
 async function restoreSession() {
+  try { drawPast(); } catch (e) { put("play-past-list"); } // past sessions never stop the page
   let kept = null;
   try { kept = JSON.parse(localStorage.getItem(STORE) || "null"); } catch (e) { kept = undefined; }
   if (kept === null) return;
@@ -747,13 +749,101 @@ async function restoreSession() {
   busy("play", "Finding your hand…", findHand, { result: "play-table" });
 }
 
+// --- Past sessions: each finished session kept with every hand's table, to be replayed -------------------------
+const PAST = "chinese-poker-sessions";
+const PAST_KEPT = 50; // the newest finished sessions kept
+const validPast = (s) => validSession(s) && s.phase === "over" && (s.ended === undefined || Number.isFinite(s.ended));
+const pad2 = (n) => String(n).padStart(2, "0");
+// A time (ms) as this browser's local date, "2024-05-03", and with the time of day, "2024-05-03 14:05".
+function localDay(ms) { const d = new Date(ms); return `${d.getFullYear()}-${pad2(d.getMonth() + 1)}-${pad2(d.getDate())}`; }
+function localTime(ms) { const d = new Date(ms); return `${localDay(ms)} ${pad2(d.getHours())}:${pad2(d.getMinutes())}`; }
+const sessionLost = (s) => s.results.reduce((t, r) => t + r.review.lost, 0);
+// The finished sessions this browser keeps, oldest first (damaged ones are left out, never half read).
+function pastSessions() {
+  try {
+    const all = JSON.parse(localStorage.getItem(PAST) || "[]");
+    return Array.isArray(all) ? all.filter(validPast) : [];
+  } catch (e) { return []; }
+}
+// Keep the newest PAST_KEPT sessions; while the storage refuses them, the oldest go. Returns how many were kept.
+function savePast(list) {
+  let kept = list.slice(-PAST_KEPT);
+  for (;;) {
+    try { localStorage.setItem(PAST, JSON.stringify(kept)); return kept.length; } catch (e) {
+      if (!kept.length) return 0;
+      kept = kept.slice(1);
+    }
+  }
+}
+// A session just over joins the past ones (once, whatever reloads happened while it was played).
+function keepPast(s) {
+  const list = pastSessions().filter((x) => x.session !== s.session);
+  list.push({ ...JSON.parse(JSON.stringify(s)), ended: Date.now() });
+  if (savePast(list) < Math.min(list.length, PAST_KEPT)) $("play-error").textContent = "this browser's storage is full: the oldest past sessions were forgotten";
+  drawPast();
+}
+let pastOpen = null; // { id, at }: the past session replayed and the index of the hand shown
+function drawPast() {
+  const list = pastSessions().reverse(); // the newest first
+  $("play-past").hidden = !list.length;
+  const when = (s) => (Number.isFinite(s.ended) ? localTime(s.ended) : "—");
+  put("play-past-list", list.length ? h("table", { "data-testid": "play-past-table" },
+    h("caption", { class: "sr-only" }, "Your finished sessions, the newest first"),
+    h("thead", {}, h("tr", {}, ["ended", "bots and rules", "your total (units)", "EV lost (units)", "replay"].map((t) => h("th", { scope: "col" }, t)))),
+    h("tbody", {}, list.map((s) => h("tr", {}, h("td", {}, when(s)),
+      h("td", {}, h("div", {}, s.bots.join(", ")), h("div", {}, s.rules.split("+").map((part, i) => (i ? [h("wbr"), `+${part}`] : part)))),
+      h("td", {}, sign(s.totals[0], 0)), h("td", {}, sessionLost(s).toFixed(3)),
+      h("td", {}, h("button", { type: "button", "data-testid": "play-past-open", "aria-label": `Replay the session ended ${when(s)}`,
+        onclick: () => showPast(s.session, 0, true) }, "Replay")))))) : null);
+  if (pastOpen && !list.some((s) => s.session === pastOpen.id)) { pastOpen = null; put("play-past-replay"); }
+}
+// One hand of a past session as the table was: every seat's rows, with that session's seat names. The current
+// session is not touched.
+function showPast(id, at, opening = false) {
+  const s = pastSessions().find((x) => x.session === id);
+  const box = $("play-past-replay");
+  if (!s) { pastOpen = null; put(box); return; }
+  const hands = [...s.results].sort((a, b) => a.hand - b.hand);
+  const index = Math.min(Math.max(at, 0), hands.length - 1);
+  const r = hands[index];
+  pastOpen = { id, at: index };
+  const focused = box.contains(document.activeElement) ? document.activeElement.dataset.testid : null;
+  let table;
+  try { table = playResult(r.result, seatNames(s.bots)); } catch (e) {
+    table = h("p", { class: "warning" }, `Hand ${r.hand + 1} cannot be shown: the data this browser kept for it is damaged.`);
+  }
+  put(box, h("p", { class: "big", "data-testid": "play-past-hand" },
+    `Session ended ${Number.isFinite(s.ended) ? localTime(s.ended) : "—"} against ${s.bots.join(", ")} (${s.rules}): hand ${r.hand + 1} of 8`),
+  h("div", { class: "controls" },
+    h("button", { type: "button", "data-testid": "play-past-previous", disabled: index === 0, onclick: () => showPast(id, index - 1) }, "Previous hand"),
+    h("button", { type: "button", "data-testid": "play-past-next", disabled: index === hands.length - 1, onclick: () => showPast(id, index + 1) }, "Next hand"),
+    h("button", { type: "button", "data-testid": "play-past-close", onclick: () => { pastOpen = null; put(box); $("play-past-list").querySelector("button")?.focus(); } }, "Close")),
+  table);
+  // Focus stays on the button pressed; at the first or last hand, on the other way.
+  const again = focused && (box.querySelector(`[data-testid="${focused}"]:not([disabled])`)
+    || box.querySelector("[data-testid=play-past-previous]:not([disabled]), [data-testid=play-past-next]:not([disabled])"));
+  if (opening || !again) box.focus({ preventScroll: true }); else again.focus({ preventScroll: true });
+  if (opening) inView(box);
+}
+
 // --- Trainer ------------------------------------------------------------------------------------------------------
 const TRAINER = "chinese-poker-trainer";
 const training = arranger("train-board", "train-warning", () => trainGrade());
 let trainHand = null; // { id, hand } of the hand on the board; graded once
 let trainGraded = false;
-const validEntry = (x) => Boolean(x && typeof x === "object" && typeof x.hand === "string" && typeof x.yours === "string"
-  && typeof x.best === "string" && Number.isFinite(x.lost) && x.lost >= 0 && typeof x.rules === "string" && Number.isInteger(x.players));
+// A graded hand as this page keeps it: texts the page can draw (cards as "AS", rows as "F / M / B"), a finite cost,
+// the rules and players; the optional fields, when present, of their type. Stored and imported entries alike.
+const CARDS = (n) => `[2-9TJQKA][SHDC](?: [2-9TJQKA][SHDC]){${n - 1}}`;
+const HAND_TEXT = new RegExp(`^${CARDS(13)}$`);
+const ROWS_TEXT = new RegExp(`^${CARDS(3)} / ${CARDS(5)} / ${CARDS(5)}$`);
+const optional = (value, test) => value === undefined || value === null || test(value);
+const validEntry = (x) => Boolean(x && typeof x === "object" && typeof x.hand === "string" && HAND_TEXT.test(x.hand)
+  && typeof x.yours === "string" && ROWS_TEXT.test(x.yours)
+  && typeof x.best === "string" && (ROWS_TEXT.test(x.best) || /^declare .{1,80}$/.test(x.best))
+  && Number.isFinite(x.lost) && x.lost >= 0 && typeof x.rules === "string" && /^[a-z0-9+-]{1,60}$/.test(x.rules)
+  && Number.isInteger(x.players) && x.players >= 2 && x.players <= 4
+  && optional(x.id, (v) => typeof v === "string" && v.length <= 100) && optional(x.at, Number.isFinite)
+  && optional(x.decision, (v) => typeof v === "string" && v.length <= 80) && optional(x.verdict, (v) => typeof v === "string"));
 function progress() {
   try {
     const all = JSON.parse(localStorage.getItem(TRAINER) || "[]");
@@ -810,17 +900,104 @@ function trainGrade() {
     $("train-hint").hidden = true;
   }).then(() => { if (!$("train-next").hidden) $("train-next").focus({ preventScroll: true }); });
 }
+// --- The Trainer's history: filters, EV lost by day with its chart, export and import ---------------------------------
+const SAME_PLAY = "same as the best play";
+const DECISION_ORDER = ["naturals", "flush or straight in back", "splitting two pair", "where the pair goes", "the front's kicker",
+  "the other kickers", SAME_PLAY]; // solver.lessons.DECISIONS, then SAME
+const FILTERS = [["rules", "Rules"], ["players", "Players"], ["decision", "Hand type"]];
+const historyFilter = { rules: "", players: "", decision: "" }; // "" counts every hand
+const filterValue = (x, key) => (key === "players" ? String(x.players) : typeof x[key] === "string" ? x[key] : "");
+const shownHands = (all) => all.filter((x) => FILTERS.every(([key]) => !historyFilter[key] || filterValue(x, key) === historyFilter[key]));
+const DAYS_SHOWN = 14; // the last days with a graded hand, in the table and the chart
 function drawProgress() {
   const all = progress();
+  drawFilters(all);
+  drawFigures(all);
+}
+// One list per filter, of the values the history holds, each with its count of hands.
+function drawFilters(all) {
+  const rank = (key, v) => { const i = key === "decision" ? DECISION_ORDER.indexOf(v) : 0; return i < 0 ? DECISION_ORDER.length : i; };
+  put("train-filters", all.length ? [h("span", {}, "Count only:"), FILTERS.map(([key, label]) => {
+    const counts = new Map();
+    for (const x of all) { const v = filterValue(x, key); if (v) counts.set(v, (counts.get(v) || 0) + 1); }
+    const values = [...counts.keys()].sort((a, b) => rank(key, a) - rank(key, b) || a.localeCompare(b));
+    if (!counts.has(historyFilter[key])) historyFilter[key] = "";
+    return h("label", {}, `${label} `, h("select", { "data-testid": `train-filter-${key}`,
+      onchange: (event) => { historyFilter[key] = event.target.value; drawFigures(progress()); } },
+    h("option", { value: "" }, "all"), values.map((v) => h("option", { value: v, selected: v === historyFilter[key] }, `${v} (${counts.get(v)})`))));
+  })] : null);
+}
+// EV lost a hand by local day, oldest first: [{ day, hands, lost }] (hands without a date are left out).
+function byDay(hands) {
+  const days = new Map();
+  for (const x of hands) {
+    if (!Number.isFinite(x.at)) continue;
+    const day = localDay(x.at);
+    const d = days.get(day) || { day, hands: 0, lost: 0 };
+    d.hands += 1;
+    d.lost += x.lost;
+    days.set(day, d);
+  }
+  return [...days.values()].sort((a, b) => a.day.localeCompare(b.day));
+}
+const SVG = "http://www.w3.org/2000/svg";
+function svg(tag, attributes = {}, ...children) {
+  const element = document.createElementNS(SVG, tag);
+  for (const [key, value] of Object.entries(attributes)) element.setAttribute(key, value);
+  element.append(...children.filter((c) => c !== null));
+  return element;
+}
+// A line of the mean EV lost a hand, day by day; its text alternative says what it shows, the table beside it every figure.
+function lostChart(days) {
+  const W = 400, H = 150, left = 40, right = 8, top = 10, bottom = 20;
+  const means = days.map((d) => d.lost / d.hands);
+  const high = Math.max(...means) || 1;
+  // Days are placed by their date: the days you did not play are gaps.
+  const dayNumber = (d) => { const [yy, mm, dd] = d.day.split("-").map(Number); return Date.UTC(yy, mm - 1, dd) / 86_400_000; };
+  const first = dayNumber(days[0]), span = dayNumber(days[days.length - 1]) - first;
+  const x = (i) => (span ? left + ((dayNumber(days[i]) - first) * (W - left - right)) / span : (left + W - right) / 2);
+  const y = (v) => top + (1 - v / high) * (H - top - bottom);
+  const at = (i) => `${x(i).toFixed(1)},${y(means[i]).toFixed(1)}`;
+  const highest = means.indexOf(Math.max(...means)), lowest = means.indexOf(Math.min(...means));
+  const said = days.length === 1 ? `one day, ${days[0].day}: ${means[0].toFixed(3)}`
+    : `${days.length} days from ${days[0].day} (${means[0].toFixed(3)}) to ${days[days.length - 1].day} (${means[means.length - 1].toFixed(3)}); `
+      + `highest ${means[highest].toFixed(3)} on ${days[highest].day}, lowest ${means[lowest].toFixed(3)} on ${days[lowest].day}`;
+  return svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "chart", role: "img", "data-testid": "train-chart",
+    "aria-label": `Line chart of the mean EV lost a hand by day, ${said}. The table gives every day.` },
+  svg("line", { x1: left, y1: y(0), x2: W - right, y2: y(0), class: "axis" }),
+  svg("line", { x1: left, y1: top, x2: left, y2: y(0), class: "axis" }),
+  svg("text", { x: left - 4, y: top + 4, "text-anchor": "end" }, high.toFixed(2)),
+  svg("text", { x: left - 4, y: y(0) + 4, "text-anchor": "end" }, "0"),
+  svg("text", { x: left, y: H - 4, "text-anchor": "start" }, days[0].day),
+  days.length > 1 ? svg("text", { x: W - right, y: H - 4, "text-anchor": "end" }, days[days.length - 1].day) : null,
+  days.length > 1 ? svg("polyline", { points: days.map((_, i) => at(i)).join(" "), class: "line" }) : null,
+  ...days.map((d, i) => svg("circle", { cx: x(i).toFixed(1), cy: y(means[i]).toFixed(1), r: 3.5, class: "point" },
+    svg("title", {}, `${d.day}: ${d.hands} hands, ${means[i].toFixed(3)} a hand`))));
+}
+function drawFigures(all) {
   if (!all.length) { put("train-progress", h("p", { class: "hint" }, "No hand graded yet.")); return; }
+  const hands = shownHands(all);
+  const chosen = FILTERS.filter(([key]) => historyFilter[key]).map(([key, label]) => `${label.toLowerCase()} ${historyFilter[key]}`);
+  const of = chosen.length ? ` (of ${all.length}: ${chosen.join(", ")})` : "";
+  if (!hands.length) { put("train-progress", h("p", { class: "hint", "data-testid": "train-mean" }, `0 hands${of}: none graded matches these choices.`)); return; }
   const mean = (xs) => xs.reduce((s, x) => s + x.lost, 0) / xs.length;
-  const recent = all.slice(-10);
-  const costly = [...all].sort((a, b) => b.lost - a.lost).slice(0, 5);
+  const recent = hands.slice(-10);
+  const costly = [...hands].sort((a, b) => b.lost - a.lost).slice(0, 5);
+  const days = byDay(hands).slice(-DAYS_SHOWN);
+  const undated = hands.filter((x) => !Number.isFinite(x.at)).length;
   const line = (text) => (text.startsWith("declare") ? text : arrangementLine(rowsOf(text)));
-  put("train-progress", h("h3", {}, "Your progress"),
-    h("p", { class: "big", "data-testid": "train-mean" }, `${all.length} hands; mean EV lost ${mean(all).toFixed(3)} units a hand, all opponents (last ${recent.length}: ${mean(recent).toFixed(3)})`),
-    h("p", {}, "EV lost per hand, oldest first, by tens: ", Array.from({ length: Math.ceil(all.length / 10) }, (_, k) => mean(all.slice(10 * k, 10 * k + 10)).toFixed(3)).slice(-12).join(", ")),
-    leakTable(all),
+  put("train-progress",
+    h("p", { class: "big", "data-testid": "train-mean" }, `${hands.length} hands${of}; mean EV lost ${mean(hands).toFixed(3)} units a hand, all opponents (last ${recent.length}: ${mean(recent).toFixed(3)})`),
+    h("p", {}, "EV lost per hand, oldest first, by tens: ", Array.from({ length: Math.ceil(hands.length / 10) }, (_, k) => mean(hands.slice(10 * k, 10 * k + 10)).toFixed(3)).slice(-12).join(", ")),
+    days.length ? [h("h3", {}, "EV lost over time"),
+      h("figure", { class: "chart" }, lostChart(days),
+        h("figcaption", { class: "hint" }, `Mean EV lost a hand (units, all opponents) ${days.length === 1 ? "on the one day you played"
+          : `on each of the last ${days.length} days you played, oldest first`}.`)),
+      h("table", { "data-testid": "train-days" }, h("caption", { class: "sr-only" }, "EV lost a hand by day, the newest last"),
+        h("thead", {}, h("tr", {}, ["day", "hands", "mean EV lost a hand"].map((t) => h("th", { scope: "col" }, t)))),
+        h("tbody", {}, days.map((d) => h("tr", {}, h("th", { scope: "row" }, d.day), h("td", {}, String(d.hands)), h("td", {}, (d.lost / d.hands).toFixed(3))))))] : null,
+    undated ? h("p", { class: "hint" }, `${undated} hands kept without a date are not in the days.`) : null,
+    leakTable(hands),
     h("h3", {}, "Your costliest hands"),
     h("table", { "data-testid": "train-costly" }, h("thead", {}, h("tr", {}, ["yours, then the best", "EV lost (units a hand, all opponents)"].map((t) => h("th", { scope: "col" }, t)))),
       h("tbody", {}, costly.map((x) => h("tr", {}, h("td", {}, h("div", {}, "yours: ", line(x.yours)), h("div", {}, "best: ", line(x.best)),
@@ -829,9 +1006,93 @@ function drawProgress() {
           samples: x.samples, opponent: x.opponent }) }, "review it in Grade")),
         h("td", {}, x.lost.toFixed(3)))))));
 }
+
+// Export: one versioned document of the graded hands and the past sessions of Play.
+const HISTORY = "trainer-history";
+const HISTORY_SCHEMA = 1;
+const HISTORY_BYTES = 20e6; // a larger file is refused before it is read
+const ENTRY_FIELDS = ["id", "hand", "yours", "best", "lost", "rules", "players", "at", "seed", "samples", "opponent", "verdict", "decision", "again_of"];
+const plural = (n, word) => `${n.toLocaleString("en")} ${word}${n === 1 ? "" : "s"}`;
+function exportHistory() {
+  const entries = progress(), sessions = pastSessions();
+  const document_ = { document: HISTORY, schema_version: HISTORY_SCHEMA, exported_at: Date.now(), entries, sessions };
+  const url = URL.createObjectURL(new Blob([JSON.stringify(document_)], { type: "application/json" }));
+  const a = h("a", { href: url, download: `chinese-poker-history-${localDay(Date.now())}.json`, hidden: true });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+  $("train-import-error").textContent = "";
+  $("train-import-status").textContent = `exported ${plural(entries.length, "hand")} and ${plural(sessions.length, "past session")}`;
+}
+// Why a parsed file is not a history this page reads, in one line (null when it is one).
+function historyProblem(doc) {
+  const found = (v) => (v === undefined ? "nothing" : Array.isArray(v) ? "a list" : v === null ? "null" : typeof v === "object" ? "an object" : JSON.stringify(v).slice(0, 40));
+  if (!doc || typeof doc !== "object" || Array.isArray(doc)) return `not a trainer history: expected a JSON object {"document": "${HISTORY}", ...}, found ${found(doc)}`;
+  if (doc.document !== HISTORY) return `not a trainer history: "document" is ${found(doc.document)}, expected "${HISTORY}"`;
+  if (doc.schema_version !== HISTORY_SCHEMA) return `schema_version ${found(doc.schema_version)} is not one this page reads (${HISTORY_SCHEMA})`;
+  if (!Array.isArray(doc.entries)) return `its "entries" is ${found(doc.entries)}, expected a list`;
+  if (doc.sessions !== undefined && !Array.isArray(doc.sessions)) return `its "sessions" is ${found(doc.sessions)}, expected a list`;
+  return null;
+}
+const entryKey = (x) => (typeof x.id === "string" ? `id ${x.id}` : `at ${x.at} ${x.hand} ${x.yours}`);
+const byTime = (a, b) => (Number.isFinite(a.at) ? a.at : -1e300) - (Number.isFinite(b.at) ? b.at : -1e300);
+// Import: the whole file is refused in one line if it is not a history; else each entry is checked as a stored one
+// is, merged by id (none twice), and what was done is said.
+async function importHistory(file) {
+  $("train-import-error").textContent = "";
+  $("train-import-status").textContent = "";
+  let doc;
+  try {
+    if (file.size > HISTORY_BYTES) throw new Error(`it is ${(file.size / 1e6).toFixed(1)} MB; a history is at most ${HISTORY_BYTES / 1e6} MB`);
+    try { doc = JSON.parse(await file.text()); } catch (e) { throw new Error("not a trainer history: it is not JSON"); }
+    const problem = historyProblem(doc);
+    if (problem) throw new Error(problem);
+  } catch (e) {
+    $("train-import-error").textContent = `${file.name} was not imported: ${e.message}`;
+    return;
+  }
+  const mine = progress(), have = new Set(mine.map(entryKey)), added = [];
+  let malformed = 0, here = 0;
+  for (const x of doc.entries) {
+    if (!validEntry(x)) { malformed += 1; continue; }
+    if (have.has(entryKey(x))) { here += 1; continue; }
+    have.add(entryKey(x));
+    added.push(Object.fromEntries(ENTRY_FIELDS.filter((k) => x[k] !== undefined).map((k) => [k, x[k]])));
+  }
+  const merged = [...mine, ...added].sort(byTime);
+  const left = Math.max(0, merged.length - 1000);
+  const said = [`imported ${plural(added.length, "hand")}, ${malformed} skipped as malformed, ${here} already here`];
+  if (left) said.push(`the oldest ${plural(left, "hand")} left out (1,000 at most)`);
+  try { localStorage.setItem(TRAINER, JSON.stringify(merged.slice(-1000))); } catch (e) {
+    $("train-import-error").textContent = `${file.name} was not imported: this browser would not keep it (storage is full or refused)`;
+    return;
+  }
+  if (doc.sessions?.length) {
+    const past = pastSessions(), ids = new Set(past.map((s) => s.session));
+    let bad = 0, known = 0, taken = 0;
+    for (const s of doc.sessions) {
+      if (!validPast(s)) bad += 1;
+      else if (ids.has(s.session)) known += 1;
+      else { ids.add(s.session); past.push(s); taken += 1; }
+    }
+    past.sort((a, b) => (Number.isFinite(a.ended) ? a.ended : 0) - (Number.isFinite(b.ended) ? b.ended : 0));
+    const kept = savePast(past);
+    said.push(`past sessions: ${taken} imported, ${bad} skipped as malformed, ${known} already here`
+      + (kept < past.length ? `, the oldest ${past.length - kept} left out (${PAST_KEPT} at most)` : ""));
+    drawPast();
+  }
+  $("train-import-status").textContent = said.join("; ");
+  drawProgress();
+}
+$("train-export").addEventListener("click", exportHistory);
+$("train-import").addEventListener("change", (event) => {
+  const file = event.target.files[0];
+  if (file) importHistory(file).finally(() => { event.target.value = ""; }); // the same file may be chosen again
+});
 // The leak finder: EV lost by the decision each hand turned on, the costliest first, with a drill for each.
 function leakTable(all) {
-  const classes = {};
+  const classes = Object.create(null); // decision names come from stored data: no prototype to write into
   for (const x of all) {
     if (!x.decision || x.decision === "same as the best play") continue;
     const c = (classes[x.decision] ||= { hands: 0, lost: 0 });
