@@ -6,7 +6,7 @@ misplay gets the same verdict at a table of two or of four. The decision classes
 a play by the first choice where it parts from the best play (a play that does not is ``same
 as the best play``), so that the EV lost adds up by the kind of mistake:
 
-* ``naturals``: the hand holds a natural the rules pay (declare it or play it out);
+* ``naturals``: declaring the natural the hand holds was the best choice, and it was played out;
 * ``flush or straight in back``: the backs differ in kind and one is a straight or better;
 * ``splitting two pair``: one play keeps two pairs in one row, the other does not;
 * ``where the pair goes``: a pair (or trips) of the hand lies in other rows;
@@ -23,8 +23,6 @@ from typing import TYPE_CHECKING
 from solver.arrangement import Arrangement
 from solver.cards import Card
 from solver.evaluator import CATEGORY_NAMES, category
-from solver.naturals import best_natural
-from solver.rules import Rules
 
 if TYPE_CHECKING:
     from solver.solution import Grade
@@ -60,7 +58,7 @@ def verdict(lost: float, opponents: int) -> str:
     return BLUNDER
 
 
-def decision(hand: Sequence[Card], yours: Arrangement, best: Arrangement, rules: Rules) -> str:
+def decision(hand: Sequence[Card], yours: Arrangement, best: Arrangement, *, declare: bool = False) -> str:
     """The decision a play of a hand turned on: the first of ``DECISIONS`` where it parts from
     the best play (``SAME`` where it does not).
 
@@ -68,22 +66,22 @@ def decision(hand: Sequence[Card], yours: Arrangement, best: Arrangement, rules:
         hand: The 13 cards.
         yours: The play graded.
         best: The best play of three rows.
-        rules: The rules (a natural counts only where they pay one).
+        declare: Declaring the natural the hand holds was the best choice (the play graded is
+            then a natural not declared, whatever its rows).
 
     Returns:
         One of ``DECISIONS`` (in their order, the first that fits), or ``SAME``.
 
     Examples:
-        >>> basic = Rules.parse("basic")
         >>> best = Arrangement.parse("9H 9D 2C / 8C 7C 6D 5H 4S / AS KS QS JS TS")
-        >>> def of(rows): return decision(best.cards, Arrangement.parse(rows), best, basic)
+        >>> def of(rows): return decision(best.cards, Arrangement.parse(rows), best)
         >>> of("9H 9D 2C / 8C 7C 6D 5H 4S / AS KS QS JS TS"), of("9D 4S 2C / 9H 8C 7C 6D 5H / AS KS QS JS TS")
         ('same as the best play', 'where the pair goes')
         >>> of("9H 9D 2C / AS KS QS JS TS / 8C 7C 6D 5H 4S"), of("9H 9D 4S / 8C 7C 6D 5H 2C / AS KS QS JS TS")
         ('flush or straight in back', "the front's kicker")
     """
     cards = [Card(int(c)) for c in hand]
-    if rules.naturals and best_natural(cards, rules) is not None:
+    if declare:
         return DECISIONS[0]
     mine, theirs = [[sorted(row) for row in play.rows] for play in (yours, best)]
     if mine == theirs:

@@ -500,7 +500,7 @@ class Grade:
     @property
     def decision(self) -> str:
         """The decision the play turned on, where it parts from the best play (``solver.lessons.decision``)."""
-        return decision(self.solution.hand, self.arrangement, self.solution.arrangement, self.solution.rules)
+        return decision(self.solution.hand, self.arrangement, self.solution.arrangement, declare=self.declare)
 
     def to_dict(self) -> dict[str, Any]:
         """The versioned JSON document of ``solve --grade --json`` and of the web page's grade

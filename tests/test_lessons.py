@@ -8,12 +8,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bots import grade_hand
-from solver import Arrangement, Card, Rules
+from solver import Arrangement, Card
 from solver.lessons import DECISIONS, decision, verdict
 
 HAND = "AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C"
 BEST = "9H 9D 2C / 8C 7C 6D 5H 4S / AS KS QS JS TS"
-BASIC, NATURALS = Rules.parse("basic"), Rules.parse("naturals")
 
 
 @pytest.mark.parametrize("per_opponent, expected", [
@@ -53,11 +52,9 @@ def _kind(row) -> int:
     return {(3, 1): 3, (2, 2): 2, (2, 1): 1}.get(tuple(counts[:2]), 0)
 
 
-def _reference(hand: list[Card], yours: Arrangement, best: Arrangement, rules: Rules) -> str:
+def _reference(hand: list[Card], yours: Arrangement, best: Arrangement, declare: bool) -> str:
     """The decision classes as docs/web.md defines them, counted card by card."""
-    from solver.naturals import best_natural
-
-    if rules.naturals and best_natural(hand, rules) is not None:
+    if declare:
         return "naturals"
     rows = [[sorted(int(c) for c in row) for row in play.rows] for play in (yours, best)]
     if rows[0] == rows[1]:
@@ -76,31 +73,30 @@ def _reference(hand: list[Card], yours: Arrangement, best: Arrangement, rules: R
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.permutations(range(52)), st.permutations(range(13)), st.sampled_from(["basic", "naturals"]))
-def test_decision_classes_match_the_reference(deck, order, rules_name):
+@given(st.permutations(range(52)), st.permutations(range(13)), st.booleans())
+def test_decision_classes_match_the_reference(deck, order, declare):
     """Any 13 cards set two ways (as dealt, and shuffled, or with only the front's cards
     trading places): the class is the reference's."""
     cards = [Card(c) for c in deck[:13]]
     best = Arrangement(tuple(cards[:3]), tuple(cards[3:8]), tuple(cards[8:]))
     other = [cards[i] for i in order] if order[0] >= 3 else cards[:3][::-1] + cards[3:]
     yours = Arrangement(tuple(other[:3]), tuple(other[3:8]), tuple(other[8:]))
-    rules = Rules.parse(rules_name)
-    assert decision(cards, yours, best, rules) == _reference(cards, yours, best, rules)
+    assert decision(cards, yours, best, declare=declare) == _reference(cards, yours, best, declare)
 
 
 def test_each_class_is_found():
     best = Arrangement.parse("9H 9D 2C / 8C 7C 6D 5H 4S / AS KS QS JS TS")
-    found = {decision(best.cards, Arrangement.parse(rows), best, BASIC) for rows in (
+    found = {decision(best.cards, Arrangement.parse(rows), best) for rows in (
         "9D 4S 2C / 9H 8C 7C 6D 5H / AS KS QS JS TS", "9H 9D 4S / 8C 7C 6D 5H 2C / AS KS QS JS TS",
         "9H 9D 2C / AS KS QS JS TS / 8C 7C 6D 5H 4S", "9H 9D 2C / 8C 7C 6D 5H 4S / AS KS QS JS TS")}
     two_pair = Arrangement.parse("2C 3D 4H / 9H 9D 8C 8D 5S / AS KS QS JS TS")
     split = Arrangement.parse("9H 9D 4H / 8C 8D 2C 3D 5S / AS KS QS JS TS")
     kickers = Arrangement.parse("2C 3D 5S / 9H 9D 8C 8D 4H / AS KS QS JS TS")
-    found |= {decision(two_pair.cards, split, two_pair, BASIC), decision(two_pair.cards, kickers, two_pair, BASIC)}
+    found |= {decision(two_pair.cards, split, two_pair), decision(two_pair.cards, kickers, two_pair)}
     six_pairs = Arrangement.parse("9S 9H 2C / AS KS QS JS TS / AH KH QH JH TH")
-    found.add(decision(six_pairs.cards, six_pairs, six_pairs, NATURALS))
+    found.add(decision(six_pairs.cards, six_pairs, six_pairs, declare=True))
     aces = Arrangement.parse("2C 3D 4H / 9H 9D 8C 8D 6S / AS AD KS QH 7C")
-    found.add(decision(aces.cards, Arrangement.parse("2C 3D 4H / 9H 9D 8C 8D 7C / AS AD KS QH 6S"), aces, BASIC))
+    found.add(decision(aces.cards, Arrangement.parse("2C 3D 4H / 9H 9D 8C 8D 7C / AS AD KS QH 6S"), aces))
     assert found == {*DECISIONS, "same as the best play"}
 
 

@@ -228,7 +228,7 @@ def _planted_leak_entries(count: int = 40) -> list[dict]:
                 while len(row) < 5:
                     row.append(out.pop())
             leaky = Arrangement(tuple(rows[0]), tuple(rows[1]), tuple(rows[2]))
-            if not is_foul(leaky) and decision(cards, leaky, best, rules) == "where the pair goes":
+            if not is_foul(leaky) and decision(cards, leaky, best) == "where the pair goes":
                 play = leaky
                 break
         g = grade_hand(hand, play, "table", samples=200, seed=number)
@@ -272,4 +272,59 @@ def test_a_grade_gives_a_verdict_and_why(browser, server):
     why = page.inner_text('[data-testid="grade-why"]')
     assert why.startswith("The front: your 9-high") and "pair of 9s" in why
     browser_tests._check(page, "grade-why", 390)
+    page.context.close()
+
+
+def test_a_link_keeps_a_seed_of_16_digits(browser, server):
+    """Sessions and their grading seeds go up to 2**53: a link with such a seed shows it."""
+    seed = 2**53 - 5
+    page = _open(browser, server, 1280, f"/#solve?hand={HAND.replace(' ', '+')}&samples=200&seed={seed}")
+    page.wait_for_selector('[data-testid="best"]')
+    assert f"seed {seed};" in page.inner_text("#solve-result")
+    page.goto(f"{server}/#play?seed={seed}&bots=greedy&rules=2-4")
+    page.wait_for_selector('[data-testid="play-replay"]')
+    assert str(seed) in page.inner_text('[data-testid="play-replay"]')
+    page.context.close()
+
+
+def test_a_trainer_entry_with_a_damaged_link_field_is_dropped(browser, server):
+    entry = {"id": "x", "hand": HAND, "yours": "9H 9D 2C / 8C 7C 6D 5H 4S / AS KS QS JS TS",
+             "best": "9H 9D 2C / 8C 7C 6D 5H 4S / AS KS QS JS TS", "lost": 9, "rules": "basic", "players": 2,
+             "seed": {"toString": 1}}
+    page = _open(browser, server, 1280, "/#solve")
+    page.evaluate(f"localStorage.setItem('chinese-poker-trainer', {json.dumps(json.dumps([entry]))})")
+    page.goto(server + "/#train")
+    page.reload()
+    page.wait_for_selector("body[data-ready]")
+    page.wait_for_selector('[data-testid="train-progress"] .hint')
+    assert page.errors == []
+    page.context.close()
+
+
+def test_next_hand_can_be_pressed_again_when_dealing_failed(browser, server):
+    page = _open(browser, server, 1280, "/#play")
+    page.select_option('[data-testid="play-bot-0"]', "greedy")
+    page.click('[data-testid="play-start"]')
+    page.wait_for_selector('[data-testid="play-go"]:not([hidden]):not([disabled])')
+    _place(page, "play-board", _by_rank(page, "play-board"))
+    page.click('[data-testid="play-go"]')
+    page.wait_for_selector('[data-testid="play-grade"]')
+    _idle(page)
+    failed = []
+
+    def once(route):
+        if failed:
+            route.continue_()
+        else:
+            failed.append(route.request.url)
+            route.abort()
+
+    page.route("**/api/session/deal", once)
+    page.click('[data-testid="play-next"]')
+    _until(page, "!!document.querySelector('[data-testid=play-error]').textContent")
+    _idle(page)
+    page.click('[data-testid="play-next"]')  # again: the same hand is asked for
+    _until(page, "document.querySelector('[data-testid=play-status]').textContent.includes('Hand 2 of 8')")
+    page.wait_for_selector('[data-testid="play-go"]:not([hidden]):not([disabled])')
+    assert failed and page.evaluate("JSON.parse(localStorage.getItem('chinese-poker-session')).hand") == 1
     page.context.close()

@@ -181,7 +181,9 @@ function link(view, values) {
 // A link's seed is used once, so that the link shows what was seen; later requests draw their own.
 const linkSeeds = {};
 function takeLinkSeed(view) { const seed = linkSeeds[view]; delete linkSeeds[view]; return seed; }
-function readLinkSeed(view, params) { if (/^[0-9]{1,15}$/.test(params.get("seed") || "")) linkSeeds[view] = Number(params.get("seed")); }
+// A seed as the server gives it: a whole number below 2**53 (up to 16 digits), which JSON and the page keep exact.
+const seedOf = (text) => (/^[0-9]{1,16}$/.test(text || "") && Number.isSafeInteger(Number(text)) ? Number(text) : undefined);
+function readLinkSeed(view, params) { const seed = seedOf(params.get("seed")); if (seed !== undefined) linkSeeds[view] = seed; }
 function share(view, values) {
   const href = link(view, values);
   history.replaceState(null, "", href);
@@ -494,7 +496,7 @@ $("grade-deal").addEventListener("click", () => busy("grade", "Dealing…", asyn
   takeGradeText();
 }));
 
-// Your rows beside the best play's, each row's EV over all the opponents (so the differences add up to the cost).
+// Your rows beside the best play's, each row's EV over all the opponents (under basic the differences add up to the cost).
 function gradeTable(g) {
   const n = g.player_count - 1;
   return h("table", {}, h("caption", { class: "sr-only" }, `Your rows and the best play's, EV in ${unit(n)}`),
@@ -516,7 +518,8 @@ function gradeView(g) {
     g.declare ? h("b", {}, "declaring it was the best choice.") : "playing it out is the better choice.") : null,
   g.foul ? h("p", { class: "warning" }, `Your arrangement fouls: ${g.foul_reason}`) : null,
   h("p", {}, g.declare ? "Best play of three rows: " : "Best: ", arrangementLine(g.best.arrangement)),
-  h("p", { class: "hint" }, `EV in ${unit(n)}, against opponents set by ${g.opponent} (${g.sample_count} samples, rules ${g.rules.name}, seed ${g.seed}); each row's EV is its share of that.`),
+  h("p", { class: "hint" }, `EV in ${unit(n)}, against opponents set by ${g.opponent} (${g.sample_count} samples, rules ${g.rules.name}, seed ${g.seed}); `
+    + "each row's EV is what the row itself wins (under basic the rows add up to the EV; a scoring bonus, royalties and naturals come on top)."),
   gradeTable(g)];
 }
 function gradeNow() {
@@ -683,8 +686,12 @@ function showScored() {
 }
 $("play-go").addEventListener("click", () => playHand(false));
 $("play-next").addEventListener("click", () => {
-  if (!session || session.phase !== "scored") return undefined;
-  return busy("play", "Dealing…", async () => { session.hand += 1; session.phase = "deal"; saveSession(); await findHand(); }, { result: "play-table" });
+  if (!session || !["scored", "deal"].includes(session.phase)) return undefined;
+  // From "deal" (the last try at dealing failed: busy, a time limit, the network) it asks for the same hand again.
+  return busy("play", "Dealing…", async () => {
+    if (session.phase === "scored") { session.hand += 1; session.phase = "deal"; saveSession(); }
+    await findHand();
+  }, { result: "play-table" });
 });
 
 function drawTotals() {
@@ -843,7 +850,11 @@ const validEntry = (x) => Boolean(x && typeof x === "object" && typeof x.hand ==
   && Number.isFinite(x.lost) && x.lost >= 0 && typeof x.rules === "string" && /^[a-z0-9+-]{1,60}$/.test(x.rules)
   && Number.isInteger(x.players) && x.players >= 2 && x.players <= 4
   && optional(x.id, (v) => typeof v === "string" && v.length <= 100) && optional(x.at, Number.isFinite)
-  && optional(x.decision, (v) => typeof v === "string" && v.length <= 80) && optional(x.verdict, (v) => typeof v === "string"));
+  && optional(x.decision, (v) => typeof v === "string" && v.length <= 80) && optional(x.verdict, (v) => typeof v === "string")
+  && optional(x.seed, Number.isSafeInteger) && optional(x.samples, Number.isSafeInteger)
+  && optional(x.opponent, (v) => typeof v === "string" && /^[a-z]{1,20}$/.test(v))
+  && optional(x.again_of, (v) => typeof v === "string" && v.length <= 100)
+  && (x.at === undefined || x.at === null || x.at <= Date.now() + 86_400_000)); // a time to come would push your own hands out
 function progress() {
   try {
     const all = JSON.parse(localStorage.getItem(TRAINER) || "[]");
@@ -1148,14 +1159,16 @@ function route() {
     $("grade-text").value = params.get("hand");
     if (takeGradeText() && params.get("arrangement")) { grading.set(params.get("arrangement")); if (grading.text()) gradeNow(); }
   }
-  if (name === "play" && /^[0-9]{1,15}$/.test(params.get("seed") || "")) {
-    replaySeed = Number(params.get("seed"));
+  if (name === "play" && seedOf(params.get("seed")) !== undefined) {
+    replaySeed = seedOf(params.get("seed"));
     const bots = (params.get("bots") || "").split(",").filter(Boolean);
     showSetup(bots, params.get("rules"));
     const against = bots.length >= 1 && bots.length <= 3 ? ` against ${bots.join(", ")}` : "";
     put("play-status", h("p", { "data-testid": "play-replay" }, `The next session you start deals the hands of session ${replaySeed}${against}, rules ${$("play-rules").value}.`));
   }
-  if (name === "train") drawProgress();
+  if (name === "train") {
+    try { drawProgress(); } catch (e) { put("train-progress", h("p", { class: "warning" }, `Your progress cannot be shown: ${e.message}`)); }
+  }
 }
 window.addEventListener("hashchange", route);
 document.addEventListener("keydown", (event) => {
