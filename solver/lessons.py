@@ -18,14 +18,11 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from solver.arrangement import Arrangement
 from solver.cards import Card
 from solver.evaluator import CATEGORY_NAMES, category
-
-if TYPE_CHECKING:
-    from solver.solution import Grade
 
 # (highest cost per opponent, verdict), in order; a cost above the last is a blunder. 0 is "best".
 VERDICTS: tuple[tuple[float, str], ...] = ((0.0, "best"), (0.05, "fine"), (0.2, "inaccuracy"), (0.6, "mistake"))
@@ -106,7 +103,56 @@ def decision(hand: Sequence[Card], yours: Arrangement, best: Arrangement, *, dec
     return DECISIONS[5]
 
 
-def why(grade: Grade) -> list[str]:
+class _Row(Protocol):
+    """What ``why`` reads of a row's result (``solver.solution.RowResult``)."""
+
+    @property
+    def row(self) -> str: ...
+    @property
+    def cards(self) -> tuple[Card, ...]: ...
+    @property
+    def hand(self) -> str: ...
+    @property
+    def win(self) -> float: ...
+    @property
+    def tie(self) -> float: ...
+    @property
+    def ev(self) -> float: ...
+
+
+class _Best(Protocol):
+    """What ``why`` reads of the best play (``solver.solution.Solution``)."""
+
+    @property
+    def opponents(self) -> int: ...
+    @property
+    def ev(self) -> float: ...
+    @property
+    def natural(self) -> str | None: ...
+    @property
+    def natural_ev(self) -> float | None: ...
+    @property
+    def rows(self) -> tuple[_Row, ...]: ...
+
+
+class _Graded(Protocol):
+    """What ``why`` reads of a grade (``solver.solution.Grade``, which imports this module)."""
+
+    @property
+    def solution(self) -> _Best: ...
+    @property
+    def declare(self) -> bool: ...
+    @property
+    def foul(self) -> bool: ...
+    @property
+    def foul_reason(self) -> str | None: ...
+    @property
+    def rows(self) -> tuple[_Row, ...]: ...
+    @property
+    def lost(self) -> float: ...
+
+
+def why(grade: _Graded) -> list[str]:
     """Why a play cost what it did, in sentences: the natural it did not declare, its foul, and
     each row it set otherwise than the best play, with both rows' chances against one opponent
     and the difference in units over all of them.

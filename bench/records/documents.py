@@ -185,6 +185,12 @@ class GradeDocumentHandsItem(TypedDict):
     diff: float
     diff_se: float | None
     lost: float
+    natural: NotRequired[str | None]
+    natural_ev: NotRequired[float | None]
+    declare: NotRequired[bool]
+    verdict: NotRequired[Literal['best', 'fine', 'inaccuracy', 'mistake', 'blunder']]
+    why: NotRequired[list[str]]
+    decision: NotRequired[Literal['naturals', 'flush or straight in back', 'splitting two pair', 'where the pair goes', "the front's kicker", 'the other kickers', 'same as the best play']]
     rows: GradeDocumentHandsItemRows
     sample_count: int
     seed: int
@@ -318,6 +324,12 @@ class HandGradeDocument(TypedDict):
     diff: float
     diff_se: float | None
     lost: float
+    natural: NotRequired[str | None]
+    natural_ev: NotRequired[float | None]
+    declare: NotRequired[bool]
+    verdict: NotRequired[Literal['best', 'fine', 'inaccuracy', 'mistake', 'blunder']]
+    why: NotRequired[list[str]]
+    decision: NotRequired[Literal['naturals', 'flush or straight in back', 'splitting two pair', 'where the pair goes', "the front's kicker", 'the other kickers', 'same as the best play']]
     rows: HandGradeDocumentRows
     sample_count: int
     seed: int
@@ -942,6 +954,7 @@ class SolveDocumentAlternativesItem(TypedDict):
     diff: float
     diff_se: float | None
     significant: bool
+    rows: NotRequired[SolveRowResults]
 
 
 class SolveRules(TypedDict):
@@ -1083,6 +1096,8 @@ class WebSessionDealDocument(TypedDict):
     hand_count: int
     natural: str | None
     scored: bool
+    scoring: bool
+    result: dict[str, Any] | None
 
 
 # --- web-session-play.schema.json
@@ -1156,6 +1171,12 @@ class WebSessionPlayHandGrade(TypedDict):
     diff: float
     diff_se: float | None
     lost: float
+    natural: NotRequired[str | None]
+    natural_ev: NotRequired[float | None]
+    declare: NotRequired[bool]
+    verdict: NotRequired[Literal['best', 'fine', 'inaccuracy', 'mistake', 'blunder']]
+    why: NotRequired[list[str]]
+    decision: NotRequired[Literal['naturals', 'flush or straight in back', 'splitting two pair', 'where the pair goes', "the front's kicker", 'the other kickers', 'same as the best play']]
     rows: WebSessionPlayHandGradeRows
     sample_count: int
     seed: int
@@ -1274,6 +1295,10 @@ class WebSessionPlayDocumentReview(TypedDict):
     natural_ev: float | None
     play_ev: float
     sample_count: int
+    seed: int
+    opponent: str
+    player_count: int
+    rules: str
 
 
 # --- web-session-start.schema.json
