@@ -35,12 +35,12 @@ from solver.evaluator import (
 from solver.opponent import OpponentModel
 from solver.rules import Rules, RulesError
 from solver.scoring import row_results, score_pair, score_table, settle_values
-from solver.solution import Alternative, Grade, RowResult, Solution, grade, solve
+from solver.solution import DECLARE, Alternative, Grade, RowResult, Solution, grade, solve
 from solver.splits import N_SPLITS, Splits, all_splits, count_legal, split_arrangement, split_tables
 from solver.statistics import Estimate
 
 __all__ = [
-    "CATEGORY_NAMES", "N_SPLITS", "ROWS", "Alternative", "Arrangement", "Estimate", "Grade", "grade", "OpponentError",
+    "CATEGORY_NAMES", "DECLARE", "N_SPLITS", "ROWS", "Alternative", "Arrangement", "Estimate", "Grade", "grade", "OpponentError",
     "OpponentModel",
     "RowResult", "Rules", "RulesError", "Solution", "SolveError", "settle_values", "solve", "Card", "CardCountError", "CardError",
     "DuplicateCardError", "Splits", "UnknownCardError", "all_splits", "as_arrangement", "category",

@@ -55,16 +55,16 @@ def verdict(lost: float, opponents: int) -> str:
     return BLUNDER
 
 
-def decision(hand: Sequence[Card], yours: Arrangement, best: Arrangement, *, declare: bool = False) -> str:
+def decision(hand: Sequence[Card], yours: Arrangement | None, best: Arrangement, *, declare: bool = False) -> str:
     """The decision a play of a hand turned on: the first of ``DECISIONS`` where it parts from
     the best play (``SAME`` where it does not).
 
     Args:
         hand: The 13 cards.
-        yours: The play graded.
+        yours: The play graded; None where the player declared the natural the hand holds.
         best: The best play of three rows.
-        declare: Declaring the natural the hand holds was the best choice (the play graded is
-            then a natural not declared, whatever its rows).
+        declare: Declaring the natural the hand holds was the best choice (a play of rows is
+            then a natural not declared, whatever its rows; a declaration is the best choice).
 
     Returns:
         One of ``DECISIONS`` (in their order, the first that fits), or ``SAME``.
@@ -78,6 +78,8 @@ def decision(hand: Sequence[Card], yours: Arrangement, best: Arrangement, *, dec
         ('flush or straight in back', "the front's kicker")
     """
     cards = [Card(int(c)) for c in hand]
+    if yours is None:
+        return SAME if declare else DECISIONS[0]
     if declare:
         return DECISIONS[0]
     mine, theirs = [[sorted(row) for row in play.rows] for play in (yours, best)]
@@ -150,12 +152,15 @@ class _Graded(Protocol):
     def rows(self) -> tuple[_Row, ...]: ...
     @property
     def lost(self) -> float: ...
+    @property
+    def declared(self) -> bool: ...
 
 
 def why(grade: _Graded) -> list[str]:
     """Why a play cost what it did, in sentences: the natural it did not declare, its foul, and
     each row it set otherwise than the best play, with both rows' chances against one opponent
-    and the difference in units over all of them.
+    and the difference in units over all of them; for a natural declared, what declaring won
+    against the best play of three rows.
 
     Args:
         grade: The grade of the play.
@@ -165,6 +170,12 @@ def why(grade: _Graded) -> list[str]:
     """
     best = grade.solution
     n = best.opponents
+    if grade.declared:
+        worth = f"You declared {best.natural}, worth {best.natural_ev:+.3f} units a hand; the best play of three rows "
+        if grade.declare:
+            return [worth + f"{best.ev:+.3f}: declaring was the best choice."]
+        return [worth + f"scores {best.ev:+.3f}: playing it out was the better choice, by {grade.lost:.3f} units "
+                        "a hand."]
     lines: list[str] = []
     if grade.declare:
         lines.append(f"Declaring {best.natural} is worth {best.natural_ev:+.3f} units a hand, the best play of three "

@@ -47,7 +47,7 @@ from solver.documents import json_ready
 from solver.errors import SolveError
 from solver.evaluator import describe_value
 from solver.lessons import decision, verdict, why
-from solver.naturals import best_natural, held_natural
+from solver.naturals import Natural, best_natural, held_natural
 from solver.opponent import OpponentModel, model_name
 from solver.rules import Rules, RulesError, as_rules
 from solver.sampling import Sample, check_memory, per_sample_rows, per_sample_scores, simulate
@@ -156,6 +156,7 @@ class Solution:
         }, digits=6)  # fmt: skip
 
 
+DECLARE = "declare"  # the play to grade that declares the natural the hand holds (``grade``)
 PART_KEYS = {"bonus": "bonus", "royalties": "royalty", "naturals": "opponent_natural"}  # Solution.parts -> ev_parts
 
 
@@ -395,11 +396,27 @@ def check_request(hand: CardsLike, opponent: OpponentModel, arrangement: Arrange
         solver.cards.CardCountError: expected 13 cards for the hand, got 2: 'AS KS'
     """
     cards = parse_hand(hand)
-    if arrangement is not None:
+    if arrangement is not None and not declares(arrangement):
         _play_of(cards, arrangement)
     checked = _check_options(samples, players, top, rules)
+    if arrangement is not None and declares(arrangement):
+        _natural_to_declare(cards, checked)
     _check_search(opponent, seed, distinct)
     return cards, checked
+
+
+def declares(play: Arrangement | str) -> bool:
+    """Whether a play to grade is the word ``declare`` (any case): the natural declared."""
+    return isinstance(play, str) and play.strip().lower() == DECLARE
+
+
+def _natural_to_declare(cards: tuple[Card, ...], rules: Rules) -> Natural:
+    """The natural these cards would declare under these rules; SolveError when there is none."""
+    natural = best_natural(cards, rules) if rules.naturals and held_natural(cards) else None
+    if natural is None:
+        why = "these rules have no naturals" if not rules.naturals else "this hand holds none under these rules"
+        raise SolveError(f"there is no natural to declare: {why}")
+    return natural
 
 
 def _check_search(opponent: Any, seed: Any, distinct: Any) -> None:
@@ -454,16 +471,21 @@ class Grade:
     """A player's own arrangement against the best play, on the same simulated opponents."""
 
     solution: Solution  # the best play and its evidence
-    arrangement: Arrangement  # the player's
+    arrangement: Arrangement | None  # the player's; None where they declared the natural the hand holds
     foul_reason: str | None  # why the player's arrangement fouls, or None
     ev: float  # the player's EV against the same opponents (units per hand, all opponents)
     diff: float  # ev - best ev (<= 0 unless the sample favours the player's)
     diff_se: float  # standard error of the paired difference
-    rows: tuple[RowResult, ...]  # the player's rows against the opponents' rows
+    rows: tuple[RowResult, ...]  # the player's rows against the opponents' rows; () where declared
 
     @property
     def foul(self) -> bool:
         return self.foul_reason is not None
+
+    @property
+    def declared(self) -> bool:
+        """The player declared the natural the hand holds instead of playing rows."""
+        return self.arrangement is None
 
     @property
     def declare(self) -> bool:
@@ -500,6 +522,8 @@ class Grade:
     @property
     def decision(self) -> str:
         """The decision the play turned on, where it parts from the best play (``solver.lessons.decision``)."""
+        if self.arrangement is None:
+            return decision(self.solution.hand, None, self.solution.arrangement, declare=self.declare)
         return decision(self.solution.hand, self.arrangement, self.solution.arrangement, declare=self.declare)
 
     def to_dict(self) -> dict[str, Any]:
@@ -511,15 +535,16 @@ class Grade:
                 to 6 decimals.
         """
         best = self.solution.to_dict()
-        rows = _row_results_dict(self.rows)
-        for name, row in rows.items():
+        rows = _row_results_dict(self.rows) if self.rows else None
+        for name, row in (rows or {}).items():
             theirs = best["rows"][name]
             row |= {"best_cards": theirs["cards"], "best_hand": theirs["hand"], "ev_diff": row["ev"] - theirs["ev"]}
         return json_ready({
             "schema_version": SCHEMA_VERSION,
             "document": "hand-grade",
             "hand": best["hand"],
-            "arrangement": self.arrangement.to_dict(),
+            "arrangement": self.arrangement.to_dict() if self.arrangement is not None else None,
+            "declared": self.declared,
             "foul": self.foul,
             "foul_reason": self.foul_reason,
             "ev": self.ev,
@@ -603,11 +628,14 @@ def grade(hand: CardsLike, arrangement: Arrangement | str, opponent: OpponentMod
     """How a player's arrangement of ``hand`` compares with the best play, scored against the
     same simulated opponents.
 
-    A fouled arrangement is graded too, as the foul it is.
+    A fouled arrangement is graded too, as the foul it is. Under rules with naturals, a hand
+    that holds one can be graded as declared: its EV is then what declaring wins from the same
+    opponents, and it has no rows.
 
     Args:
         hand: The 13 cards, as text or a sequence of cards.
-        arrangement: The player's arrangement of ``hand``, or its text.
+        arrangement: The player's arrangement of ``hand``, or its text; ``"declare"`` (``DECLARE``)
+            for the natural the hand holds, declared.
         opponent: The opponent model that sets every sampled opponent.
         **options: Options of ``solve`` (``samples``, ``seed``, ``players``, ``rules``, ...);
             ``top`` is 0 unless given.
@@ -618,29 +646,35 @@ def grade(hand: CardsLike, arrangement: Arrangement | str, opponent: OpponentMod
 
     Raises:
         CardError: The hand is not 13 distinct cards, or the arrangement cannot be read.
-        SolveError: The arrangement holds other cards than the hand, or an option is not valid.
+        SolveError: The arrangement holds other cards than the hand, an option is not valid, or
+            ``"declare"`` is asked where the rules or the hand give no natural.
         OpponentError: The opponent model failed or set its hands wrongly.
     """
     cards = parse_hand(hand)
-    mine = _play_of(cards, arrangement)
+    mine = None if declares(arrangement) else _play_of(cards, arrangement)
+    if mine is None:  # refused before any work: the rules and the hand must give a natural to declare
+        _natural_to_declare(cards, as_rules(options.get("rules")))
     solution = solve(cards, opponent, keep_sample=True, **({"top": 0} | options))
     rules = solution.rules
     assert solution.sample is not None
     sample = Sample(solution.sample, solution.sample, rules)  # an arranged hand holds the same cards
-    values = mine.values()
-    best_values = solution.arrangement.values()
-    ours = per_sample_scores(values, sample, rules)
-    best = per_sample_scores(best_values, sample, rules)
+    best = per_sample_scores(solution.arrangement.values(), sample, rules)
+    if mine is None:
+        ours = sample.natural_scores(_natural_to_declare(cards, rules), rules)
+        rows: tuple[RowResult, ...] = ()
+    else:
+        values = mine.values()
+        ours = per_sample_scores(values, sample, rules)
+        rows_results = per_sample_rows(values, sample)
+        rows = tuple(_row_result(name, row, value, rows_results[:, i], sample.plain)
+                     for i, (name, row, value) in enumerate(zip(ROWS, mine.rows, values)))
     diff = ours - best
     scale = solution.opponents
     n = sample.n
-    rows_results = per_sample_rows(values, sample)
-    rows = tuple(_row_result(name, row, value, rows_results[:, i], sample.plain)
-                 for i, (name, row, value) in enumerate(zip(ROWS, mine.rows, values)))
     return Grade(
         solution=solution,
         arrangement=mine,
-        foul_reason=foul_reason(mine),
+        foul_reason=foul_reason(mine) if mine is not None else None,
         ev=float(ours.mean()) * scale,
         diff=float(diff.mean()) * scale,
         diff_se=float(diff.std(ddof=1) / np.sqrt(n)) * scale if n > 1 else float("nan"),

@@ -316,6 +316,18 @@ def test_solve_grade_counts_declaring_a_natural(capsys):
     assert "natural six pairs: declaring it is worth" in capsys.readouterr().out
 
 
+def test_solve_grades_a_declared_natural(capsys):
+    """--grade declare: the natural declared, graded against the best choice; a hand or rules
+    without one get one line and exit 2."""
+    six_pairs = "AS AH KS KH QS QH JS JH TS TH 9S 9H 2C"
+    assert solve_main([six_pairs, "--grade", "declare", "--samples", "300", "--seed", "3", "--rules", "naturals"]) == 0
+    out = capsys.readouterr().out
+    assert "yours   declared six pairs" in out and "your play cost 0.000" in out and "verdict best" in out
+    capsys.readouterr()
+    assert _status(solve_main, [six_pairs, "--grade", "declare"]) == 2
+    assert capsys.readouterr().err.strip().endswith("there is no natural to declare: these rules have no naturals")
+
+
 def test_bench_grade_lists_the_worst_plays_first(tmp_path, capsys):
     """A malformed line is reported by number and the others still graded (exit 2)."""
     path = tmp_path / "plays.txt"

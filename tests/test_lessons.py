@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bots import grade_hand
-from solver import Arrangement, Card
+from solver import Arrangement, Card, SolveError
 from solver.lessons import DECISIONS, decision, verdict
 
 HAND = "AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C"
@@ -117,3 +117,37 @@ def test_why_says_when_declaring_was_the_best_choice():
                         rules="naturals")
     assert graded.decision == "naturals" and graded.why[0].startswith("Declaring six pairs is worth")
     assert graded.verdict != "best"
+
+
+THREE_STRAIGHTS = "AC 2D 3C 9S TS JS QS KS 9H TH JH QH KH"  # two straight flushes played out: royalties beat declaring
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_a_declared_natural_is_graded_against_the_best_choice(players):
+    """Declared, three straights wins 3 units from each opponent who holds no natural (the
+    rules' payout); where it was the best choice it costs 0, and where royalties make playing
+    it out better it costs the difference, with no rows of its own."""
+    declared = grade_hand(THREE_STRAIGHTS, "declare", "table", samples=200, seed=1, rules="naturals", players=players)
+    assert declared.declared and declared.arrangement is None and declared.rows == ()
+    assert declared.ev <= 3.0 * (players - 1) + 1e-9  # an opponent's higher natural takes its units
+    if declared.solution.opponents_with_naturals == 0:
+        assert declared.ev == pytest.approx(3.0 * (players - 1))
+    assert declared.declare and declared.lost == 0 and declared.verdict == "best"
+    assert declared.decision == "same as the best play" and declared.why[0].startswith("You declared three straights")
+    assert declared.diff == pytest.approx(declared.ev - declared.solution.ev)
+    played = grade_hand(THREE_STRAIGHTS, "declare", "table", samples=200, seed=1, rules="royalties+naturals",
+                        players=players)
+    assert not played.declare and played.solution.ev > played.ev
+    assert played.lost == pytest.approx(played.solution.ev - played.ev) and played.verdict == "blunder"
+    assert played.decision == "naturals" and "playing it out was the better choice" in played.why[0]
+    doc = played.to_dict()
+    assert doc["declared"] is True and doc["arrangement"] is None and doc["rows"] is None and doc["foul"] is False
+
+
+@pytest.mark.parametrize("hand, rules, why", [
+    (THREE_STRAIGHTS, "basic", "these rules have no naturals"),
+    ("AS KD 7C 2H 9S 4D JC 3H 8S 6D TC 5H 5S", "naturals", "this hand holds none under these rules"),
+])
+def test_declaring_without_a_natural_is_refused(hand, rules, why):
+    with pytest.raises(SolveError, match=f"there is no natural to declare: {why}"):
+        grade_hand(hand, "declare", "table", samples=50, seed=1, rules=rules)

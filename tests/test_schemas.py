@@ -79,6 +79,23 @@ def test_solve_grade_json_validates(arrangement, options):
     assert doc["foul"] is (arrangement == FOUL)
 
 
+@pytest.mark.parametrize("rules", ["naturals", "2-4+royalties+naturals"])
+def test_a_declared_natural_validates_in_every_grade_document(tmp_path, rules, client):
+    """``solve --grade declare``, a ``bench grade`` line that declares, and the web's grade with
+    ``declare``: no arrangement and no rows, said so by ``declared``."""
+    doc = json.loads(_printed(solve_main, [SIX_PAIRS, "--grade", "declare", "--samples", "60", "--rules", rules, "--json"]))
+    valid("hand-grade", doc)
+    assert doc["declared"] is True and doc["arrangement"] is None and doc["rows"] is None
+    path = tmp_path / "plays.txt"
+    path.write_text(f"{SIX_PAIRS} | declare\n{HAND} | {BEST}\n")
+    graded = json.loads(_printed(bench_main, ["grade", "--input", str(path), "--samples", "40", "--rules", rules, "--json"]))
+    valid("grade", graded)
+    assert sorted(h["declared"] for h in graded["hands"]) == [False, True]
+    web = _answer(client, "/api/grade", {"hand": SIX_PAIRS, "declare": True, "samples": 50, "rules": rules})
+    valid("hand-grade", web)
+    assert web["declared"] is True and web["ev"] == web["natural_ev"]
+
+
 @pytest.mark.parametrize("options", [[], ["--rules", "1-6+royalties", "--players", "4", "--seed", "11"]])
 def test_bench_grade_json_validates_with_fouls_and_a_malformed_line(tmp_path, options):
     path = tmp_path / "plays.txt"
@@ -287,3 +304,12 @@ def test_bench_bots_json_is_the_bots_document():
     assert errors("bots", doc["bots"])  # a bare list
     assert errors("bots", _without(doc, "schema_version"))
     assert errors("bots", doc | {"bots": [b | {"parameters": []} for b in doc["bots"]]})
+
+
+def test_a_sessions_grade_is_described_as_the_hand_grade_document_is():
+    """web-session-play holds a copy of hand-grade (its grade): every field the same, but the
+    opponent's identity, which the page's grades do not carry; so a new field cannot be
+    emitted by one and refused by the other."""
+    copy, original = schema("web-session-play")["$defs"]["hand_grade"], schema("hand-grade")
+    assert copy["properties"] == {k: v for k, v in original["properties"].items() if k != "opponent_identity"}
+    assert copy["required"] == original["required"]

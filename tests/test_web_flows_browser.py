@@ -328,3 +328,54 @@ def test_next_hand_can_be_pressed_again_when_dealing_failed(browser, server):
     page.wait_for_selector('[data-testid="play-go"]:not([hidden]):not([disabled])')
     assert failed and page.evaluate("JSON.parse(localStorage.getItem('chinese-poker-session')).hand") == 1
     page.context.close()
+
+
+def test_grade_and_the_trainer_let_you_declare_a_natural(browser, server):
+    """Under rules with naturals, Grade and the Trainer offer 'Declare my natural' (not under
+    basic); a declaration is graded against the best choice with no rows of its own, its link
+    grades it again, and the Trainer keeps it as declared. The Trainer's entry under naturals
+    is still there after a reload: the page once dropped every entry graded under other rules
+    than basic, whose opponent a grade names 'table:rules=...'."""
+    page = _open(browser, server, 1280, f"/#grade?hand={SIX_PAIRS.replace(' ', '+')}&rules=naturals&samples=300&seed=3")
+    page.wait_for_selector('[data-testid="grade-declare"]:not([hidden])')
+    page.select_option("#grade-options .rules", "basic")
+    assert page.is_hidden('[data-testid="grade-declare"]')
+    page.select_option("#grade-options .rules", "naturals")
+    page.click('[data-testid="grade-declare"]')
+    page.wait_for_selector('[data-testid="grade-summary"]')
+    summary = page.inner_text('[data-testid="grade-summary"]')
+    assert summary.startswith("You declared six pairs") and "cost 0.000" in summary
+    assert page.inner_text('[data-testid="grade-verdict"]').startswith("Best play")
+    assert page.locator('[data-testid="grade-result"] table').count() == 0  # a declaration has no rows
+    link = page.get_attribute('[data-testid="grade-result"] a[href*="arrangement=declare"]', "href")
+    page.goto(server + "/" + link)
+    page.reload()
+    page.wait_for_selector('[data-testid="grade-summary"]')
+    assert page.inner_text('[data-testid="grade-summary"]') == summary
+    assert page.errors == []
+    page.context.close()
+
+    played = "9S 9H 2C / AS KS QS JS TS / AH KH QH JH TH"
+    entries = [{"id": "six-pairs", "hand": SIX_PAIRS, "yours": played, "best": "declare six pairs", "lost": 0.2,
+                "rules": "naturals", "players": 2, "at": 1, "verdict": "mistake", "decision": "naturals"}]
+    entries += [{"id": f"other-{k}", "hand": HAND, "yours": "9H 9D 2C / 8C 7C 6D 5H 4S / AS KS QS JS TS",
+                 "best": "9H 9D 2C / 8C 7C 6D 5H 4S / AS KS QS JS TS", "lost": 0, "rules": "basic", "players": 2,
+                 "at": 2 + k, "verdict": "best", "decision": "same as the best play"} for k in range(3)]
+    page = _open(browser, server, 390, "/#solve")
+    page.evaluate(f"localStorage.setItem('chinese-poker-trainer', {json.dumps(json.dumps(entries))})")
+    page.goto(server + "/#train")
+    page.select_option('[data-testid="train-rules"]', "basic")
+    page.click('[data-testid="train-deal"]')
+    page.wait_for_selector('[data-testid="train-again"]')  # the costly six pairs comes back
+    assert page.is_hidden('[data-testid="train-declare"]')
+    page.select_option('[data-testid="train-rules"]', "naturals")
+    page.click('[data-testid="train-declare"]')
+    _until(page, "document.querySelector('[data-testid=train-mean]')?.textContent.startsWith('5 hands')")
+    stored = page.evaluate("JSON.parse(localStorage.getItem('chinese-poker-trainer'))")
+    assert stored[-1]["yours"] == "declare six pairs" and stored[-1]["lost"] == 0 and stored[-1]["again_of"] == "six-pairs"
+    assert page.is_hidden('[data-testid="train-declare"]') and page.is_visible('[data-testid="train-next"]')
+    page.reload()
+    page.wait_for_selector("body[data-ready]")
+    assert page.evaluate("JSON.parse(localStorage.getItem('chinese-poker-trainer')).length") == 5  # kept as valid
+    assert page.errors == []
+    page.context.close()

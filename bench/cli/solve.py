@@ -61,7 +61,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_log_protocol(parser)
     parser.add_argument("--ascii", action="store_true", help="letters for suits (S H D C) instead of symbols")
     parser.add_argument("--grade", metavar="'FRONT / MIDDLE / BACK'",
-                        help="grade this arrangement of the hand: its EV against the best play's, on the same opponents")
+                        help="grade this arrangement of the hand: its EV against the best play's, on the same opponents "
+                             "('declare' grades declaring the natural the hand holds, under rules with naturals)")
     add_debug(parser)
     add_version(parser)
     return parser
@@ -164,7 +165,7 @@ def render_grade(grade: Grade, symbols: bool) -> str:
     best = grade.solution
     lines = [
         f"hand    {format_cards(best.hand, symbols)}",
-        f"yours   {grade.arrangement.format(symbols)}" + (f"   FOUL: {grade.foul_reason}" if grade.foul else ""),
+        f"yours   {_yours(grade, symbols)}" + (f"   FOUL: {grade.foul_reason}" if grade.foul else ""),
         f"best    {best.arrangement.format(symbols)}",
         f"EV      yours {grade.ev:+.3f}, best {grade.best_choice_ev:+.3f}: your play cost {grade.lost:.3f} units per hand "
         f"(paired difference {grade.diff:+.3f} ± {grade.diff_se:.3f}, {best.samples:,} opponents set by "
@@ -181,6 +182,11 @@ def render_grade(grade: Grade, symbols: bool) -> str:
         lines += ["", f"natural {best.natural}: declaring it is worth {best.natural_ev:+.3f}; {verdict}"]
     lines += ["", f"seed {best.seed}"]
     return "\n".join(lines)
+
+
+def _yours(grade: Grade, symbols: bool = False) -> str:
+    """The player's play as a line: its rows, or the natural declared."""
+    return grade.arrangement.format(symbols) if grade.arrangement is not None else f"declared {grade.solution.natural}"
 
 
 def _first_run_notice(ascii: bool = False) -> bool:

@@ -177,7 +177,8 @@ class GradeDocument(TypedDict):
 class GradeDocumentHandsItem(TypedDict):
     line: int
     hand: str
-    arrangement: GradeArrangement
+    arrangement: GradeArrangement | None
+    declared: NotRequired[bool]
     foul: bool
     foul_reason: str | None
     ev: float
@@ -191,7 +192,7 @@ class GradeDocumentHandsItem(TypedDict):
     verdict: NotRequired[Literal['best', 'fine', 'inaccuracy', 'mistake', 'blunder']]
     why: NotRequired[list[str]]
     decision: NotRequired[Literal['naturals', 'flush or straight in back', 'splitting two pair', 'where the pair goes', "the front's kicker", 'the other kickers', 'same as the best play']]
-    rows: GradeDocumentHandsItemRows
+    rows: GradeDocumentHandsItemRows | None
     sample_count: int
     seed: int
     opponent: str
@@ -312,11 +313,12 @@ class GradeDocumentMalformedLinesItem(TypedDict):
 # --- hand-grade.schema.json
 
 class HandGradeDocument(TypedDict):
-    "A player's arrangement of one hand against the best play on the same simulated opponents: solve --grade --json, and the web API's POST /api/grade."
+    "A player's arrangement of one hand (or the natural they declared) against the best play on the same simulated opponents: solve --grade --json, and the web API's POST /api/grade."
     schema_version: Literal[3]
     document: Literal['hand-grade']
     hand: str
-    arrangement: HandGradeArrangement
+    arrangement: HandGradeArrangement | None
+    declared: NotRequired[bool]
     foul: bool
     foul_reason: str | None
     ev: float
@@ -330,7 +332,7 @@ class HandGradeDocument(TypedDict):
     verdict: NotRequired[Literal['best', 'fine', 'inaccuracy', 'mistake', 'blunder']]
     why: NotRequired[list[str]]
     decision: NotRequired[Literal['naturals', 'flush or straight in back', 'splitting two pair', 'where the pair goes', "the front's kicker", 'the other kickers', 'same as the best play']]
-    rows: HandGradeDocumentRows
+    rows: HandGradeDocumentRows | None
     sample_count: int
     seed: int
     opponent: str
@@ -1163,7 +1165,8 @@ class WebSessionPlayHandGrade(TypedDict):
     schema_version: Literal[3]
     document: Literal['hand-grade']
     hand: str
-    arrangement: WebSessionPlayArrangement
+    arrangement: WebSessionPlayArrangement | None
+    declared: NotRequired[bool]
     foul: bool
     foul_reason: str | None
     ev: float
@@ -1177,7 +1180,7 @@ class WebSessionPlayHandGrade(TypedDict):
     verdict: NotRequired[Literal['best', 'fine', 'inaccuracy', 'mistake', 'blunder']]
     why: NotRequired[list[str]]
     decision: NotRequired[Literal['naturals', 'flush or straight in back', 'splitting two pair', 'where the pair goes', "the front's kicker", 'the other kickers', 'same as the best play']]
-    rows: WebSessionPlayHandGradeRows
+    rows: WebSessionPlayHandGradeRows | None
     sample_count: int
     seed: int
     opponent: str

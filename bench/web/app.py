@@ -38,7 +38,7 @@ from bench.records.deals import HANDS_PER_SESSION, deal_table, dealer_of
 from bench.web.jobs import rows_of
 from bench.web.pool import JobError, PoolBusy, PoolFault, PoolSettings, PoolTimeout, WorkerPool
 from bots import BOTS, describe_bot
-from solver import ROWS, Arrangement, describe, format_cards, foul_reason
+from solver import DECLARE, ROWS, Arrangement, describe, format_cards, foul_reason
 from solver.errors import InputError
 from solver.limits import ceiling
 from solver.naturals import best_natural
@@ -118,7 +118,8 @@ class SolveRequest(Strict):
 
 class GradeRequest(Strict):
     hand: str = Field(max_length=TEXT)
-    arrangement: str = Field(max_length=TEXT, description="'FRONT / MIDDLE / BACK'")
+    arrangement: str | None = Field(None, max_length=TEXT, description="'FRONT / MIDDLE / BACK'; absent to declare")
+    declare: bool = Field(False, description="grade declaring the natural the hand holds (rules with naturals)")
     samples: int = Field(1000, ge=1, le=MAX_SAMPLES)
     seed: int | None = Field(None, ge=0, lt=2**63)
     rules: str = RULES_FIELD
@@ -724,7 +725,9 @@ def _add_solver_routes(app: FastAPI, settings: Settings, pool: WorkerPool) -> No
 
     @app.post("/api/grade")
     async def grade(request: GradeRequest) -> dict[str, Any]:
-        return await _work(pool, "grade", hand=request.hand, arrangement=request.arrangement,
+        if not request.declare and request.arrangement is None:
+            raise HTTPException(400, "set your 13 cards (or declare your natural) first")
+        return await _work(pool, "grade", hand=request.hand, arrangement=DECLARE if request.declare else request.arrangement,
                            opponent=opponent_spec(request.opponent), samples=min(request.samples, settings.max_samples),
                            seed=request.seed, players=request.players, rules=rules_text(request.rules))
 

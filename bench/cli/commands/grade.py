@@ -25,7 +25,8 @@ def add_parser(sub: argparse._SubParsersAction[Parser]) -> None:
         "grade",
         help="grade a file of hands as a player set them",
         description="Grade a file of hands with the arrangements a player chose, one per line: "
-        "'HAND | FRONT / MIDDLE / BACK' (blank lines and # comments skipped). Each is scored against the best "
+        "'HAND | FRONT / MIDDLE / BACK', or 'HAND | declare' for a natural declared under rules with naturals "
+        "(blank lines and # comments skipped). Each is scored against the best "
         "play on the same simulated opponents; the report lists the EV each play lost, worst first, and the "
         "total. Malformed lines are reported by number and the rest still graded (exit status 2).",
     )
@@ -73,7 +74,7 @@ def _grade_lines(args: argparse.Namespace, model: OpponentModel, graded: list[tu
         if text is None:
             problem = "not UTF-8 text"
         elif text.count("|") != 1:
-            problem = "expected 'HAND | FRONT / MIDDLE / BACK'"
+            problem = "expected 'HAND | FRONT / MIDDLE / BACK' (or 'HAND | declare')"
         else:
             hand, arrangement = (part.strip() for part in text.split("|"))
             try:
@@ -119,7 +120,8 @@ def _print_table(args: argparse.Namespace, graded: list[tuple[int, Grade]]) -> N
     show(f"{'line':>4}  {'lost':>6}  {'± se':>6}  {'yours':<40}  best")
     for number, g in order:
         foul = "  FOUL" if g.foul else ""
-        show(f"{number:>4}  {g.lost:6.3f}  {g.diff_se:6.3f}  {g.arrangement.format():<40}  "
+        yours = g.arrangement.format() if g.arrangement is not None else f"declared {g.solution.natural}"
+        show(f"{number:>4}  {g.lost:6.3f}  {g.diff_se:6.3f}  {yours:<40}  "
              f"{g.solution.arrangement.format()}{foul}")
     mean = total / len(graded) if graded else 0.0
     show(f"\n{len(graded)} hands graded: {total:.3f} units lost in all, {mean:.3f} a hand "

@@ -464,6 +464,7 @@ function arranger(board, warning, onEnter) {
   state.value = value;
   return state;
 }
+const DECLARE = "declare"; // the play that declares the hand's natural (solver.DECLARE)
 const PLACE_ALL = "place all 13 cards first: 3 in the front, 5 in the middle, 5 in the back";
 
 // --- Grade -------------------------------------------------------------------------------------------------
@@ -509,10 +510,11 @@ function gradeTable(g) {
 function gradeView(g) {
   const n = g.player_count - 1;
   const best = g.declare ? g.natural_ev : g.best.ev;
+  const yours = g.declared ? `You declared ${g.natural}: EV ${sign(g.ev)}` : `Your play: EV ${sign(g.ev)}`;
   return [h("p", { class: `verdict ${g.verdict}`, "data-testid": "grade-verdict" }, h("b", {}, VERDICT_NAMES[g.verdict] || g.verdict),
     ` (the decision: ${g.decision})`),
-  h("p", { class: "big", "data-testid": "grade-summary" }, `Your play: EV ${sign(g.ev)}; the best choice ${sign(best)}: your play cost ${g.lost.toFixed(3)} ${unit(n)}`,
-    g.declare ? "" : ` (paired difference ${sign(g.diff)} ± ${g.diff_se === null ? "—" : g.diff_se.toFixed(3)})`),
+  h("p", { class: "big", "data-testid": "grade-summary" }, `${yours}; the best choice ${sign(best)}: your ${g.declared ? "choice" : "play"} cost ${g.lost.toFixed(3)} ${unit(n)}`,
+    g.declare || g.declared ? "" : ` (paired difference ${sign(g.diff)} ± ${g.diff_se === null ? "—" : g.diff_se.toFixed(3)})`),
   h("ul", { class: "why", "data-testid": "grade-why" }, g.why.map((line) => h("li", {}, line))),
   g.natural ? h("p", { "data-testid": "grade-natural" }, `This hand holds ${g.natural}: declaring it is worth ${sign(g.natural_ev)}, the best play of three rows ${sign(g.best.ev)}; `,
     g.declare ? h("b", {}, "declaring it was the best choice.") : "playing it out is the better choice.") : null,
@@ -520,18 +522,25 @@ function gradeView(g) {
   h("p", {}, g.declare ? "Best play of three rows: " : "Best: ", arrangementLine(g.best.arrangement)),
   h("p", { class: "hint" }, `EV in ${unit(n)}, against opponents set by ${g.opponent} (${g.sample_count} samples, rules ${g.rules.name}, seed ${g.seed}); `
     + "each row's EV is what the row itself wins (under basic the rows add up to the EV; a scoring bonus, royalties and naturals come on top)."),
-  gradeTable(g)];
+  g.rows ? gradeTable(g) : null];
 }
-function gradeNow() {
+// Declaring is offered where the rules have naturals; whether this hand holds one is yours to see.
+const hasNaturals = (rules) => /(^|\+)naturals$|(^|\+)naturals\+/.test(rules);
+function showGradeDeclare() { $("grade-declare").hidden = !hasNaturals($("grade-options").querySelector(".rules")?.value || ""); }
+function gradeNow(declare = false) {
+  if (declare && !takeGradeText()) return undefined; // the hand in the box is the one declared
   return busy("grade", "Grading…", async () => {
-    const arrangement = grading.text();
+    const arrangement = declare ? DECLARE : grading.text();
     if (!arrangement) throw new Error(PLACE_ALL);
     const settings = readOptions("grade-options");
-    const g = await api("/api/grade", { hand: grading.cards.join(" "), arrangement, ...settings, seed: takeLinkSeed("grade") });
+    const g = await api("/api/grade", { hand: grading.cards.join(" "), ...(declare ? { declare: true } : { arrangement }), ...settings,
+      seed: takeLinkSeed("grade") });
     put("grade-result", gradeView(g), share("grade", { hand: grading.cards.join(" "), arrangement, ...settings, seed: g.seed }));
   });
 }
-$("grade-go").addEventListener("click", gradeNow);
+$("grade-go").addEventListener("click", () => gradeNow());
+$("grade-declare").addEventListener("click", () => gradeNow(true));
+$("grade-options").addEventListener("change", showGradeDeclare);
 
 // --- Play ---------------------------------------------------------------------------------------------------
 const STORE = "chinese-poker-session";
@@ -843,16 +852,18 @@ let trainGraded = false;
 const CARDS = (n) => `[2-9TJQKA][SHDC](?: [2-9TJQKA][SHDC]){${n - 1}}`;
 const HAND_TEXT = new RegExp(`^${CARDS(13)}$`);
 const ROWS_TEXT = new RegExp(`^${CARDS(3)} / ${CARDS(5)} / ${CARDS(5)}$`);
+const DECLARED = /^declare .{1,80}$/; // a natural declared, as the Trainer keeps it
 const optional = (value, test) => value === undefined || value === null || test(value);
 const validEntry = (x) => Boolean(x && typeof x === "object" && typeof x.hand === "string" && HAND_TEXT.test(x.hand)
-  && typeof x.yours === "string" && ROWS_TEXT.test(x.yours)
+  && typeof x.yours === "string" && (ROWS_TEXT.test(x.yours) || DECLARED.test(x.yours))
   && typeof x.best === "string" && (ROWS_TEXT.test(x.best) || /^declare .{1,80}$/.test(x.best))
   && Number.isFinite(x.lost) && x.lost >= 0 && typeof x.rules === "string" && /^[a-z0-9+-]{1,60}$/.test(x.rules)
   && Number.isInteger(x.players) && x.players >= 2 && x.players <= 4
   && optional(x.id, (v) => typeof v === "string" && v.length <= 100) && optional(x.at, Number.isFinite)
   && optional(x.decision, (v) => typeof v === "string" && v.length <= 80) && optional(x.verdict, (v) => typeof v === "string")
   && optional(x.seed, Number.isSafeInteger) && optional(x.samples, Number.isSafeInteger)
-  && optional(x.opponent, (v) => typeof v === "string" && /^[a-z]{1,20}$/.test(v))
+  // the bot that set the opponents, as the page asked for it ("table"), or as a grade names it ("table:rules=2-4")
+  && optional(x.opponent, (v) => typeof v === "string" && /^[a-z_]{1,20}(:[a-z_]{1,20}=[a-z0-9+.-]{1,60})?$/.test(v))
   && optional(x.again_of, (v) => typeof v === "string" && v.length <= 100)
   && (x.at === undefined || x.at === null || x.at <= Date.now() + 86_400_000)); // a time to come would push your own hands out
 function progress() {
@@ -885,28 +896,32 @@ function trainDeal() {
     training.load(readCards(hand).cards);
     put("train-result");
     $("train-go").hidden = false;
+    $("train-declare").hidden = !hasNaturals($("train-rules").value);
     $("train-next").hidden = true;
     $("train-hint").hidden = false;
     $("train-board").querySelector(".card")?.focus();
   });
 }
-function trainGrade() {
+function trainGrade(declare = false) {
   if (!trainHand || trainGraded) return undefined; // a graded hand counts once (Enter again on its board)
   return busy("train", "Grading…", async () => {
     const arrangement = training.text();
-    if (!arrangement) throw new Error(PLACE_ALL);
+    if (!declare && !arrangement) throw new Error(PLACE_ALL);
     const rules = $("train-rules").value, players = Number($("train-players").value);
-    const g = await api("/api/grade", { hand: trainHand.hand, arrangement, rules, players, samples: 500, opponent: "table" });
+    const g = await api("/api/grade", { hand: trainHand.hand, ...(declare ? { declare: true } : { arrangement }), rules, players,
+      samples: 500, opponent: "table" });
     trainGraded = true;
-    const entry = { id: trainHand.id, hand: trainHand.hand, yours: arrangement, lost: g.lost, rules, players, at: Date.now(),
+    const entry = { id: trainHand.id, hand: trainHand.hand, yours: declare ? `declare ${g.natural}` : arrangement, lost: g.lost, rules,
+      players, at: Date.now(),
       best: g.declare ? `declare ${g.natural}` : Object.values(g.best.arrangement).join(" / "),
-      seed: g.seed, samples: g.sample_count, opponent: g.opponent, verdict: g.verdict, decision: g.decision,
+      seed: g.seed, samples: g.sample_count, opponent: "table", verdict: g.verdict, decision: g.decision,
       again_of: trainHand.again_of };
     const all = [...progress().filter((x) => x.id !== entry.id), entry].slice(-1000);
     try { localStorage.setItem(TRAINER, JSON.stringify(all)); } catch (e) { $("train-error").textContent = "this browser would not keep your progress (storage is full or refused)"; }
     put("train-result", gradeView(g));
     drawProgress();
     $("train-go").hidden = true;
+    $("train-declare").hidden = true;
     $("train-next").hidden = false;
     $("train-hint").hidden = true;
   }).then(() => { if (!$("train-next").hidden) $("train-next").focus({ preventScroll: true }); });
@@ -1013,8 +1028,8 @@ function drawFigures(all) {
     h("table", { "data-testid": "train-costly" }, h("thead", {}, h("tr", {}, ["yours, then the best", "EV lost (units a hand, all opponents)"].map((t) => h("th", { scope: "col" }, t)))),
       h("tbody", {}, costly.map((x) => h("tr", {}, h("td", {}, h("div", {}, "yours: ", line(x.yours)), h("div", {}, "best: ", line(x.best)),
         // Grade as the hand was graded (its seed, samples and opponent too), so it shows the same cost
-        h("a", { href: link("grade", { hand: x.hand, arrangement: x.yours, rules: x.rules, players: x.players, seed: x.seed,
-          samples: x.samples, opponent: x.opponent }) }, "review it in Grade")),
+        h("a", { href: link("grade", { hand: x.hand, arrangement: DECLARED.test(x.yours) ? DECLARE : x.yours, rules: x.rules, players: x.players, seed: x.seed,
+          samples: x.samples, opponent: x.opponent?.split(":")[0] }) }, "review it in Grade")),
         h("td", {}, x.lost.toFixed(3)))))));
 }
 
@@ -1135,7 +1150,10 @@ function trainHint() {
 $("train-hint").addEventListener("click", trainHint);
 $("train-deal").addEventListener("click", () => { drill = null; trainDeal(); });
 $("train-next").addEventListener("click", trainDeal);
-$("train-go").addEventListener("click", trainGrade);
+$("train-go").addEventListener("click", () => trainGrade());
+$("train-declare").addEventListener("click", () => trainGrade(true));
+// The rules change while a hand waits: declaring is offered or not by the rules the hand will be graded under.
+$("train-rules").addEventListener("change", () => { if (trainHand && !trainGraded) $("train-declare").hidden = !hasNaturals($("train-rules").value); });
 $("train-reset").addEventListener("click", () => { if (confirm("Forget every hand graded in the trainer?")) { localStorage.removeItem(TRAINER); drawProgress(); } });
 
 // --- Views, the address and start-up ----------------------------------------------------------------------------------
@@ -1157,7 +1175,12 @@ function route() {
     setOptions("grade-options", params);
     readLinkSeed("grade", params);
     $("grade-text").value = params.get("hand");
-    if (takeGradeText() && params.get("arrangement")) { grading.set(params.get("arrangement")); if (grading.text()) gradeNow(); }
+    showGradeDeclare();
+    const arrangement = params.get("arrangement");
+    if (takeGradeText() && arrangement) {
+      if (arrangement === DECLARE) gradeNow(true);
+      else { grading.set(arrangement); if (grading.text()) gradeNow(); }
+    }
   }
   if (name === "play" && seedOf(params.get("seed")) !== undefined) {
     replaySeed = seedOf(params.get("seed"));
@@ -1185,7 +1208,7 @@ document.addEventListener("keydown", (event) => {
     $("solve-error").textContent = e.message;
   }
   try {
-    options("solve-options"); options("grade-options"); botSelectors(); drawGrid();
+    options("solve-options"); options("grade-options"); showGradeDeclare(); botSelectors(); drawGrid();
     await restoreSession();
   } finally {
     route(); // whatever a saved session held, the page shows one view and says it is ready
