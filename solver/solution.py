@@ -406,7 +406,14 @@ def check_request(hand: CardsLike, opponent: OpponentModel, arrangement: Arrange
 
 
 def declares(play: Arrangement | str) -> bool:
-    """Whether a play to grade is the word ``declare`` (any case): the natural declared."""
+    """Whether a play to grade is the word ``declare``: the natural declared.
+
+    Args:
+        play: An arrangement, or the text a user gave for one.
+
+    Returns:
+        True when ``play`` is the text ``declare`` in any case, with or without spaces around it.
+    """
     return isinstance(play, str) and play.strip().lower() == DECLARE
 
 
