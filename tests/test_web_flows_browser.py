@@ -263,6 +263,30 @@ def test_the_leak_finder_names_a_planted_leak_first_and_drills_it(browser, serve
     page.context.close()
 
 
+def test_a_drill_keeps_the_filters_and_deals_a_hand_again_under_its_own_rules(browser, server):
+    """A drill begun with the history filtered to 2-4 used to deal the costliest hand of the class
+    under any rules, and grade it under whatever rules the Trainer showed."""
+    entries = _planted_leak_entries()
+    planted = sorted((x for x in entries if x["decision"] == "where the pair goes" and x["lost"] > 0), key=lambda x: x["lost"])
+    cheapest = planted[0]
+    cheapest.update(rules="2-4", players=3)
+    page = _open(browser, server, 390, "/#solve")
+    page.evaluate(f"localStorage.setItem('chinese-poker-trainer', {json.dumps(json.dumps(entries))})")
+    page.goto(server + "/#train")
+    page.wait_for_selector('[data-testid="train-leaks"] tbody tr')
+    assert page.input_value('[data-testid="train-rules"]') == "basic"
+    page.select_option('[data-testid="train-filter-rules"]', "2-4")
+    page.wait_for_function("document.querySelectorAll('[data-testid=\"train-leaks\"] tbody tr').length === 1")
+    page.click('[data-testid="train-drill"]')
+    page.wait_for_selector('[data-testid="train-again"]')
+    dealt = " ".join(sorted(page.eval_on_selector_all('[data-testid="train-board"] .card', "cs => cs.map(c => c.dataset.card)")))
+    assert dealt == " ".join(sorted(cheapest["hand"].split()))
+    assert "(under 2-4, 3 players)" in page.inner_text('[data-testid="train-again"]')
+    assert page.input_value('[data-testid="train-rules"]') == "2-4" and page.input_value("#train-players") == "3"
+    assert page.errors == []
+    page.context.close()
+
+
 def test_a_grade_gives_a_verdict_and_why(browser, server):
     worse = "9D 4S 2C / 9H 8C 7C 6D 5H / AS KS QS JS TS"
     address = f"/#grade?hand={HAND.replace(' ', '+')}&arrangement={worse.replace(' ', '+')}&samples=300&seed=1"

@@ -873,23 +873,31 @@ function progress() {
   } catch (e) { return []; }
 }
 put("train-rules", RULES.map((r) => h("option", { value: r }, r)));
-let drill = null; // a decision class whose hands you played before come back, costliest first
+let drill = null; // { decision, filter }: hands of a decision class you played before come back, costliest first
 const COMES_BACK = 3; // a mistake or a blunder is dealt again after this many other hands
-// The next hand: a costly hand of the drill's class, else a costly hand due again, else a new deal.
+// A hand played before comes back under the rules and player count it was graded under, so the two grades compare.
+const replayable = (x) => RULES.includes(x.rules);
+const under = (x) => (x.rules === "basic" && x.players === 2 ? "" : ` (under ${x.rules}, ${x.players} players)`);
+// The next hand: a costly hand of the drill's class among the hands the history's filters showed when the drill began,
+// else a costly hand due again, else a new deal.
 function nextHand(all) {
   const fresh = (x) => !all.some((y) => y.again_of === x.id);
   if (drill) {
-    const hand = all.filter((x) => x.decision === drill && x.lost > 0 && fresh(x)).sort((a, b) => b.lost - a.lost)[0];
-    if (hand) return { hand: hand.hand, again_of: hand.id, why: `Drill, ${drill}: you lost ${hand.lost.toFixed(3)} on this hand before` };
+    const chosen = (x) => FILTERS.every(([key]) => !drill.filter[key] || filterValue(x, key) === drill.filter[key]);
+    const hand = all.filter((x) => x.decision === drill.decision && x.lost > 0 && fresh(x) && replayable(x) && chosen(x))
+      .sort((a, b) => b.lost - a.lost)[0];
+    if (hand) return { ...hand, again_of: hand.id, why: `Drill, ${drill.decision}: you lost ${hand.lost.toFixed(3)} on this hand before${under(hand)}` };
     drill = null;
   }
-  const due = all.find((x, i) => ["mistake", "blunder"].includes(x.verdict) && !x.again_of && fresh(x) && all.length - 1 - i >= COMES_BACK);
-  return due ? { hand: due.hand, again_of: due.id, why: `Again: this hand cost you ${due.lost.toFixed(3)} ${COMES_BACK}+ hands ago` } : null;
+  const due = all.find((x, i) => ["mistake", "blunder"].includes(x.verdict) && !x.again_of && fresh(x) && replayable(x)
+    && all.length - 1 - i >= COMES_BACK);
+  return due ? { ...due, again_of: due.id, why: `Again: this hand cost you ${due.lost.toFixed(3)} ${COMES_BACK}+ hands ago${under(due)}` } : null;
 }
 function trainDeal() {
   return busy("train", "Dealing…", async () => {
     const again = nextHand(progress());
     const { hand, seed } = again || await api("/api/deal", {});
+    if (again) { $("train-rules").value = again.rules; $("train-players").value = String(again.players); }
     trainHand = { id: `${seed ?? "again"}-${Date.now()}`, hand, again_of: again?.again_of };
     put("train-status", again ? h("p", { "data-testid": "train-again" }, again.why) : null);
     trainGraded = false;
@@ -1131,7 +1139,7 @@ function leakTable(all) {
     h("table", { "data-testid": "train-leaks" }, h("thead", {}, h("tr", {}, ["decision", "hands", "EV lost in all", "a hand", "drill"].map((t) => h("th", { scope: "col" }, t)))),
       h("tbody", {}, rows.map(([name, c]) => h("tr", {}, h("th", { scope: "row" }, name), h("td", {}, String(c.hands)), h("td", {}, c.lost.toFixed(3)),
         h("td", {}, (c.lost / c.hands).toFixed(3)),
-        h("td", {}, h("button", { type: "button", "data-testid": "train-drill", onclick: () => { drill = name; trainDeal(); } }, `Drill ${name}`)))))),
+        h("td", {}, h("button", { type: "button", "data-testid": "train-drill", onclick: () => { drill = { decision: name, filter: { ...historyFilter } }; trainDeal(); } }, `Drill ${name}`)))))),
     h("p", { class: "hint" }, `Units a hand, all opponents, over ${all.length} hands graded; a hand played as the best play counts in none.`)];
 }
 // A hint: the row the best play puts a card in (the focused card, else the first not placed).
