@@ -4,6 +4,7 @@ the server's refusals, and kernels compiled before the first request."""
 
 from __future__ import annotations
 
+import asyncio
 import http.client
 import inspect
 import json
@@ -178,7 +179,7 @@ def test_a_request_that_does_not_arrive_whole_is_closed(server, sent):
             connection.close()
     assert None not in answers, "a connection is still open 30 s after its request stopped"
     if sent in ("half a request line", "headers without their end"):
-        assert all(a == b"" or a.startswith(b"HTTP/1.1 408 ") for a in answers), answers[0]
+        assert all(a == b"" or a.startswith(b"HTTP/1.1 408 ") and b"x-frame-options: DENY" in a for a in answers), answers[0]
     if "body" in sent:
         assert all(a.startswith(b"HTTP/1.1 408 ") and b"content-security-policy" in a for a in answers), answers[0]
     if sent == "half a second request":
@@ -236,18 +237,105 @@ def _eventually(condition, within: float = 30.0) -> bool:
     return True
 
 
-def test_connections_past_the_limit_are_answered_503():
-    """With ``connections`` open at once (3 idle ones and the request's own), a request is
-    answered 503 at once; once they close, 200 again."""
+def test_connections_past_the_limit_are_answered_503_with_the_security_headers():
+    """With ``connections`` open at once (4 idle ones), a fifth connection's request is answered
+    503 at once, with the security headers (uvicorn's own 503 had none); once they close, 200 again."""
     with serving(create_app(Settings(workers=1, warm_up=False, connections=4, read_timeout=60.0))) as url:
         port = urllib.parse.urlsplit(url).port
-        idle = [socket.create_connection(("127.0.0.1", port)) for _ in range(3)]
+        idle = [socket.create_connection(("127.0.0.1", port)) for _ in range(4)]
         try:
             assert _eventually(lambda: _status(url + "/api/bots") == 503), "no 503 with the connections all taken"
+            refused = _raw(port, b"GET /api/bots HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         finally:
             for connection in idle:
                 connection.close()
         assert _eventually(lambda: _status(url + "/api/bots") == 200), "still refused once the connections closed"
+    status, headers, body = refused
+    assert status == 503 and headers["retry-after"] == "1" and "4 connections open" in body["detail"]
+    assert "frame-ancestors 'none'" in headers["content-security-policy"]
+    assert all(headers[name.lower()] == value for name, value in HEADERS.items())
+
+
+def test_a_request_that_is_not_http_is_answered_400_with_the_security_headers(server):
+    """h11's parse errors were answered by uvicorn itself: 400 in plain text, no security headers."""
+    status, headers, body = _raw(urllib.parse.urlsplit(server).port, b"GET / HTTP/1.1\r\nHost 127.0.0.1\r\n\r\n")
+    assert status == 400 and body == {"detail": "the request is not valid HTTP/1.1"}
+    assert "frame-ancestors 'none'" in headers["content-security-policy"]
+    assert all(headers[name.lower()] == value for name, value in HEADERS.items())
+
+
+def _raw(port: int, request: bytes) -> tuple[int, dict[str, str], dict]:
+    """Send ``request`` as it is and read the answer: status, headers (lower-case names), JSON body."""
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as connection:
+        connection.sendall(request)
+        answer = http.client.HTTPResponse(connection)
+        answer.begin()
+        return answer.status, {k.lower(): v for k, v in answer.getheaders()}, json.loads(answer.read())
+
+
+class _Transport(asyncio.Transport):
+    """A connection from ``address`` that keeps what the server writes."""
+
+    def __init__(self, address: str) -> None:
+        super().__init__()
+        self.address, self.written, self.closed = address, b"", False
+
+    def get_extra_info(self, name, default=None):
+        return (self.address, 40_000) if name == "peername" else ("0.0.0.0", 8000) if name == "sockname" else default
+
+    def write(self, data) -> None:
+        self.written += bytes(data)
+
+    def close(self) -> None:
+        self.closed = True
+
+    def is_closing(self) -> bool:
+        return self.closed
+
+    def pause_reading(self) -> None:
+        pass
+
+    def resume_reading(self) -> None:
+        pass
+
+
+def test_one_address_may_hold_only_its_share_of_the_connections():
+    """One client could hold every connection the server takes, and every other player got 503.
+    Now an address past ``connections_per_client`` gets 503 and others are still served; this
+    machine's connections (a reverse proxy's) count toward the total only."""
+    from uvicorn.server import ServerState
+
+    from bench.web.server import HeaderDeadline, server_config
+
+    loop = asyncio.new_event_loop()
+    try:
+        config = server_config(create_app(Settings(workers=1, warm_up=False, connections=10, connections_per_client=3)))
+        config.load()
+        state = ServerState()
+
+        def connect(address: str) -> tuple[HeaderDeadline, _Transport]:
+            protocol, transport = HeaderDeadline(config=config, server_state=state, app_state={}, _loop=loop), _Transport(address)
+            protocol.connection_made(transport)
+            return protocol, transport
+
+        mine = [connect("203.0.113.5") for _ in range(4)]
+        other = connect("203.0.113.6")
+        local = [connect("127.0.0.1") for _ in range(4)]
+        assert [p._refusal is None for p, _ in mine] == [True, True, True, False]
+        assert other[0]._refusal is None and all(p._refusal is None for p, _ in local)
+        tenth, last = connect("203.0.113.7"), connect("203.0.113.8")  # the tenth is served, the eleventh is past the total
+        assert tenth[0]._refusal is None
+        refused, refused_transport = mine[3]
+        refused.data_received(b"GET /api/bots HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        assert refused_transport.closed and refused_transport.written.startswith(b"HTTP/1.1 503 ")
+        assert b"3 connections open from your address" in refused_transport.written
+        assert b"x-frame-options: DENY" in refused_transport.written and b"content-security-policy: " in refused_transport.written
+        assert last[0]._refusal is not None and b"10 connections open," in last[0]._refusal
+        for protocol, _ in [*mine, other, *local, tenth, last]:
+            protocol.connection_lost(None)
+        assert connect("203.0.113.5")[0]._refusal is None  # its connections closed: served again
+    finally:
+        loop.close()
 
 
 def test_bench_serve_runs_uvicorn_with_the_same_limits(monkeypatch):
@@ -271,7 +359,8 @@ def test_bench_serve_runs_uvicorn_with_the_same_limits(monkeypatch):
     assert main(["serve", "--port", str(free_port()), "--workers", "1"]) == 0
     expected = server_config(create_app(Settings()))
     (config,) = built
-    assert config.limit_concurrency == expected.limit_concurrency == Settings().connections
+    assert config.limit_concurrency is None and config.connections == expected.connections == Settings().connections
+    assert config.connections_per_client == Settings().connections_per_client
     assert config.http is expected.http and getattr(config, "read_timeout", None) == Settings().read_timeout
 
 

@@ -83,7 +83,8 @@ class Settings:
     sessions_per_client: int = 50  # sessions kept for one client (IP address): a new one forgets its least recently used
     session_idle: float = 600.0  # seconds a session is safe from other clients' new sessions after its last use
     read_timeout: float = 10.0  # seconds a request has to arrive whole (headers, then body); then 408, connection closed
-    connections: int = 256  # connections served at once (uvicorn's limit_concurrency); a request past them gets 503
+    connections: int = 256  # connections served at once (or requests in progress); a request past them gets 503
+    connections_per_client: int = 32  # connections one address may hold open (this machine's: no cap); past it, 503
     clock: Callable[[], float] = time.monotonic  # the sessions' clock (a test's own, to pass time without waiting)
     warm_up: bool = True  # each solver process runs each kind of job once, tiny, before it takes requests
     pool: PoolSettings = field(init=False)
