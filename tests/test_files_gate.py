@@ -367,6 +367,7 @@ ALLOWED = [  # (file, the text on the line, why it does not go through the gate)
     ("bench/run/runner.py", "tempfile.mkdtemp(", "the runner's private folders (mode 0700, fresh names)"),
     ("bench/run/runner.py", "shutil.rmtree(", "removes those private folders"),
     ("bench/run/journal.py", "tempfile.mkdtemp()", "a doctest's scratch folder"),
+    ("bench/run/chain.py", "tempfile.mkdtemp()", "a doctest's scratch folder"),
     ("bench/cli/commands/serve.py", "webbrowser.open(", "opens a web page, not a file"),
 ]
 

@@ -26,11 +26,8 @@ import dataclasses
 import functools
 import hashlib
 import json
-import os
 import random
-import secrets
 import subprocess
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -47,11 +44,11 @@ from bench.records.documents import (
 from bench.records.model import DealRecord, Play, RecordRow, RunPlan, rows_of, rows_to_records
 from bench.records.schema import schema as document_schema
 from bench.records.schema import validator
+from bench.run.chain import ChainError, ChainFile, parse_lines, verified
+from bench.run.chain import line_check as line_check  # the journal's check, as the tests compute it
 from bench.run.play import play_deals
 from bots.identity import bot_change, bot_identity, replayable
-from solver import config, files
-from solver.documents import JSONRefused, strict_json
-from solver.errors import InputError
+from solver import config
 from solver.naturals import Natural
 
 if TYPE_CHECKING:
@@ -64,7 +61,7 @@ ENTRY: Final = "journal-entry"
 OLD_KIND = "chinese-poker-journal"  # the header of a journal of version 1 or 2 names its kind so
 
 
-class JournalError(InputError, ValueError):
+class JournalError(ChainError):
     """A file that is not a journal of this kind, that fails its checks, or that cannot be written."""
 
 
@@ -102,38 +99,6 @@ def schema_problem(value: Any, part: str) -> str | None:
         return None
     where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
     return f"{where.lstrip('.') or 'the line'}: {error.message[:160]}"
-
-
-def _canonical(value: Mapping[str, object]) -> bytes:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode()
-
-
-def line_check(value: Mapping[str, object], previous: str) -> str:
-    """The check of a line: sha256 of the previous line's check and the line's canonical JSON.
-
-    Args:
-        value: The line; its own ``check``, if it holds one, is left out.
-        previous: The previous line's check; ``""`` for the header.
-
-    Returns:
-        The hex sha256 of ``previous``, a newline and the line's canonical JSON (keys sorted,
-            no spaces) without its own ``check``.
-    """
-    body = {k: v for k, v in value.items() if k != "check"}
-    return hashlib.sha256(previous.encode("ascii") + b"\n" + _canonical(body)).hexdigest()
-
-
-def _ends_a_line(path: Path) -> bool:
-    """Whether the file ends with a newline (an empty or unreadable file does not)."""
-    try:
-        with files.open_input(path, None, follow=False) as file:
-            file.seek(0, os.SEEK_END)
-            if file.tell() == 0:
-                return False
-            file.seek(-1, os.SEEK_END)
-            return file.read(1) == b"\n"
-    except OSError:
-        return False
 
 
 def _header_of(path: Path, parsed: list[dict[str, Any]]) -> dict[str, Any]:
@@ -183,14 +148,12 @@ def _rows(records: list[JournalRecord]) -> list[RecordRow]:
 
 
 class Journal:
-    """An append-only JSON-lines file; each line is written whole and synced, or not at all."""
+    """The tournament's journal: a chained file (``bench.run.chain``) whose entries are chunks of deals."""
 
-    def __init__(self, path: Path, fd: int, run: str, seq: int, check: str):
-        self.path = path
-        self.run = run
-        self._fd = fd
-        self._seq = seq
-        self._check = check
+    def __init__(self, chain: ChainFile):
+        self._chain = chain
+        self.path = chain.path
+        self.run = chain.run
 
     @classmethod
     def create(cls, path: Path, plan: RunPlan, identity: JournalIdentity) -> Journal:
@@ -211,18 +174,11 @@ class Journal:
             JournalError: The settings do not fit the journal's schema, or the file cannot be
                 written.
         """
-        run = secrets.token_hex(16)
-        header: JournalHeader = {"schema_version": SCHEMA_VERSION, "document": HEADER, "run": run, "seq": 0,
-                                 "settings": plan.row(), "identity": identity, "check": ""}
-        header["check"] = line_check(header, "")
-        problem = schema_problem(header, "header")
-        if problem:
-            raise JournalError(f"the settings of this run do not fit a journal: {problem}")
+        header = {"schema_version": SCHEMA_VERSION, "document": HEADER, "settings": plan.row(), "identity": identity}
         try:
-            files.write_atomic(path, _canonical(header) + b"\n")
-        except OSError as error:
-            raise JournalError(f"cannot write {path}: {files.describe(error)}") from None
-        return cls._open(path, run, 0, header["check"])
+            return cls(ChainFile.create(path, header, lambda line: schema_problem(line, "header")))
+        except ChainError as error:
+            raise JournalError(str(error)) from None
 
     @classmethod
     def reopen(cls, path: Path, contents: Contents) -> Journal:
@@ -241,21 +197,10 @@ class Journal:
         Raises:
             JournalError: The file cannot be written.
         """
-        lines = [contents.header, *contents.entries]
-        if contents.dropped or not _ends_a_line(path):
-            try:
-                files.write_atomic(path, b"".join(_canonical(line) + b"\n" for line in lines))
-            except OSError as error:
-                raise JournalError(f"cannot write {path}: {files.describe(error)}") from None
-        return cls._open(path, contents.run, lines[-1]["seq"], lines[-1]["check"])
-
-    @classmethod
-    def _open(cls, path: Path, run: str, seq: int, check: str) -> Journal:
         try:
-            fd = files.open_append(path)
-        except OSError as error:
-            raise JournalError(f"cannot write {path}: {files.describe(error)}") from None
-        return cls(path, fd, run, seq, check)
+            return cls(ChainFile.reopen(path, [contents.header, *contents.entries], contents.dropped))
+        except ChainError as error:
+            raise JournalError(str(error)) from None
 
     def append(self, deals: list[int], records: list[DealRecord]) -> None:
         """One entry: the records of ``deals``, with each decision's seconds, written and synced.
@@ -270,29 +215,18 @@ class Journal:
             JournalError: The line cannot be written.
         """
         rows = cast("list[JournalRecord]", rows_of(records, seconds=True))  # with their seconds: the journal's shape
-        entry: JournalEntry = {"schema_version": SCHEMA_VERSION, "document": ENTRY, "run": self.run,
-                               "seq": self._seq + 1, "deals": sorted(deals), "records": rows, "check": ""}
-        entry["check"] = line_check(entry, self._check)
-        size = os.fstat(self._fd).st_size
         try:
-            files.write_all(self._fd, _canonical(entry) + b"\n")
-            os.fsync(self._fd)
-        except OSError as error:
-            try:
-                os.ftruncate(self._fd, size)
-            except OSError:
-                pass
-            raise JournalError(f"cannot write {self.path}: {files.describe(error)}") from None
-        self._seq, self._check = entry["seq"], entry["check"]
+            self._chain.append({"schema_version": SCHEMA_VERSION, "document": ENTRY, "deals": sorted(deals),
+                                "records": rows})
+        except ChainError as error:
+            raise JournalError(str(error)) from None
 
     def close(self) -> None:
         """Close the file; closing it again does nothing."""
-        if self._fd >= 0:
-            os.close(self._fd)
-            self._fd = -1
+        self._chain.close()
 
     @staticmethod
-    def read(path: Path) -> Contents:  # noqa: C901  (one check after another, line by line, each with its message)
+    def read(path: Path) -> Contents:
         """The header and entries of a journal, every line checked.
 
         A last line cut short by a crash (not a JSON object, after the header) is dropped
@@ -315,49 +249,17 @@ class Journal:
                 its deals (listed, and none twice).
         """
         try:
-            lines = files.read_bytes(path, files.DOCUMENT_BYTES, follow=False).split(b"\n")
-        except OSError as error:
-            raise JournalError(f"cannot read {path}: {files.describe(error)}") from None
-        if lines and lines[-1] == b"":
-            lines.pop()
-        parsed: list[dict[str, Any]] = []
-        dropped = False
-        for number, line in enumerate(lines, start=1):
-            try:
-                value = strict_json(line, f"{path} line {number}")
-                if not isinstance(value, dict):
-                    raise JSONRefused(f"{path} line {number}", "it is not a table (a JSON object)")
-            except JSONRefused as error:
-                if number == len(lines) and number > 1:  # a line cut short by a crash: its work is done again
-                    dropped = True
-                    break
-                raise JournalError(f"{error}; it is not a journal this program can continue") from None
-            parsed.append(value)
-        first = _header_of(path, parsed)
-        problem = schema_problem(first, "header")
-        if problem:
-            raise JournalError(f"{path} line 1 (the header) is damaged: {problem}")
-        header = cast(JournalHeader, first)  # the schema's shape, checked just now
-        if header["check"] != line_check(header, ""):
-            raise JournalError(f"{path} line 1 (the header) fails its check: it was changed after it was written")
-        run, previous = header["run"], header["check"]
+            parsed, dropped = parse_lines(path)
+            _header_of(path, parsed)
+            first, lines = verified(path, parsed, lambda line: schema_problem(line, "header"),
+                                    lambda line: schema_problem(line, "entry"))
+        except ChainError as error:
+            raise (error if isinstance(error, JournalError) else JournalError(str(error))) from None
+        header = cast(JournalHeader, first)  # the schema's shape, checked by verified
+        entries = cast("list[JournalEntry]", lines)
         seen: dict[int, int] = {}  # deal -> the line that holds it
-        entries: list[JournalEntry] = []
-        for number, value in enumerate(parsed[1:], start=2):
+        for number, entry in enumerate(entries, start=2):
             where = f"{path} line {number}"
-            problem = schema_problem(value, "entry")
-            if problem:
-                raise JournalError(f"{where} is damaged: {problem}")
-            entry = cast(JournalEntry, value)  # the schema's shape, checked just now
-            if entry["run"] != run:
-                raise JournalError(f"{where} belongs to another run ({entry['run']}), not this journal's ({run})")
-            if entry["seq"] != number - 1:
-                raise JournalError(f"{where} has sequence number {entry['seq']}, not {number - 1}: lines were "
-                                   "repeated, removed or reordered")
-            if entry["check"] != line_check(entry, previous):
-                raise JournalError(f"{where} fails its check: it was changed after it was written, or comes "
-                                   "from elsewhere")
-            previous = entry["check"]
             dealt = [r["deal"] for r in entry["records"]]
             if sorted(dealt) != entry["deals"]:
                 raise JournalError(f"{where} holds records of deals other than those it lists")
@@ -365,8 +267,7 @@ class Journal:
                 if deal in seen:
                     raise JournalError(f"{where} holds deal {deal} again (line {seen[deal]} has it)")
                 seen[deal] = number
-            entries.append(entry)
-        return Contents(run, header, entries, dropped)
+        return Contents(header["run"], header, entries, dropped)
 
 
 # --- what a run is: its package and its bots, and its records checked against its deals ------
