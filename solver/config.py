@@ -70,6 +70,8 @@ FEW_DIFFERING = 30  # fewer hands where two plays differ than this: bench exploi
 # --- defaults of the commands and the library ------------------------------------------------
 DEFAULT_SAMPLES = 1000  # simulated opponents a candidate arrangement is scored against (solve, grade)
 DEFAULT_OPPONENT = "table"  # the bot whose play the simulated opponents follow
+EXPLOIT_HANDS = 2000  # bench exploit: random hands measured
+EXPLOIT_REPLAYED = 3  # bench exploit --resume: hands measured again besides the last, drawn at random
 TRAINING_HANDS = 200_000  # bench train: hands dealt per round; the shipped tables are made with these four
 TRAINING_ROUNDS = 24  # rounds of self-play
 TRAINING_SEED = 0

@@ -154,6 +154,84 @@ class ExploitPlay(TypedDict):
     back: str
 
 
+# --- exploit-journal.schema.json
+
+class ExploitJournalHeader(TypedDict):
+    schema_version: Literal[1]
+    document: Literal['exploit-journal-header']
+    run: str
+    seq: Literal[0]
+    settings: ExploitJournalSettings
+    hand_count: int
+    identity: ExploitJournalIdentity
+    check: str
+
+
+class ExploitJournalSettings(TypedDict):
+    bot: str
+    rules: ExploitJournalRules
+    rules_text: str
+    seed: int
+    sample_count: int
+    eval_sample_count: int
+
+
+class ExploitJournalRules(TypedDict):
+    "the rule set (solver.rules.Rules.to_dict)"
+    name: str
+    scoring: Literal['basic', '1-6', '2-4']
+    royalties: list[ExploitJournalRulesRoyaltiesItem]
+    royalty_needs_win: bool
+    naturals: bool
+    natural_payouts: dict[str, int]
+
+
+class ExploitJournalRulesRoyaltiesItem(TypedDict):
+    row: Literal['front', 'middle', 'back']
+    category: str
+    units: int
+
+
+class ExploitJournalIdentity(TypedDict):
+    package: ExploitJournalIdentityPackage
+    bot: ExploitJournalBot
+
+
+class ExploitJournalIdentityPackage(TypedDict):
+    name: str
+    version: str | None
+    commit: str | None
+    dirty: bool | None
+    changes: NotRequired[str]
+
+
+ExploitJournalBot = TypedDict('ExploitJournalBot', {'spec': 'str', 'name': 'str', 'class': 'str | None', 'params': 'dict[str, Any]', 'version': 'str | None', 'identity': 'dict[str, Any] | None', 'sha256_by_file': 'dict[str, str]', 'replayable': 'NotRequired[bool]'})
+
+
+class ExploitJournalEntry(TypedDict):
+    schema_version: Literal[1]
+    document: Literal['exploit-journal-entry']
+    run: str
+    seq: int
+    hand_index: int
+    hand: str
+    bot_play: ExploitJournalPlay
+    best_play: ExploitJournalPlay
+    same: bool
+    gain: float
+    in_sample_gain: float
+    check: str
+
+
+class ExploitJournalPlay(TypedDict):
+    front: str
+    middle: str
+    back: str
+
+
+ExploitJournalDocument = ExploitJournalHeader | ExploitJournalEntry
+
+
 # --- grade.schema.json
 
 class GradeDocument(TypedDict):
