@@ -78,17 +78,44 @@ def again_later(signum: int, frame: FrameType | None) -> bool:
     True
     """
     if not _must_wait(frame):
+        _retrying.discard(signum)  # this one raises: a retry still due has nothing left to ask
         return True
+    if signum in _retrying:  # one retry a signal: the same signal again meanwhile is the same request
+        return False
     handler = signal.getsignal(signum)
 
     def again() -> None:
+        try:
+            _retrying.remove(signum)  # atomic: the end of a held() block may have sent it already
+        except KeyError:
+            return
         if signal.getsignal(signum) is handler:  # not once the handler is gone
             os.kill(os.getpid(), signum)
 
+    _retrying.add(signum)  # before the timer starts: a signal while it starts finds it pending
     timer = threading.Timer(config.RETRY_SECONDS, again)
     timer.daemon = True
-    timer.start()
+    try:
+        timer.start()
+    except BaseException:
+        _retrying.discard(signum)
+        raise
     return False
+
+
+_retrying: set[int] = set()  # the signals whose handler waited (again_later): a timer or held()'s end sends each again
+
+
+def _send_waiting() -> None:
+    """Send again, to this thread, each signal whose handler waited for a held() block to end
+    (rather than its timer a moment later: the code after the block may be quick to leave
+    the handler's reach, and the signal would be lost)."""
+    for signum in tuple(_retrying):
+        try:
+            _retrying.remove(signum)
+        except KeyError:
+            continue
+        signal.raise_signal(signum)
 
 
 @contextlib.contextmanager
@@ -132,7 +159,8 @@ def held() -> Iterator[None]:
     adding a thread) runs to its end. The main thread's signal mask holds them too where there
     is one; but another thread (a BLAS library's, say) may take a signal the main thread
     blocks, and Python still runs its handler in the main thread, so the handlers look here
-    as well. Elsewhere than in the main thread the block simply runs."""
+    as well; such a signal is sent again as the outermost block ends. Elsewhere than in the
+    main thread the block simply runs."""
     global _holding
     if threading.current_thread() is not threading.main_thread():
         yield
@@ -146,6 +174,8 @@ def held() -> Iterator[None]:
         _holding -= 1
         if masked:
             signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+        if not _holding:
+            _send_waiting()
 
 
 def _must_wait(frame: FrameType | None) -> bool:

@@ -131,6 +131,48 @@ def test_a_stop_that_another_thread_takes_waits_for_the_end_of_a_held_block():
     assert reached_end
 
 
+def test_a_stop_that_waited_for_a_held_block_is_raised_as_it_ends_even_when_the_command_ends_next():
+    """The stop that another thread took inside held() was sent again by a timer a moment after
+    the block; a command whose work ended within that moment left stoppable() first, and the
+    stop was lost (the command finished as if never stopped). It is raised as the block ends."""
+    from solver import interrupts
+    from solver.interrupts import Stopped, held, stoppable
+
+    other = threading.Thread(target=time.sleep, args=(5,), daemon=True)
+    other.start()
+    with pytest.raises(Stopped):
+        with stoppable():
+            with held():
+                signal.pthread_kill(other.ident, signal.SIGINT)
+                for _ in range(60_000):  # until the handler has run in the main thread and waited
+                    if interrupts._received:
+                        break
+                    time.sleep(0.001)
+                assert interrupts._received == [signal.SIGINT]
+            # the command's work is done: nothing more runs inside stoppable()
+
+
+def test_a_storm_of_signals_inside_a_held_block_waits_with_one_retry():
+    """Each signal that came inside held() started a timer thread of its own; a signal sent as a
+    thread starts (what a pool does while Ctrl-C is held down) made each timer's start send
+    another, until the handler failed with RecursionError inside the pool and its thread was
+    lost. One retry a signal is pending at a time."""
+    from solver import interrupts
+    from solver.interrupts import Stopped, held, stoppable
+
+    other = threading.Thread(target=time.sleep, args=(5,), daemon=True)
+    other.start()
+    timers = threading.active_count()
+    with pytest.raises(Stopped):
+        with stoppable():
+            with held():
+                for _ in range(50):
+                    signal.pthread_kill(other.ident, signal.SIGINT)
+                    time.sleep(0.002)
+                assert threading.active_count() <= timers + 1
+    assert not interrupts._retrying
+
+
 POOL_STOPPED_WHILE_IT_STARTS_A_THREAD = """
 import os, signal, threading
 import numpy as np
