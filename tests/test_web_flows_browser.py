@@ -287,6 +287,46 @@ def test_a_drill_keeps_the_filters_and_deals_a_hand_again_under_its_own_rules(br
     page.context.close()
 
 
+def test_a_hand_that_comes_back_holds_its_rules_until_the_next_deal_gives_the_players_back(browser, server):
+    """A hand due again is graded under its own rules and players, even basic with two players
+    while the page shows others, with the note saying so; the selectors cannot change them
+    while it is on the board, and the next new deal is under the player's own choice again.
+    The page once left the hand's rules selected for every later deal, graded the hand under
+    whatever the selectors showed when it was sent, and said nothing of basic with two."""
+    entries = [{"id": "costly", "hand": HAND, "yours": "9D 4S 2C / 9H 8C 7C 6D 5H / AS KS QS JS TS",
+                "best": "9H 9D 2C / 8C 7C 6D 5H 4S / AS KS QS JS TS", "lost": 1.5, "rules": "basic", "players": 2,
+                "at": 1, "verdict": "blunder", "decision": "where the pair goes"}]
+    entries += [{"id": f"other-{k}", "hand": HAND, "yours": "9H 9D 2C / 8C 7C 6D 5H 4S / AS KS QS JS TS",
+                 "best": "9H 9D 2C / 8C 7C 6D 5H 4S / AS KS QS JS TS", "lost": 0, "rules": "basic", "players": 2,
+                 "at": 2 + k, "verdict": "best", "decision": "same as the best play"} for k in range(3)]
+    page = _open(browser, server, 390, "/#solve")
+    page.evaluate(f"localStorage.setItem('chinese-poker-trainer', {json.dumps(json.dumps(entries))})")
+    page.goto(server + "/#train")
+    page.select_option('[data-testid="train-rules"]', "royalties")
+    page.select_option("#train-players", "3")
+    graded = []
+    page.on("request", lambda r: graded.append(json.loads(r.post_data)) if r.url.endswith("/api/grade") else None)
+    page.click('[data-testid="train-deal"]')
+    page.wait_for_selector('[data-testid="train-again"]')
+    assert "(under basic, 2 players)" in page.inner_text('[data-testid="train-again"]')
+    assert page.input_value('[data-testid="train-rules"]') == "basic" and page.input_value("#train-players") == "2"
+    assert page.is_disabled('[data-testid="train-rules"]') and page.is_disabled("#train-players")
+    page.wait_for_selector('[data-testid="train-go"]:not([hidden]):not([disabled])')
+    _place(page, "train-board", ["9H", "9D", "2C", "8C", "7C", "6D", "5H", "4S", "AS", "KS", "QS", "JS", "TS"])
+    page.keyboard.press("Enter")
+    page.wait_for_selector('[data-testid="train-next"]:not([hidden])')
+    assert [(g["rules"], g["players"]) for g in graded] == [("basic", 2)]
+    stored = page.evaluate("JSON.parse(localStorage.getItem('chinese-poker-trainer'))")
+    assert (stored[-1]["rules"], stored[-1]["players"], stored[-1]["again_of"]) == ("basic", 2, "costly")
+    page.click('[data-testid="train-next"]')
+    page.wait_for_selector('[data-testid="train-go"]:not([hidden]):not([disabled])')
+    assert page.is_hidden('[data-testid="train-again"]')
+    assert page.input_value('[data-testid="train-rules"]') == "royalties" and page.input_value("#train-players") == "3"
+    assert not page.is_disabled('[data-testid="train-rules"]') and not page.is_disabled("#train-players")
+    assert page.errors == []
+    page.context.close()
+
+
 def test_a_grade_gives_a_verdict_and_why(browser, server):
     worse = "9D 4S 2C / 9H 8C 7C 6D 5H / AS KS QS JS TS"
     address = f"/#grade?hand={HAND.replace(' ', '+')}&arrangement={worse.replace(' ', '+')}&samples=300&seed=1"
@@ -390,14 +430,17 @@ def test_grade_and_the_trainer_let_you_declare_a_natural(browser, server):
     page.goto(server + "/#train")
     page.select_option('[data-testid="train-rules"]', "basic")
     page.click('[data-testid="train-deal"]')
-    page.wait_for_selector('[data-testid="train-again"]')  # the costly six pairs comes back
-    assert page.is_hidden('[data-testid="train-declare"]')
-    page.select_option('[data-testid="train-rules"]', "naturals")
+    page.wait_for_selector('[data-testid="train-again"]')  # the costly six pairs comes back under naturals
+    assert "(under naturals, 2 players)" in page.inner_text('[data-testid="train-again"]')
+    assert page.input_value('[data-testid="train-rules"]') == "naturals"
     page.click('[data-testid="train-declare"]')
     _until(page, "document.querySelector('[data-testid=train-mean]')?.textContent.startsWith('5 hands')")
     stored = page.evaluate("JSON.parse(localStorage.getItem('chinese-poker-trainer'))")
     assert stored[-1]["yours"] == "declare six pairs" and stored[-1]["lost"] == 0 and stored[-1]["again_of"] == "six-pairs"
     assert page.is_hidden('[data-testid="train-declare"]') and page.is_visible('[data-testid="train-next"]')
+    page.click('[data-testid="train-next"]')  # a new deal, under the player's own rules again
+    page.wait_for_selector('[data-testid="train-go"]:not([hidden]):not([disabled])')
+    assert page.input_value('[data-testid="train-rules"]') == "basic" and page.is_hidden('[data-testid="train-declare"]')
     page.reload()
     page.wait_for_selector("body[data-ready]")
     assert page.evaluate("JSON.parse(localStorage.getItem('chinese-poker-trainer')).length") == 5  # kept as valid

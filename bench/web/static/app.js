@@ -845,8 +845,9 @@ function showPast(id, at, opening = false) {
 // --- Trainer ------------------------------------------------------------------------------------------------------
 const TRAINER = "chinese-poker-trainer";
 const training = arranger("train-board", "train-warning", () => trainGrade());
-let trainHand = null; // { id, hand } of the hand on the board; graded once
+let trainHand = null; // { id, hand } of the hand on the board, with { rules, players } when it comes back; graded once
 let trainGraded = false;
+let trainChoice = null; // the player's own rules and players, kept while a hand that comes back holds the selectors
 // A graded hand as this page keeps it: texts the page can draw (cards as "AS", rows as "F / M / B"), a finite cost,
 // the rules and players; the optional fields, when present, of their type. Stored and imported entries alike.
 const CARDS = (n) => `[2-9TJQKA][SHDC](?: [2-9TJQKA][SHDC]){${n - 1}}`;
@@ -877,7 +878,7 @@ let drill = null; // { decision, filter }: hands of a decision class you played 
 const COMES_BACK = 3; // a mistake or a blunder is dealt again after this many other hands
 // A hand played before comes back under the rules and player count it was graded under, so the two grades compare.
 const replayable = (x) => RULES.includes(x.rules);
-const under = (x) => (x.rules === "basic" && x.players === 2 ? "" : ` (under ${x.rules}, ${x.players} players)`);
+const under = (x) => ` (under ${x.rules}, ${x.players} players)`;
 // The next hand: a costly hand of the drill's class among the hands the history's filters showed when the drill began,
 // else a costly hand due again, else a new deal.
 function nextHand(all) {
@@ -893,29 +894,38 @@ function nextHand(all) {
     && all.length - 1 - i >= COMES_BACK);
   return due ? { ...due, again_of: due.id, why: `Again: this hand cost you ${due.lost.toFixed(3)} ${COMES_BACK}+ hands ago${under(due)}` } : null;
 }
+// A hand that comes back holds the rules and players selectors at its own, unchangeable, until the next deal gives
+// the player's own choice back.
+function holdSelectors(again) {
+  if (trainChoice) { $("train-rules").value = trainChoice.rules; $("train-players").value = trainChoice.players; }
+  trainChoice = again ? { rules: $("train-rules").value, players: $("train-players").value } : null;
+  if (again) { $("train-rules").value = again.rules; $("train-players").value = String(again.players); }
+}
+const trainRules = () => trainHand?.rules ?? $("train-rules").value;
+const trainPlayers = () => trainHand?.players ?? Number($("train-players").value);
 function trainDeal() {
   return busy("train", "Dealing…", async () => {
     const again = nextHand(progress());
     const { hand, seed } = again || await api("/api/deal", {});
-    if (again) { $("train-rules").value = again.rules; $("train-players").value = String(again.players); }
-    trainHand = { id: `${seed ?? "again"}-${Date.now()}`, hand, again_of: again?.again_of };
+    holdSelectors(again);
+    trainHand = { id: `${seed ?? "again"}-${Date.now()}`, hand, again_of: again?.again_of, rules: again?.rules, players: again?.players };
     put("train-status", again ? h("p", { "data-testid": "train-again" }, again.why) : null);
     trainGraded = false;
     training.load(readCards(hand).cards);
     put("train-result");
     $("train-go").hidden = false;
-    $("train-declare").hidden = !hasNaturals($("train-rules").value);
+    $("train-declare").hidden = !hasNaturals(trainRules());
     $("train-next").hidden = true;
     $("train-hint").hidden = false;
     $("train-board").querySelector(".card")?.focus();
-  });
+  }).then(() => { $("train-rules").disabled = $("train-players").disabled = Boolean(trainChoice); }); // once busy gives the controls back
 }
 function trainGrade(declare = false) {
   if (!trainHand || trainGraded) return undefined; // a graded hand counts once (Enter again on its board)
   return busy("train", "Grading…", async () => {
     const arrangement = training.text();
     if (!declare && !arrangement) throw new Error(PLACE_ALL);
-    const rules = $("train-rules").value, players = Number($("train-players").value);
+    const rules = trainRules(), players = trainPlayers();
     const g = await api("/api/grade", { hand: trainHand.hand, ...(declare ? { declare: true } : { arrangement }), rules, players,
       samples: 500, opponent: "table" });
     trainGraded = true;
@@ -1149,7 +1159,7 @@ function trainHint() {
     const focused = document.activeElement?.closest?.("#train-board .card")?.dataset.card;
     const placed = (c) => Boolean($("train-board").querySelector(`[data-testid^="row-"] [data-card="${c}"]`));
     const card = focused || training.cards.find((c) => !placed(c)) || training.cards[0];
-    const s = await api("/api/solve", { hand: trainHand.hand, rules: $("train-rules").value, players: Number($("train-players").value),
+    const s = await api("/api/solve", { hand: trainHand.hand, rules: trainRules(), players: trainPlayers(),
       samples: 500, opponent: "table", top: 0 });
     const row = ROWS.find((r) => s.arrangement[r].split(" ").includes(card));
     put("train-result", h("p", { "data-testid": "train-hint" }, `Hint: the best play puts the ${cardName(card)} in the ${row}.`));
