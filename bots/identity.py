@@ -187,6 +187,51 @@ def replayable(identity: Mapping[str, Any]) -> bool:
     return identity.get("replayable", True) is not False
 
 
+def _spec_files(spec: str) -> list[Path]:
+    """The file a protocol bot's spec names (``FILE.toml``, ``cmd:PATH``), read from the spec alone."""
+    try:
+        name = parse_spec(spec)[0]
+    except BotError:
+        return []
+    if name.startswith("cmd:"):
+        return [Path(name[4:])]
+    return [Path(name)] if name.endswith(".toml") else []
+
+
+def recorded_files_change(stored: Mapping[str, Any]) -> str | None:
+    """What differs between the files a record says a bot is made from and those files now,
+    found without making the bot: a record that names none (every bot reads at least its
+    source or its bot file), a protocol bot whose spec names a file the record does not, a
+    file gone, a file changed. A record from elsewhere names its bot
+    by spec, and making a bot can start a program: it is made again only from the files that
+    made it when the record was written.
+
+    Args:
+        stored: The identity the record holds (``bot_identity``).
+
+    Returns:
+        The first difference as a sentence, or None when every file is as it was.
+
+    Examples:
+        >>> recorded_files_change({"spec": "greedy", "sha256_by_file": {}})
+        "bot 'greedy': the record names no file it is made from"
+    """
+    name = stored.get("spec")
+    recorded = stored.get("sha256_by_file") or {}
+    if not isinstance(recorded, Mapping) or not recorded:
+        return f"bot {name!r}: the record names no file it is made from"
+    for path in _spec_files(str(name)):
+        if str(path.resolve()) not in recorded:
+            return f"bot {name!r}: its file {path} is not among the files the record names"
+    for path, digest in sorted(recorded.items()):
+        now = file_digest(path)
+        if now is None:
+            return f"bot {name!r}: its file {path} is gone"
+        if now != digest:
+            return f"bot {name!r}: its file {path} changed (sha256 {str(digest)[:12]}… is now {now[:12]}…)"
+    return None
+
+
 def _short(value: Any) -> str:
     text = json.dumps(value, sort_keys=True) if not isinstance(value, str) else value
     return text if len(text) <= 24 else text[:12] + "…"

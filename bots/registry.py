@@ -170,9 +170,13 @@ def _load_import_path(path: str) -> Callable[..., Bot]:
     except ImportError as error:
         raise BotError(f"cannot import bot module {module_name!r} for {path!r}: {error}") from None
     try:
-        return getattr(module, attribute)
+        found = getattr(module, attribute)
     except AttributeError:
         raise BotError(f"module {module_name!r} has no {attribute!r} (from bot {path!r})") from None
+    if not (isinstance(found, type) and callable(getattr(found, "arrange", None))):  # checked before it is called
+        raise BotError(f"{path!r} is not a bot class: an import path names a class with an arrange(cards, rng) "
+                       "method, and this is not one (it was not called)")
+    return found  # type: ignore[no-any-return]
 
 
 def resolve_factory(name: str) -> Callable[..., Bot]:

@@ -532,16 +532,28 @@ class FolderLock:
 
     NAME = "run.lock"
 
-    def __init__(self, folder: Path):
-        self.path = folder / self.NAME
+    def __init__(self, folder: Path, name: str = NAME, what: str | Path | None = None):
+        """Take the lock, or raise ``FolderBusy``.
+
+        Args:
+            folder: The folder the lock file is in.
+            name: The lock file's name (``run.lock``; a run that writes one file of a folder
+                locks a name of its own, ``.FILE.lock``).
+            what: What the lock keeps for one run, to name it in the message (the folder).
+
+        Raises:
+            FolderBusy: Another process holds the lock.
+            OSError: The lock file cannot be opened (or is not a regular file).
+        """
+        self.path = folder / name
         self.fd = open_regular(self.path, os.O_RDWR | os.O_CREAT, follow=False, single=True)
         try:
             fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             holder = os.pread(self.fd, 32, 0).decode("ascii", "replace").strip()
             os.close(self.fd)
-            raise FolderBusy(f"{folder} is in use by another run (process {holder or 'unknown'}); wait for it to "
-                             "end or stop it") from None
+            raise FolderBusy(f"{what or folder} is in use by another run (process {holder or 'unknown'}); wait for it "
+                             "to end or stop it") from None
         try:
             os.ftruncate(self.fd, 0)
             os.pwrite(self.fd, f"{os.getpid()}\n".encode(), 0)
