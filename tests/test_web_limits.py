@@ -8,6 +8,7 @@ import asyncio
 import http.client
 import inspect
 import json
+import logging
 import socket
 import subprocess
 import sys
@@ -16,6 +17,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+from contextlib import contextmanager
 
 import pytest
 
@@ -323,19 +325,135 @@ def test_one_address_may_hold_only_its_share_of_the_connections():
         local = [connect("127.0.0.1") for _ in range(4)]
         assert [p._refusal is None for p, _ in mine] == [True, True, True, False]
         assert other[0]._refusal is None and all(p._refusal is None for p, _ in local)
-        tenth, last = connect("203.0.113.7"), connect("203.0.113.8")  # the tenth is served, the eleventh is past the total
-        assert tenth[0]._refusal is None
+        # 10 served (the refused one counts toward nothing): the eleventh is past the total
+        ninth, tenth, last = (connect(f"203.0.113.{n}") for n in (7, 8, 9))
+        assert ninth[0]._refusal is None and tenth[0]._refusal is None
         refused, refused_transport = mine[3]
         refused.data_received(b"GET /api/bots HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         assert refused_transport.closed and refused_transport.written.startswith(b"HTTP/1.1 503 ")
         assert b"3 connections open from your address" in refused_transport.written
         assert b"x-frame-options: DENY" in refused_transport.written and b"content-security-policy: " in refused_transport.written
         assert last[0]._refusal is not None and b"10 connections open," in last[0]._refusal
-        for protocol, _ in [*mine, other, *local, tenth, last]:
+        for protocol, _ in [*mine, other, *local, ninth, tenth, last]:
             protocol.connection_lost(None)
         assert connect("203.0.113.5")[0]._refusal is None  # its connections closed: served again
     finally:
         loop.close()
+
+
+@contextmanager
+def _by_hand(**settings):
+    """A server's connections made by hand, all sharing one server state: yields ``connect``,
+    which opens one from an address (a ``HeaderDeadline`` on a ``_Transport``) and returns
+    both, and the event loop (not running: a test runs it when it wants time to pass)."""
+    from uvicorn.server import ServerState
+
+    from bench.web.server import HeaderDeadline, server_config
+
+    loop = asyncio.new_event_loop()
+    try:
+        config = server_config(create_app(Settings(workers=1, warm_up=False, **settings)))
+        config.load()
+        state = ServerState()
+
+        def connect(address: str) -> tuple[HeaderDeadline, _Transport]:
+            protocol, transport = HeaderDeadline(config=config, server_state=state, app_state={}, _loop=loop), _Transport(address)
+            protocol.connection_made(transport)
+            return protocol, transport
+
+        yield connect, loop
+    finally:
+        loop.close()
+
+
+def test_refused_connections_count_toward_no_cap():
+    """A refused connection used to count toward the total all the same: one address opening
+    connections without end (each refused past its own cap) filled the server, and every other
+    player got 503. Now only the connections served count, toward either cap."""
+    with _by_hand(connections=10, connections_per_client=3) as (connect, _):
+        flood = [connect("203.0.113.5") for _ in range(30)]
+        assert [p._refusal is None for p, _ in flood] == [True] * 3 + [False] * 27
+        others = [connect(f"203.0.113.{n}") for n in range(10, 17)]  # 3 + 7: the server's 10
+        assert all(p._refusal is None for p, _ in others)
+        assert connect("203.0.113.20")[0]._refusal is not None  # the eleventh served would be past the total
+        for protocol, _ in flood[3:]:
+            protocol.connection_lost(None)  # a refused one closing gives back no place: it took none
+        assert connect("203.0.113.21")[0]._refusal is not None
+        flood[0][0].connection_lost(None)  # a served one closing does, and to its address as well
+        assert connect("203.0.113.5")[0]._refusal is None
+
+
+def test_a_refused_connection_is_closed_soon_if_its_request_does_not_come(monkeypatch):
+    """A refused connection used to be held open as long as a request's headers may take
+    (``read_timeout``), waiting for a request to answer 503. Now it has
+    ``config.REFUSED_SECONDS``; a connection served keeps ``read_timeout``."""
+    from solver import config
+
+    monkeypatch.setattr(config, "REFUSED_SECONDS", 0.05)
+    with _by_hand(connections=2, read_timeout=3600.0) as (connect, loop):
+        served = [connect("203.0.113.5"), connect("203.0.113.6")]
+        refused, half_sent = connect("203.0.113.7"), connect("203.0.113.8")
+        assert refused[0]._refusal is not None and half_sent[0]._refusal is not None
+        half_sent[0].data_received(b"GET /api/bots HTTP/1.1\r\nHost: 127.0")
+        loop.run_until_complete(asyncio.sleep(config.REFUSED_SECONDS))  # past the refused ones' deadline, not the others'
+        assert refused[1].closed and refused[1].written == b""
+        assert half_sent[1].closed and half_sent[1].written.startswith(b"HTTP/1.1 503 ")
+        assert not any(transport.closed for _, transport in served)
+
+
+def test_an_ipv4_mapped_address_is_the_address_it_maps():
+    """``::ffff:127.0.0.1`` (this machine, seen through an IPv6 socket) was not this machine on
+    Python 3.11: a reverse proxy there was held to one client's cap. And ``::ffff:1.2.3.4`` and
+    ``1.2.3.4`` were two clients, each with its own cap."""
+    with _by_hand(connections=20, connections_per_client=2) as (connect, _):
+        local = [connect("::ffff:127.0.0.1") for _ in range(5)]
+        assert all(p._refusal is None for p, _ in local)
+        mapped = [connect(a) for a in ("::ffff:203.0.113.5", "203.0.113.5", "::ffff:203.0.113.5", "203.0.113.5")]
+        assert [p._refusal is None for p, _ in mapped] == [True, True, False, False]
+
+
+def test_a_connection_handed_to_websockets_gives_back_its_place():
+    """Once uvicorn hands a connection to its WebSocket protocol (with a WebSocket library
+    installed), the HTTP protocol hears nothing more of it, not even its end: its place among
+    the connections served is given back at the hand-over, not held for good."""
+
+    class Upgraded:
+        def __init__(self, **_): pass
+        def connection_made(self, transport): pass
+        def data_received(self, data): pass
+
+    with _by_hand(connections=1) as (connect, _):
+        protocol, transport = connect("203.0.113.5")
+        protocol.ws_protocol_class = Upgraded
+        transport.set_protocol = lambda _: None  # type: ignore[method-assign]
+        protocol.data_received(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n")
+        assert connect("203.0.113.6")[0]._refusal is None
+
+
+def test_a_protocol_error_after_an_answer_adds_nothing_to_it(server):
+    """A request that is not valid HTTP/1.1 past an answer already sent (here the host check's
+    400, sent before the request's chunked body) used to get a second answer written after the
+    first, which a client reads as part of the first or as garbage. Now the connection is
+    closed, with nothing written, and the error logged once (it was logged twice)."""
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler()
+    handler.emit = records.append  # type: ignore[method-assign]
+    logger = logging.getLogger("uvicorn.error")
+    logger.addHandler(handler)
+    try:
+        with socket.create_connection(("127.0.0.1", urllib.parse.urlsplit(server).port), timeout=30) as connection:
+            connection.sendall(b"POST /api/check HTTP/1.1\r\nHost: evil.example\r\n"
+                               b"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n")
+            first = http.client.HTTPResponse(connection)
+            first.begin()
+            assert first.status == 400 and first.getheader("connection") != "close"
+            first.read()
+            connection.sendall(b"not a chunk\r\n\r\n")
+            after = _wait_closed(connection, within=30)
+    finally:
+        logger.removeHandler(handler)
+    assert after == b"", after
+    assert [r.getMessage() for r in records] == ["Invalid HTTP request received."]
 
 
 def test_bench_serve_runs_uvicorn_with_the_same_limits(monkeypatch):
