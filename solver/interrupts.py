@@ -30,7 +30,7 @@ import threading
 import time
 from collections.abc import Callable, Collection, Iterator
 from types import FrameType
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from solver import config, files
 
@@ -78,7 +78,7 @@ def again_later(signum: int, frame: FrameType | None) -> bool:
     True
     """
     if not _must_wait(frame):
-        _retrying.discard(signum)  # this one raises: a retry still due has nothing left to ask
+        _retrying.pop(signum, None)  # this one raises: a retry still due has nothing left to ask
         return True
     if signum in _retrying:  # one retry a signal: the same signal again meanwhile is the same request
         return False
@@ -86,36 +86,37 @@ def again_later(signum: int, frame: FrameType | None) -> bool:
 
     def again() -> None:
         try:
-            _retrying.remove(signum)  # atomic: the end of a held() block may have sent it already
+            del _retrying[signum]  # atomic: the end of a held() block may have sent it already
         except KeyError:
             return
         if signal.getsignal(signum) is handler:  # not once the handler is gone
             os.kill(os.getpid(), signum)
 
-    _retrying.add(signum)  # before the timer starts: a signal while it starts finds it pending
+    _retrying[signum] = handler  # before the timer starts: a signal while it starts finds it pending
     timer = threading.Timer(config.RETRY_SECONDS, again)
     timer.daemon = True
     try:
         timer.start()
     except BaseException:
-        _retrying.discard(signum)
+        _retrying.pop(signum, None)
         raise
     return False
 
 
-_retrying: set[int] = set()  # the signals whose handler waited (again_later): a timer or held()'s end sends each again
+_retrying: dict[int, Any] = {}  # the signals whose handler waited (again_later), with that handler: a timer or held()'s end sends each again
 
 
 def _send_waiting() -> None:
     """Send again, to this thread, each signal whose handler waited for a held() block to end
     (rather than its timer a moment later: the code after the block may be quick to leave
-    the handler's reach, and the signal would be lost)."""
+    the handler's reach, and the signal would be lost), while that handler is still installed."""
     for signum in tuple(_retrying):
         try:
-            _retrying.remove(signum)
+            handler = _retrying.pop(signum)
         except KeyError:
             continue
-        signal.raise_signal(signum)
+        if signal.getsignal(signum) is handler:
+            signal.raise_signal(signum)
 
 
 @contextlib.contextmanager

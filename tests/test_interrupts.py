@@ -152,6 +152,27 @@ def test_a_stop_that_waited_for_a_held_block_is_raised_as_it_ends_even_when_the_
             # the command's work is done: nothing more runs inside stoppable()
 
 
+def test_a_stop_that_waited_is_not_sent_again_once_its_command_has_ended(monkeypatch):
+    """A stop that waited for a held() block, whose stoppable() command ended inside that block:
+    the end of the block must not send it again, to the handler that is back (Python's own,
+    which would raise KeyboardInterrupt in whatever runs next)."""
+    from solver import config, interrupts
+    from solver.interrupts import held, stoppable
+
+    monkeypatch.setattr(config, "RETRY_SECONDS", 60.0)  # the retry timer stays out of the way
+    other = threading.Thread(target=time.sleep, args=(5,), daemon=True)
+    other.start()
+    with held():
+        with stoppable():
+            signal.pthread_kill(other.ident, signal.SIGINT)
+            for _ in range(60_000):
+                if interrupts._retrying:
+                    break
+                time.sleep(0.001)
+        assert signal.SIGINT in interrupts._retrying  # waiting, for a handler no longer installed
+    assert signal.SIGINT not in interrupts._retrying
+
+
 def test_a_storm_of_signals_inside_a_held_block_waits_with_one_retry():
     """Each signal that came inside held() started a timer thread of its own; a signal sent as a
     thread starts (what a pool does while Ctrl-C is held down) made each timer's start send
