@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from bots.protocol import ProtocolBot
+from bots.protocol.spec import program_path
 from bots.registry import BotError, bot_parameters, bot_spec, parse_spec
 from solver import files
 from solver.rules import Rules
@@ -194,7 +195,8 @@ def _spec_files(spec: str) -> list[Path]:
     except BotError:
         return []
     if name.startswith("cmd:"):
-        return [Path(name[4:])]
+        program = program_path(name[4:])  # a bare name is the program PATH finds, as the bot was started
+        return [Path(program)] if program else [Path(name[4:])]
     return [Path(name)] if name.endswith(".toml") else []
 
 

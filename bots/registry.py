@@ -278,6 +278,10 @@ def make_bot(spec: str, **params: Any) -> Bot:
         raise
     except (TypeError, ValueError) as error:
         raise BotError(f"bad parameters for bot {name!r}: {error}") from None
+    except Exception as error:  # a bot of an import path or a plug-in that fails as it is made
+        if name in BOTS:
+            raise
+        raise BotError(f"bot {name!r} could not be made: {type(error).__name__}: {str(error)[:200]}") from None
     if not callable(getattr(bot, "arrange", None)):
         raise BotError(f"{name!r} is not a bot: it has no arrange(cards, rng) method")
     return bot

@@ -28,6 +28,7 @@ SCHEDULER_SECONDS = 10.0  # how long a --scheduler address has to answer as a da
 SCHEDULER_GRACE = 2.0  # a moment more, so that dask's own message comes first when it has one
 DEFAULT_DECISION_TIMEOUT = 60.0  # bench tournament --decision-timeout: one bot's seconds for one hand
 DEFAULT_STARTUP_TIMEOUT = 60.0  # bench tournament --startup-timeout: one bot's seconds to get ready
+JOURNAL_NAME_BYTES = 240  # bench exploit --journal: a name's longest, so that its temporary copy's and lock's fit in 255
 REFUSED_SECONDS = 1.0  # bench serve: a connection refused (503) has this long to send its request, then it is closed
 
 # --- reading: what is read of a file or a document, and quoted back ------------------------

@@ -341,8 +341,10 @@ def _run_processes(settings: RunSettings, chunks: list[list[int]], on_done: Call
                     pool.renew()
                     break
     finally:
-        pool.end()
-        shutil.rmtree(folder, ignore_errors=True)
+        try:
+            pool.end()
+        finally:  # a second stop as the pool ends (it is re-sent as a held() block ends) still clears the folder
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def _blame(settings: RunSettings, number: int, chunk: list[int], folder: str, faulted: Faulted) -> None:
