@@ -412,6 +412,16 @@ def test_an_ipv4_mapped_address_is_the_address_it_maps():
         assert [p._refusal is None for p, _ in mapped] == [True, True, False, False]
 
 
+def test_the_addresses_of_one_ipv6_slash_64_are_one_client():
+    """One host is given a /64 of IPv6 addresses: counted by exact address, it filled every
+    place from addresses of its own block, each under its cap, and locked other players out."""
+    with _by_hand(connections=10, connections_per_client=3) as (connect, _):
+        block = [connect(f"2001:db8:1:2::{k:x}") for k in range(1, 6)]
+        assert [p._refusal is None for p, _ in block] == [True, True, True, False, False]
+        assert connect("2001:db8:1:3::1")[0]._refusal is None  # the next /64: another client
+        assert connect("198.51.100.7")[0]._refusal is None
+
+
 def test_a_connection_handed_to_websockets_gives_back_its_place():
     """Once uvicorn hands a connection to its WebSocket protocol (with a WebSocket library
     installed), the HTTP protocol hears nothing more of it, not even its end: its place among

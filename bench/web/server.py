@@ -13,8 +13,9 @@ is closed at once; one that sends no whole request head within ``config.REFUSED_
 closed then. Only the connections served count toward the caps, never the refused ones: one
 address opening connections without end fills its own share, not the server. A connection
 from this machine (a reverse proxy here, which brings every player's requests; ``::1``, or
-``::ffff:127.0.0.1`` through an IPv6 socket) counts toward the first cap only, and an
-IPv4-mapped address (``::ffff:1.2.3.4``) is the IPv4 address it maps.
+``::ffff:127.0.0.1`` through an IPv6 socket) counts toward the first cap only, an
+IPv4-mapped address (``::ffff:1.2.3.4``) is the IPv4 address it maps, and the addresses of
+one IPv6 /64 are one client.
 
 uvicorn answers some requests itself, outside the app: a request h11 cannot parse (400), and
 one past its own concurrency limit (503). Here the 400, the 408 and the 503 are written by
@@ -82,7 +83,8 @@ class ServerConfig(uvicorn.Config):
 
 def _client_key(host: str | None) -> str | None:
     """The address a connection from ``host`` counts against for the per-address cap: an
-    IPv4-mapped IPv6 address as the IPv4 address it maps; None for this machine (loopback,
+    IPv4-mapped IPv6 address as the IPv4 address it maps, any other IPv6 address as its /64
+    (the block one host or one home network is given); None for this machine (loopback,
     mapped or not) and for a connection without a peer address."""
     if host is None:
         return None
@@ -92,7 +94,11 @@ def _client_key(host: str | None) -> str | None:
         return host
     if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
         address = address.ipv4_mapped
-    return None if address.is_loopback else str(address)
+    if address.is_loopback:
+        return None
+    if isinstance(address, ipaddress.IPv6Address):  # one host holds a /64 of addresses: they are one client
+        return str(ipaddress.IPv6Network((address, 64), strict=False))
+    return str(address)
 
 
 class _Served:
