@@ -176,7 +176,7 @@ def _load_import_path(path: str) -> Callable[..., Bot]:
     if not (isinstance(found, type) and callable(getattr(found, "arrange", None))):  # checked before it is called
         raise BotError(f"{path!r} is not a bot class: an import path names a class with an arrange(cards, rng) "
                        "method, and this is not one (it was not called)")
-    return found  # type: ignore[no-any-return]
+    return found
 
 
 def resolve_factory(name: str) -> Callable[..., Bot]:

@@ -103,7 +103,8 @@ def again_later(signum: int, frame: FrameType | None) -> bool:
     return False
 
 
-_retrying: dict[int, Any] = {}  # the signals whose handler waited (again_later), with that handler: a timer or held()'s end sends each again
+# The signals whose handler waited (again_later), each with that handler: a timer or held()'s end sends it again.
+_retrying: dict[int, Any] = {}
 
 
 def _send_waiting() -> None:
