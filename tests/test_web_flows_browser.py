@@ -37,6 +37,13 @@ def browser():
         launched.close()
 
 
+def _played_best(count: int) -> list[dict]:
+    """Trainer entries of hands played as the best play, graded after a first one."""
+    return [{"id": f"other-{k}", "hand": HAND, "yours": "9H 9D 2C / 8C 7C 6D 5H 4S / AS KS QS JS TS",
+             "best": "9H 9D 2C / 8C 7C 6D 5H 4S / AS KS QS JS TS", "lost": 0, "rules": "basic", "players": 2,
+             "at": 2 + k, "verdict": "best", "decision": "same as the best play"} for k in range(count)]
+
+
 def _idle(page) -> None:
     _until(page, "!document.querySelector('[aria-busy]')")
 
@@ -296,9 +303,7 @@ def test_a_hand_that_comes_back_holds_its_rules_until_the_next_deal_gives_the_pl
     entries = [{"id": "costly", "hand": HAND, "yours": "9D 4S 2C / 9H 8C 7C 6D 5H / AS KS QS JS TS",
                 "best": "9H 9D 2C / 8C 7C 6D 5H 4S / AS KS QS JS TS", "lost": 1.5, "rules": "basic", "players": 2,
                 "at": 1, "verdict": "blunder", "decision": "where the pair goes"}]
-    entries += [{"id": f"other-{k}", "hand": HAND, "yours": "9H 9D 2C / 8C 7C 6D 5H 4S / AS KS QS JS TS",
-                 "best": "9H 9D 2C / 8C 7C 6D 5H 4S / AS KS QS JS TS", "lost": 0, "rules": "basic", "players": 2,
-                 "at": 2 + k, "verdict": "best", "decision": "same as the best play"} for k in range(3)]
+    entries += _played_best(3)
     page = _open(browser, server, 390, "/#solve")
     page.evaluate(f"localStorage.setItem('chinese-poker-trainer', {json.dumps(json.dumps(entries))})")
     page.goto(server + "/#train")
@@ -422,9 +427,7 @@ def test_grade_and_the_trainer_let_you_declare_a_natural(browser, server):
     played = "9S 9H 2C / AS KS QS JS TS / AH KH QH JH TH"
     entries = [{"id": "six-pairs", "hand": SIX_PAIRS, "yours": played, "best": "declare six pairs", "lost": 0.2,
                 "rules": "naturals", "players": 2, "at": 1, "verdict": "mistake", "decision": "naturals"}]
-    entries += [{"id": f"other-{k}", "hand": HAND, "yours": "9H 9D 2C / 8C 7C 6D 5H 4S / AS KS QS JS TS",
-                 "best": "9H 9D 2C / 8C 7C 6D 5H 4S / AS KS QS JS TS", "lost": 0, "rules": "basic", "players": 2,
-                 "at": 2 + k, "verdict": "best", "decision": "same as the best play"} for k in range(3)]
+    entries += _played_best(3)
     page = _open(browser, server, 390, "/#solve")
     page.evaluate(f"localStorage.setItem('chinese-poker-trainer', {json.dumps(json.dumps(entries))})")
     page.goto(server + "/#train")
