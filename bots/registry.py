@@ -163,6 +163,44 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     return name, params
 
 
+BOT_PARAMETERS = ("opponent",)  # the parameters of the registered bots whose value is itself a bot spec
+
+
+def outside_code(spec: str) -> str | None:
+    """What making a spec's bot would import, load or start beyond the bots this process
+    has by name: the gate before a bot named by a file from elsewhere (a journal's header) is
+    made. A registered bot is this process's own code; an import path, a plug-in, a bot file
+    (``NAME.toml``) and a program (``cmd:PATH``) run code that the spec only points to, and
+    so does a registered bot whose ``opponent`` is one of them.
+
+    Args:
+        spec: A bot spec.
+
+    Returns:
+        None when the spec's bot and every bot its parameters name are in ``BOTS``; else
+            the first name that is not.
+
+    Raises:
+        BotError: The spec, or a spec in its parameters, cannot be read (``parse_spec``).
+
+    Examples:
+        >>> outside_code("exhaustive:samples=500:opponent=greedy") is None
+        True
+        >>> outside_code("exhaustive:opponent=elsewhere.toml")
+        'elsewhere.toml'
+    """
+    name, params = parse_spec(spec)
+    if name not in BOTS:
+        return name
+    for key in BOT_PARAMETERS:
+        value = params.get(key)
+        if value is not None:
+            found = outside_code(str(value))
+            if found is not None:
+                return found
+    return None
+
+
 def _load_import_path(path: str) -> Callable[..., Bot]:
     module_name, _, attribute = path.partition(":")
     try:

@@ -285,3 +285,28 @@ def test_a_bot_registered_in_this_process_plays_in_every_worker(monkeypatch, bac
     one = run_deals(["middle-first", "random"], 2, entropy=5, n_deals=24, jobs=1, chunk_size=4)
     two = run_deals(["middle-first", "random"], 2, entropy=5, n_deals=24, jobs=2, backend=backend, chunk_size=4)
     assert [r.without_seconds() for r in one] == [r.without_seconds() for r in two] and len(two) == 24
+
+
+@pytest.mark.parametrize(("spec", "outside"), [
+    ("table", None),
+    ("exhaustive:samples=500:opponent=heuristic:rules=2-4", None),
+    ("tests.plugin_bot:FirstLegalBot", "tests.plugin_bot:FirstLegalBot"),
+    ("cmd:./bot", "cmd:./bot"),
+    ("examples/bots/sorted_bot.toml:decision_timeout=5", "examples/bots/sorted_bot.toml"),
+    ("some-plugin", "some-plugin"),
+    ("exhaustive:opponent=elsewhere.toml", "elsewhere.toml"),
+])
+def test_outside_code_names_what_making_a_spec_would_run_beyond_the_registered_bots(spec, outside):
+    """The gate before a bot named by a file from elsewhere is made: nothing is imported or
+    started to answer, and a built-in bot's opponent is looked at too."""
+    from bots.registry import outside_code
+
+    assert outside_code(spec) == outside
+
+
+def test_outside_code_refuses_a_spec_it_cannot_read():
+    from bots.registry import outside_code
+
+    for spec in ("", "table:depth", "exhaustive:opponent=table:x"):
+        with pytest.raises(BotError):
+            outside_code(spec)

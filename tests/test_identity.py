@@ -61,9 +61,9 @@ def _cut(out: Path, lines: int = 2) -> None:
     (out / "results.json").unlink()
 
 
-def _resume(out: Path, capsys) -> tuple[int, list[str]]:
+def _resume(out: Path, capsys, *flags: str) -> tuple[int, list[str]]:
     capsys.readouterr()
-    status = bench_main(["tournament", "--resume", str(out)])
+    status = bench_main(["tournament", "--resume", str(out), *flags])
     return status, capsys.readouterr().err.strip().splitlines()
 
 
@@ -135,14 +135,14 @@ def test_a_bot_that_says_it_draws_its_own_randomness_resumes_and_is_named(tmp_pa
     out = tmp_path / "run"
     assert bench_main([*RUN, "--bots", f"greedy,{toml}", "--out", str(out)]) == 0
     _cut(out)
-    status, err = _resume(out, capsys)
+    status, err = _resume(out, capsys, "--bots", f"greedy,{toml}")
     assert status == 0, err
     said = [line for line in err if "not played again" in line]
     assert len(said) == 1 and repr(str(toml)) in said[0] and "'greedy'" not in said[0], err
     assert not any("journal holds" in line for line in err), err
     assert [bot["replayable"] for bot in _header(out)["identity"]["bots"]] == [True, False]
     capsys.readouterr()
-    assert bench_main(["verify", str(out), "--json"]) == 0
+    assert bench_main(["verify", str(out), "--json", "--bots", str(toml)]) == 0
     verified = json.loads(capsys.readouterr().out)
     assert [bot["bot"] for bot in verified["unreplayable_bots"]] == [str(toml)], verified["unreplayable_bots"]
 
@@ -153,7 +153,7 @@ def test_a_bot_that_draws_randomness_without_saying_so_is_told_how_to(tmp_path, 
     out = tmp_path / "run"
     assert bench_main([*RUN, "--bots", f"greedy,{toml}", "--out", str(out)]) == 0
     _cut(out, lines=3)
-    status, err = _resume(out, capsys)
+    status, err = _resume(out, capsys, "--bots", f"greedy,{toml}")
     assert status == 2 and len(err) == 1, err
     assert f"bot {str(toml)!r} in seat" in err[0] and '"random": true' in err[0], err
 

@@ -402,8 +402,29 @@ def test_a_bot_edited_between_interruption_and_resume_is_refused(tmp_path, capsy
     (out / "results.json").unlink()
     capsys.readouterr()
     edit(toml)
-    line = _refused(out, capsys)
+    line = _refused(out, capsys, "--bots", f"greedy,{toml}")
     assert message in line and "since the run started" in line
+
+
+@pytest.mark.parametrize("spec", ["{toml}", "exhaustive:samples=10:opponent={toml}"], ids=["protocol", "opponent"])
+def test_a_resume_starts_no_bot_from_elsewhere_unless_bots_names_it(finished, tmp_path, capsys, spec):
+    """A header forged (its checks computed again) to name a protocol bot, as a bot or as a
+    built-in bot's opponent: the resume is refused in one line that says how to vouch for it,
+    and the program is not started; with --bots the bot is made (and this one fails to start)."""
+    marker = tmp_path / "started"
+    (tmp_path / "elsewhere").mkdir()
+    toml = tmp_path / "elsewhere" / "starter.toml"
+    toml.write_text(f'name = "starter"\ncommand = ["touch", "{marker}"]\nstartup_timeout = 5\n')
+    spec = spec.format(toml=toml)
+    out = _copy(finished, tmp_path, keep_lines=3)
+    lines = _lines(out)
+    lines[0]["settings"]["bots"][1] = lines[0]["identity"]["bots"][1]["spec"] = spec
+    _write(out, lines, rechain=True)
+    line = _refused(out, capsys)
+    assert f"its bot {spec[:80]!r} " in line and "not a built-in bot, and making it runs its code" in line, line
+    assert line.endswith(f"if you trust it, resume with --bots greedy,{spec}") and not marker.exists()
+    line = _refused(out, capsys, "--bots", f"greedy,{spec}")
+    assert marker.exists() and "starter" in line, line
 
 
 def test_a_changed_package_is_refused(finished, tmp_path, capsys):
@@ -555,7 +576,7 @@ def test_a_run_killed_hard_leaves_a_folder_that_resumes(tmp_path, capsys):
     process.send_signal(signal.SIGKILL)
     process.wait()
     assert len(_lines(out)) < 1 + 16, "the run should have been killed before it finished"
-    status, err = _resume(out, capsys=capsys)
+    status, err = _resume(out, "--bots", "greedy,tests.test_journal:SlowBot", capsys=capsys)
     assert status == 0, err
     whole = tmp_path / "whole"
     assert bench_main([*argv, "--out", str(whole)]) == 0

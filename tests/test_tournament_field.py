@@ -143,6 +143,7 @@ def test_a_journal_of_one_bot_with_a_field_is_refused(tmp_path, capsys):
     (["--bots", "table,greedy", "--field", "cmd:./bot"], "is not a bot of this package"),
     (["--bots", "table,greedy", "--field", "tests.plugin_bot:FirstLegalBot"], "is not a bot of this package"),
     (["--bots", "table,greedy", "--field", "exhaustive"], "cannot set the simulated opponents"),
+    (["--bots", "table,greedy", "--field", "exhaustive:opponent=nowhere.toml"], "is not a bot of this package"),
     (["--bots", "table,greedy", "--rules", "naturals"], "under rules with naturals use --estimator duplicate"),
     (["--bots", "table,greedy", "--on-fault", "foul"], "use --on-fault stop"),
     (["--bots", "table"], "give at least two"),

@@ -310,14 +310,14 @@ def test_a_bot_that_cannot_be_replayed_is_reported_as_such_not_as_a_difference(t
                  "--out", str(out))
     assert done.returncode == 0, done.stderr
     change(toml)
-    status, doc, err = _verify(out, "--jobs", "1")
+    status, doc, err = _verify(out, "--jobs", "1", "--bots", str(toml))
     assert status == 0, err
     _valid(doc)
     assert doc["replayed_bots"] == ["greedy"] and doc["differing_deal_count"] == 0
     assert doc["replayed_deal_count"] == doc["matched_deal_count"] == 8 and doc["compared_play_count"] == 8 * 2
     [unreplayable] = doc["unreplayable_bots"]
     assert unreplayable["bot"] == str(toml) and reason in unreplayable["reason"] and unreplayable["deal_count"] == 8
-    table = bench("verify", str(out), "--jobs", "1")
+    table = bench("verify", str(out), "--jobs", "1", "--bots", str(toml))
     assert table.returncode == 0 and f"not replayable  8 deals  bot {str(toml)!r}: " in table.stdout
 
 
@@ -376,7 +376,8 @@ def test_ctrl_c_stops_at_once_with_one_line_of_what_was_checked(tmp_path):
     assert done.returncode == 0, done.stderr
     (hold / "go").unlink()
     (hold / "started").unlink()
-    process = subprocess.Popen([sys.executable, "-m", "bench.cli", "verify", str(out), "--jobs", "1"], cwd=ROOT,
+    process = subprocess.Popen([sys.executable, "-m", "bench.cli", "verify", str(out), "--jobs", "1", "--bots",
+                                "tests.test_verify:HeldBot"], cwd=ROOT,
                                env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 300  # a guard against a hang only
     while not (hold / "started").exists() and process.poll() is None and time.monotonic() < deadline:
@@ -407,7 +408,7 @@ def test_decisions_that_failed_are_counted_not_compared(tmp_path):
     assert done.returncode == 0, done.stderr
     faults = sum("fault" in play for line in _lines(out)[1:] for r in line["records"] for row in r["plays"]
                  for play in row)
-    status, doc, err = _verify(out, "--jobs", "1")
+    status, doc, err = _verify(out, "--jobs", "1", "--bots", "tests.plugin_bot:FlakyBot")
     assert status == 0, err
     assert 0 < _valid(doc)["uncompared_fault_count"] == faults
     assert doc["compared_play_count"] + faults == 8 * 2 * 2 and doc["matched_deal_count"] == 8
@@ -423,3 +424,50 @@ def test_a_results_json_that_is_a_link_is_not_read_through_it(honest, tmp_path):
     status, doc, err = _verify(out, "--jobs", "1")
     assert status == 1, err
     assert doc["verified"] is False and "is a link" in doc["results_problem"]
+
+
+def _starter(folder: Path, marker: Path) -> Path:
+    """A protocol bot file whose program leaves ``marker`` behind when it is started."""
+    folder.mkdir(parents=True, exist_ok=True)
+    toml = folder / "starter.toml"
+    toml.write_text(f'name = "starter"\ncommand = ["touch", "{marker}"]\nstartup_timeout = 5\n')
+    return toml
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("spec", ["{toml}", "exhaustive:samples=10:opponent={toml}"], ids=["protocol", "opponent"])
+def test_a_journal_that_names_a_bot_from_elsewhere_does_not_start_it(honest, tmp_path, spec):
+    """A header forged to name a protocol bot, directly or as the opponent of a built-in bot,
+    with its checks computed again: verify reports the bot as not replayed and names --bots;
+    the program is never started unless --bots names the spec."""
+    marker = tmp_path / "started"
+    spec = spec.format(toml=_starter(tmp_path / "elsewhere", marker))
+    out = _copy(honest, tmp_path)
+    lines = _lines(out)
+    header = lines[0]
+    header["settings"]["bots"][1] = header["identity"]["bots"][1]["spec"] = spec
+    _write(out, _chained(lines))
+    status, doc, err = _verify(out, "--jobs", "1")
+    assert status == 0, err
+    assert not marker.exists()
+    assert _valid(doc)["replayed_bots"] == ["greedy"]
+    [unreplayable] = doc["unreplayable_bots"]
+    assert unreplayable["bot"] == spec and "is not a built-in bot, and making it runs its code" in unreplayable["reason"]
+    assert unreplayable["reason"].endswith(f"verify with --bots {spec}")
+    status, doc, err = _verify(out, "--jobs", "1", "--bots", spec)
+    assert marker.exists()  # vouched for: made, and it fails as this program does not answer
+    assert "it cannot be made on this machine" in doc["unreplayable_bots"][0]["reason"]
+
+
+@pytest.mark.slow
+def test_a_bot_from_elsewhere_named_with_bots_is_replayed(tmp_path):
+    out = tmp_path / "run"
+    done = bench("tournament", "--bots", "greedy,tests.test_verify:HeldBot", "--sessions", "1", "--seed", "2",
+                 "--jobs", "1", "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    status, doc, err = _verify(out, "--jobs", "1")
+    assert status == 0 and _valid(doc)["replayed_bots"] == ["greedy"], err
+    status, doc, err = _verify(out, "--jobs", "1", "--bots", "tests.test_verify:HeldBot")
+    assert status == 0 and doc["verified"], err
+    assert doc["replayed_bots"] == ["greedy", "tests.test_verify:HeldBot"] and doc["unreplayable_bots"] == []
+    assert doc["matched_deal_count"] == 8

@@ -39,7 +39,7 @@ import numpy as np
 
 from bench.records.model import DealRecord, FieldPlan
 from bots import BotError, parse_spec
-from bots.registry import BUILT_IN, shared_opponent_model
+from bots.registry import BUILT_IN, outside_code, shared_opponent_model
 from solver.arrangement import Arrangement
 from solver.errors import InputError
 from solver.limits import LimitError, check
@@ -122,9 +122,10 @@ def field_problem(plan: FieldPlan, rules: Rules, bots: int) -> str | None:
         return f"--field is {len(plan.spec):,} characters long, above the {SPEC_CHARACTERS:,} a results.json holds"
     try:
         name, params = parse_spec(plan.spec)
+        outside = outside_code(plan.spec)
     except BotError as error:
         return f"--field {plan.spec!r}: {error}"
-    if name not in BUILT_IN:
+    if name not in BUILT_IN or outside is not None:
         return (f"the field bot {plan.spec!r} is not a bot of this package ({', '.join(sorted(BUILT_IN))}): the "
                 "field's figures are checked again by making it, and only those bots are made from a document")
     for key, value in params.items():

@@ -23,7 +23,8 @@ so nothing in the outcome depends on the number of workers.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import shlex
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,6 +34,7 @@ from bench.run.play import RunSettings, TournamentError, make_bots
 from bench.run.runner import run_chunks
 from bots import BotError
 from bots.identity import bot_change, bot_identity, replayable
+from bots.registry import outside_code
 from solver import config
 from solver.errors import InputError
 from solver.rules import Rules, RulesError
@@ -105,10 +107,13 @@ class RunProblem(InputError, ValueError):
     settings): ``bench verify`` reports it as a damaged journal."""
 
 
-def plan(contents: Contents) -> Plan:
+def plan(contents: Contents, vouched: Collection[str] = ()) -> Plan:
     """Which of the run's bots can be replayed here. Each distinct spec is made on its own (and
     kept by this thread, as ``bench.run.play.make_bots`` keeps bots); one that cannot be
-    made, or whose identity differs from the header's, is not replayed."""
+    made, or whose identity differs from the header's, is not replayed. A bot that is not
+    built in (``bots.registry.outside_code``: an import path, a plug-in, a protocol bot, or one
+    that names such a bot as its opponent) is made only when ``vouched`` holds its spec: a
+    header names what it likes, and making such a bot runs code."""
     settings = contents.plan
     try:
         rules = Rules.from_dict(settings.rules, label=settings.rules.get("name"))
@@ -124,6 +129,15 @@ def plan(contents: Contents) -> Plan:
         if not replayable(stored[spec]):
             unreplayable.append(Unreplayable(spec, "it draws randomness of its own (its hello says \"random\": true), "
                                                    "so it may set a hand another way each time"))
+            continue
+        try:
+            outside = outside_code(spec)
+        except BotError as error:
+            unreplayable.append(Unreplayable(spec, f"it cannot be made on this machine: {error}"))
+            continue
+        if outside is not None and spec not in vouched:
+            unreplayable.append(Unreplayable(spec, f"{outside[:80]!r} is not a built-in bot, and making it runs its "
+                                                   f"code; if you trust it, verify with --bots {shlex.quote(spec)}"))
             continue
         try:
             bot = make_bots([spec], rules)[spec]

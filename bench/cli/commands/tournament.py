@@ -48,6 +48,7 @@ from bench.run.play import RunSettings, TournamentError, make_bots
 from bench.run.runner import BACKENDS, play_sized
 from bots import BotError, bot_spec
 from bots.identity import bot_identity, run_names
+from bots.registry import outside_code, parse_spec
 from solver import config, files, system
 from solver.documents import json_ready
 from solver.files import FolderBusy, FolderLock, describe
@@ -150,6 +151,23 @@ def _conflicts(args: argparse.Namespace, plan: RunPlan) -> None:
             shown = ",".join(plan.bots) if flag == "--bots" else plan.rules["name"] if flag == "--rules" else stored
             raise UsageError(f"--resume {args.resume}: the run was started with {flag} {shown}, not {value}; "
                              f"give no {flag} to continue it as it was started")
+
+
+def _vouched(args: argparse.Namespace, plan: RunPlan) -> None:
+    """Refuse to make a resumed run's bot that is not built in (``bots.registry.outside_code``)
+    unless --bots names the run's bots again: a journal's header names what it likes, and
+    making such a bot imports a module or starts a program."""
+    if args.bots is not None:
+        return  # the same bots as the journal's (``_conflicts``): the user names them
+    for spec in dict.fromkeys(plan.bots):
+        try:
+            outside = outside_code(spec)
+        except BotError as error:
+            raise UsageError(f"--resume {args.resume}: its bot {spec[:80]!r} cannot be read: {error}") from None
+        if outside is not None:
+            what = "is" if outside == parse_spec(spec)[0] else f"makes {outside[:80]!r}, which is"
+            raise UsageError(f"--resume {args.resume}: its bot {spec[:80]!r} {what} not a built-in bot, and making "
+                             f"it runs its code; if you trust it, resume with --bots {shlex.quote(','.join(plan.bots))}")
 
 
 def _settings(args: argparse.Namespace) -> RunPlan:
@@ -315,6 +333,7 @@ def run(args: argparse.Namespace) -> int:
         if args.resume:
             folder, lock, contents = _resumed(args, _locker())
             _conflicts(args, contents.plan)
+            _vouched(args, contents.plan)
             _within_limits(folder, contents.plan)
             _registered_field(folder, contents.plan)
             return _run(args, contents.plan, folder, contents)

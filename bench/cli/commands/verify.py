@@ -29,13 +29,17 @@ def add_parser(sub: argparse._SubParsersAction[Parser]) -> None:
         description="Check DIR/journal.jsonl line by line, then play every deal it holds again with the run's "
         "bots (made from the header's specs, with its seed and rules) and compare each play with its record: "
         "the arrangement, the declared natural, the row values and the foul. A bot that cannot be made here, "
-        "or whose files or identity changed since the run, is not replayed, and the report says why. Exit "
+        "or whose files or identity changed since the run, is not replayed, and the report says why; nor is one "
+        "that is not built in unless --bots names it (making it runs its code). Exit "
         "status 0 when every replayed play matches, 1 when a play differs or the journal is damaged, 2 for "
         "bad input.",
     )
     parser.add_argument("folder", metavar="DIR", help="a run folder written by bench tournament --out DIR")
     parser.add_argument("--jobs", type=job_count, default=-1, help="parallel workers (default: all cores; at most 4 a core)")
     parser.add_argument("--backend", choices=BACKENDS, default="loky", help="where the replay runs (default loky)")
+    parser.add_argument("--bots", metavar="SPECS", default="",
+                        help="comma-separated specs of the run's bots that are not built in (plug-ins, import paths, "
+                        "protocol bots) and that you trust to run here: such a bot is replayed only when named here")
     parser.add_argument("--json", action="store_true", help="print the verify document instead of tables")
 
 
@@ -89,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         if contents is not None:
             try:
-                planned = plan(contents)
+                planned = plan(contents, {spec.strip() for spec in args.bots.split(",") if spec.strip()})
             except RunProblem as error:
                 problem = str(error)
         if contents is not None and planned is not None:
