@@ -421,10 +421,27 @@ def test_a_resume_starts_no_bot_from_elsewhere_unless_bots_names_it(finished, tm
     lines[0]["settings"]["bots"][1] = lines[0]["identity"]["bots"][1]["spec"] = spec
     _write(out, lines, rechain=True)
     line = _refused(out, capsys)
-    assert f"its bot {spec[:80]!r} " in line and "not a built-in bot, and making it runs its code" in line, line
-    assert line.endswith(f"if you trust it, resume with --bots greedy,{spec}") and not marker.exists()
+    assert f"its bots that are not built in, whose making runs their code: {spec[:80]!r}" in line, line
+    assert ("makes" in line) == spec.startswith("exhaustive:"), line
+    assert line.endswith(f"if you trust them, resume with --bots greedy,{spec}") and not marker.exists()
+    line = _refused(out, capsys, "--bots", str(toml))  # the outside bot alone: the run's bots are asked for
+    assert line.endswith(f"not {toml}; give --bots greedy,{spec} to continue it as it was started"), line
     line = _refused(out, capsys, "--bots", f"greedy,{spec}")
     assert marker.exists() and "starter" in line, line
+
+
+def test_a_refused_resume_names_every_bot_that_is_not_built_in(finished, tmp_path, capsys):
+    """Two bots from elsewhere: the line names both, and what the second would start, before
+    the user vouches for them all with the --bots it gives."""
+    out = _copy(finished, tmp_path, keep_lines=3)
+    lines = _lines(out)
+    lines[0]["settings"]["bots"] = ["a.toml", "exhaustive:opponent=b.toml"]
+    for bot, spec in zip(lines[0]["identity"]["bots"], lines[0]["settings"]["bots"]):
+        bot["spec"] = spec
+    _write(out, lines, rechain=True)
+    line = _refused(out, capsys)
+    assert "not built in, whose making runs their code: 'a.toml'; 'exhaustive:opponent=b.toml' makes 'b.toml'; " \
+           "if you trust them, resume with --bots a.toml,exhaustive:opponent=b.toml" in line, line
 
 
 def test_a_changed_package_is_refused(finished, tmp_path, capsys):

@@ -471,3 +471,19 @@ def test_a_bot_from_elsewhere_named_with_bots_is_replayed(tmp_path):
     assert status == 0 and doc["verified"], err
     assert doc["replayed_bots"] == ["greedy", "tests.test_verify:HeldBot"] and doc["unreplayable_bots"] == []
     assert doc["matched_deal_count"] == 8
+
+
+@pytest.mark.slow
+def test_bots_that_name_no_bot_of_the_run_are_refused_and_unproven_plays_are_said(tmp_path):
+    toml = _protocol_bot(tmp_path / "bot")
+    out = tmp_path / "run"
+    done = bench("tournament", "--bots", f"greedy,{toml}", "--sessions", "1", "--seed", "2", "--jobs", "1",
+                 "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    typo = bench("verify", str(out), "--jobs", "1", "--bots", str(toml)[:-1])
+    assert typo.returncode == 2 and typo.stdout == "", typo.stderr
+    assert typo.stderr.strip().splitlines() == [f"bench verify: error: --bots {str(toml)[:-1]!r} is not a bot of "
+                                                f"this run; its bots: greedy,{toml}"]
+    table = bench("verify", str(out), "--jobs", "1")
+    assert table.returncode == 0 and table.stdout.strip().splitlines()[-1] == (
+        "verified: 8 deals replayed, 8 match, 0 differ; the plays of 1 bot not replayed are unproven"), table.stdout

@@ -125,7 +125,10 @@ def field_problem(plan: FieldPlan, rules: Rules, bots: int) -> str | None:
         outside = outside_code(plan.spec)
     except BotError as error:
         return f"--field {plan.spec!r}: {error}"
-    if name not in BUILT_IN or outside is not None:
+    if name in BUILT_IN and outside is not None:
+        return (f"the field bot {plan.spec!r} makes {outside!r}, which is not a bot of this package: the field's "
+                "figures are checked again by making it, and only this package's bots are made from a document")
+    if name not in BUILT_IN:
         return (f"the field bot {plan.spec!r} is not a bot of this package ({', '.join(sorted(BUILT_IN))}): the "
                 "field's figures are checked again by making it, and only those bots are made from a document")
     for key, value in params.items():

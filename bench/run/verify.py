@@ -302,4 +302,6 @@ def summary(doc: dict[str, Any], stopped: str | None = None) -> str:
         return f"nothing verified: no bot of the run can be replayed here ({_count(doc['deal_count'], 'deal')})"
     verdict = "verified" if doc["verified"] else "NOT verified"
     results = "; results.json is not the journal's" if doc["results_problem"] else ""
-    return f"{verdict}: {_count(doc['replayed_deal_count'], 'deal')} replayed, {found}{results}"
+    skipped = len(doc["unreplayable_bots"])
+    unproven = f"; the plays of {_count(skipped, 'bot')} not replayed are unproven" if skipped else ""
+    return f"{verdict}: {_count(doc['replayed_deal_count'], 'deal')} replayed, {found}{results}{unproven}"

@@ -149,8 +149,11 @@ def _conflicts(args: argparse.Namespace, plan: RunPlan) -> None:
     for flag, (value, resolve, stored) in given.items():
         if value is not None and resolve(value) != stored:
             shown = ",".join(plan.bots) if flag == "--bots" else plan.rules["name"] if flag == "--rules" else stored
+            give = f"give no {flag}"
+            if flag == "--bots":
+                give = f"give --bots {shlex.quote(str(shown))}" + ("" if _vouch_needed(plan.bots) else " or none")
             raise UsageError(f"--resume {args.resume}: the run was started with {flag} {shown}, not {value}; "
-                             f"give no {flag} to continue it as it was started")
+                             f"{give} to continue it as it was started")
 
 
 def _vouched(args: argparse.Namespace, plan: RunPlan) -> None:
@@ -159,15 +162,37 @@ def _vouched(args: argparse.Namespace, plan: RunPlan) -> None:
     making such a bot imports a module or starts a program."""
     if args.bots is not None:
         return  # the same bots as the journal's (``_conflicts``): the user names them
-    for spec in dict.fromkeys(plan.bots):
-        try:
-            outside = outside_code(spec)
-        except BotError as error:
-            raise UsageError(f"--resume {args.resume}: its bot {spec[:80]!r} cannot be read: {error}") from None
-        if outside is not None:
-            what = "is" if outside == parse_spec(spec)[0] else f"makes {outside[:80]!r}, which is"
-            raise UsageError(f"--resume {args.resume}: its bot {spec[:80]!r} {what} not a built-in bot, and making "
-                             f"it runs its code; if you trust it, resume with --bots {shlex.quote(','.join(plan.bots))}")
+    try:
+        outside = _outside_bots(plan.bots)
+    except BotError as error:
+        raise UsageError(f"--resume {args.resume}: one of its bots cannot be read: {error}") from None
+    if outside:
+        named = "; ".join(f"{spec[:80]!r}" + ("" if made == parse_spec(spec)[0] else f" makes {made[:80]!r}")
+                          for spec, made in outside)
+        raise UsageError(f"--resume {args.resume}: its bots that are not built in, whose making runs their code: "
+                         f"{named}; if you trust them, resume with --bots {shlex.quote(','.join(plan.bots))}")
+
+
+def _outside_bots(specs: tuple[str, ...] | list[str]) -> list[tuple[str, str]]:
+    """Each distinct spec whose making runs code that is not a registered bot's, with the name
+    that would be imported or started (``bots.registry.outside_code``)."""
+    found = ((spec, outside_code(spec)) for spec in dict.fromkeys(specs))
+    return [(spec, made) for spec, made in found if made is not None]
+
+
+def _vouch_needed(specs: tuple[str, ...] | list[str]) -> bool:
+    """Whether a resume of a run of these bots needs --bots (a spec that cannot be read too)."""
+    try:
+        return bool(_outside_bots(specs))
+    except BotError:
+        return True
+
+
+def _resume_command(out: Path, specs: tuple[str, ...] | list[str]) -> str:
+    """The command that continues the run in ``out``; with its bots when one of them is not
+    built in (a resume makes such a bot only when the user names it)."""
+    bots = f" --bots {shlex.quote(','.join(specs))}" if _vouch_needed(specs) else ""
+    return f"bench tournament --resume {shlex.quote(str(out))}{bots}"
 
 
 def _settings(args: argparse.Namespace) -> RunPlan:
@@ -359,7 +384,7 @@ def _run(args: argparse.Namespace, plan: RunPlan, out: Path | None, contents: Co
     journal = _open_journal(contents, journal_path, plan, identity)
     jobs = system.available_cores() if args.jobs < 1 else args.jobs
     n_deals = plan.deals
-    resume = f"bench tournament --resume {shlex.quote(str(out))}" if out is not None else None
+    resume = _resume_command(out, specs) if out is not None else None
     done = {r.deal for r in records}
     missing = [d for d in range(n_deals) if d not in done]
     if contents is not None:

@@ -83,6 +83,17 @@ def _results(folder: Path, contents: Contents) -> tuple[int | None, str | None]:
     return len(records) if isinstance(records, list) else 0, results_difference(doc, contents)
 
 
+def _vouched(bots: str, contents: Contents) -> set[str]:
+    """The specs of --bots, each one of the run's bots: a spec the run does not have is a
+    mistake to say, not to pass over (its bot would silently stay unreplayed)."""
+    vouched = {spec.strip() for spec in bots.split(",") if spec.strip()}
+    unknown = sorted(vouched - set(contents.plan.bots))
+    if unknown:
+        raise UsageError(f"--bots {terminal(unknown[0][:80])!r} is not a bot of this run; its bots: "
+                         f"{terminal(','.join(contents.plan.bots))[:400]}")
+    return vouched
+
+
 def run(args: argparse.Namespace) -> int:
     folder = Path(args.folder)
     jobs = system.available_cores() if args.jobs < 1 else args.jobs
@@ -93,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         if contents is not None:
             try:
-                planned = plan(contents, {spec.strip() for spec in args.bots.split(",") if spec.strip()})
+                planned = plan(contents, _vouched(args.bots, contents))
             except RunProblem as error:
                 problem = str(error)
         if contents is not None and planned is not None:
