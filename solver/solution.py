@@ -589,12 +589,14 @@ def play_scores(hand: CardsLike, plays: list[Arrangement | str], opponent: Oppon
     deals and sets them with this ``seed``.
 
     The same opponents face every play, so differences are paired. A fouled play is scored
-    as the foul it is; the opponents' naturals are declared when the rules have naturals
-    (the plays never declare one).
+    as the foul it is; the opponents' naturals are declared when the rules have naturals,
+    and a play that is the word ``declare`` declares the natural the hand holds (as ``grade``
+    grades it).
 
     Args:
         hand: The 13 cards, as text or a sequence of cards.
-        plays: Arrangements of ``hand``, or their text.
+        plays: Arrangements of ``hand``, or their text, or ``declare`` (rules with naturals,
+            a hand that holds one).
         opponent: The opponent model that sets every sampled opponent.
         samples: How many opponent hands are dealt.
         seed: The seed of the sample, a whole number >= 0; required, so that the opponents
@@ -607,7 +609,8 @@ def play_scores(hand: CardsLike, plays: list[Arrangement | str], opponent: Oppon
 
     Raises:
         CardError: The hand is not 13 distinct cards, or a play cannot be read.
-        SolveError: A play holds other cards than the hand, or an option is not valid.
+        SolveError: A play holds other cards than the hand, declares a natural the hand does
+            not hold, or an option is not valid.
         OpponentError: The opponent model failed or set its hands wrongly.
 
     Examples:
@@ -624,10 +627,11 @@ def play_scores(hand: CardsLike, plays: list[Arrangement | str], opponent: Oppon
     _check_search(opponent, seed, "hands")
     if seed is None:
         raise SolveError("play_scores needs a seed: the opponents must be the ones the caller names")
-    arrangements = [_play_of(cards, play) for play in plays]
+    chosen = [_natural_to_declare(cards, rules) if declares(play) else _play_of(cards, play) for play in plays]
     deals, arranged, _ = simulate(cards, opponent, samples, int(seed))
     sample = Sample(arranged, deals, rules)
-    return np.stack([per_sample_scores(play.values(), sample, rules) for play in arrangements]) if arrangements \
+    return np.stack([sample.natural_scores(play, rules) if isinstance(play, Natural)
+                     else per_sample_scores(play.values(), sample, rules) for play in chosen]) if chosen \
         else np.zeros((0, samples))
 
 

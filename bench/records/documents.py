@@ -146,6 +146,8 @@ class ExploitDocumentLargestGainsItem(TypedDict):
     in_sample_gain: float
     bot_play: ExploitPlay
     best_play: ExploitPlay
+    bot_natural: NotRequired[Literal['dragon', 'four trips', 'six pairs', 'three flushes', 'three straights']]
+    best_natural: NotRequired[Literal['dragon', 'four trips', 'six pairs', 'three flushes', 'three straights']]
 
 
 class ExploitPlay(TypedDict):
@@ -217,6 +219,8 @@ class ExploitJournalEntry(TypedDict):
     hand: str
     bot_play: ExploitJournalPlay
     best_play: ExploitJournalPlay
+    bot_natural: NotRequired[Literal['dragon', 'four trips', 'six pairs', 'three flushes', 'three straights']]
+    best_natural: NotRequired[Literal['dragon', 'four trips', 'six pairs', 'three flushes', 'three straights']]
     same: bool
     gain: float
     in_sample_gain: float
