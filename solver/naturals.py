@@ -48,23 +48,21 @@ def _three_row_natural(cards: tuple[Card, ...], kind: str) -> Natural | None:
     t = split_tables()
     hand = np.array(cards, np.int64)
     suits, ranks = hand & 3, hand >> 2
-    front = t.combos3[t.front]
-    middle = t.combos5[t.middle]
-    back = t.combos5[t.back]
+    # Each test is made once per row of cards (286 fronts, 1,287 rows of five) and then looked up
+    # for every split, which names its rows by their index in combos3 and combos5.
     if kind == "three flushes":
-        ok = np.ones(len(t.front), bool)
-        for rows in (front, middle, back):
-            s = suits[rows]
-            ok &= (s == s[:, :1]).all(axis=1)
+        s3, s5 = suits[t.combos3], suits[t.combos5]
+        one_suit3, one_suit5 = (s3 == s3[:, :1]).all(axis=1), (s5 == s5[:, :1]).all(axis=1)
+        ok = one_suit3[t.front] & one_suit5[t.middle] & one_suit5[t.back]
         keys = np.stack([splits.back, splits.middle, splits.front], axis=1).astype(np.int64)
     else:
         straights = (STRAIGHT, STRAIGHT_FLUSH)
         ok = np.isin(splits.middle >> CATEGORY_SHIFT, straights) & np.isin(splits.back >> CATEGORY_SHIFT, straights)
-        r = np.sort(ranks[front], axis=1)
+        r = np.sort(ranks[t.combos3], axis=1)
         run = (r[:, 1] == r[:, 0] + 1) & (r[:, 2] == r[:, 1] + 1)
         low_ace = (r[:, 0] == 0) & (r[:, 1] == 1) & (r[:, 2] == 12)  # A-2-3
-        ok &= run | low_ace
-        front_top = np.where(low_ace, 1, r[:, 2])
+        ok &= (run | low_ace)[t.front]
+        front_top = np.where(low_ace, 1, r[:, 2])[t.front]
         # Straights compare by their top card only: the low bits of the value hold its run.
         keys = np.stack([splits.back & 0x1FFF, splits.middle & 0x1FFF, front_top], axis=1).astype(np.int64)
     ok &= splits.legal  # the rows a natural shows must be in order, like any arrangement
@@ -235,12 +233,17 @@ def natural_mask(hands: np.ndarray) -> np.ndarray:
     flushes = np.zeros(n, bool)
     for shape in ([0, 3, 5, 5], [0, 0, 5, 8], [0, 0, 3, 10], [0, 0, 0, 13]):
         flushes |= (s == shape).all(axis=1)
-    straights = np.zeros(n, bool)
-    patterns = _straight_patterns()
-    for start in range(0, n, 256):
-        block = ranks[start:start + 256]
-        straights[start:start + 256] = (block[:, None, :] == patterns[None]).all(axis=2).any(axis=1)
+    straights = np.isin(ranks @ _RANK_COUNT_KEY, _straight_pattern_keys())  # rank counts as one number each
     return dragon | trips | pairs | flushes | straights
+
+
+_RANK_COUNT_KEY = 5 ** np.arange(13, dtype=np.int64)  # a hand's 13 rank counts (0 to 4) as the digits of one number
+
+
+@functools.cache
+def _straight_pattern_keys() -> np.ndarray:
+    """``_straight_patterns`` with each row's rank counts as one number (``_RANK_COUNT_KEY``)."""
+    return _straight_patterns() @ _RANK_COUNT_KEY
 
 
 def held_natural(hand: CardsLike) -> str | None:

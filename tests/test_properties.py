@@ -48,7 +48,7 @@ def test_cards_round_trip_through_text(deck, n):
     assert [int(c) for c in parse_cards(", ".join(format_cards(cards, symbols=True).split()))] == cards
 
 
-@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow], deadline=None)
 @given(deals, st.sampled_from(RULE_SETS))
 def test_score_pair_equals_the_reference_and_is_antisymmetric(deck, name):
     """Any two hands, fouled or not, under every rule set (with royal flushes and royalties)."""
@@ -75,7 +75,7 @@ def test_score_table_is_the_sum_of_the_reference_pairs_in_any_seating(deck, play
     assert score_table([_arrangement(h) for h in hands[::-1]], rules) == expected[::-1]
 
 
-@settings(max_examples=200, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200, suppress_health_check=[HealthCheck.too_slow], deadline=None)
 @given(deals)
 def test_a_rows_value_does_not_depend_on_the_order_of_its_cards(deck):
     from solver import evaluate
@@ -96,7 +96,7 @@ rich_hands = st.one_of(
 
 
 @pytest.mark.slow
-@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much], deadline=None)
 @given(rich_hands)
 def test_naturals_are_found_as_the_rules_define_them(hand):
     assert {n.kind for n in naturals_of(hand)} == naive.naturals(hand)
