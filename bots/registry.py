@@ -201,6 +201,23 @@ def outside_code(spec: str) -> str | None:
     return None
 
 
+def needs_vouching(specs: Sequence[str]) -> bool:
+    """Whether making any of these specs runs code beyond the registered bots
+    (``outside_code``), so that a command making them from a file must be told the specs by
+    the user; a spec that cannot be read needs it too.
+
+    Args:
+        specs: Bot specs, as a journal names them.
+
+    Returns:
+        True when one of them is not built in or cannot be read.
+    """
+    try:
+        return any(outside_code(spec) is not None for spec in specs)
+    except BotError:
+        return True
+
+
 def _load_import_path(path: str) -> Callable[..., Bot]:
     module_name, _, attribute = path.partition(":")
     try:

@@ -48,7 +48,7 @@ from bench.run.play import RunSettings, TournamentError, make_bots
 from bench.run.runner import BACKENDS, play_sized
 from bots import BotError, bot_spec
 from bots.identity import bot_identity, run_names
-from bots.registry import outside_code, parse_spec
+from bots.registry import needs_vouching, outside_code, parse_spec
 from solver import config, files, system
 from solver.documents import json_ready
 from solver.files import FolderBusy, FolderLock, describe
@@ -151,7 +151,7 @@ def _conflicts(args: argparse.Namespace, plan: RunPlan) -> None:
             shown = ",".join(plan.bots) if flag == "--bots" else plan.rules["name"] if flag == "--rules" else stored
             give = f"give no {flag}"
             if flag == "--bots":
-                give = f"give --bots {shlex.quote(str(shown))}" + ("" if _vouch_needed(plan.bots) else " or none")
+                give = f"give --bots {shlex.quote(str(shown))}" + ("" if needs_vouching(plan.bots) else " or none")
             raise UsageError(f"--resume {args.resume}: the run was started with {flag} {shown}, not {value}; "
                              f"{give} to continue it as it was started")
 
@@ -180,18 +180,10 @@ def _outside_bots(specs: tuple[str, ...] | list[str]) -> list[tuple[str, str]]:
     return [(spec, made) for spec, made in found if made is not None]
 
 
-def _vouch_needed(specs: tuple[str, ...] | list[str]) -> bool:
-    """Whether a resume of a run of these bots needs --bots (a spec that cannot be read too)."""
-    try:
-        return bool(_outside_bots(specs))
-    except BotError:
-        return True
-
-
 def _resume_command(out: Path, specs: tuple[str, ...] | list[str]) -> str:
     """The command that continues the run in ``out``; with its bots when one of them is not
     built in (a resume makes such a bot only when the user names it)."""
-    bots = f" --bots {shlex.quote(','.join(specs))}" if _vouch_needed(specs) else ""
+    bots = f" --bots {shlex.quote(','.join(specs))}" if needs_vouching(specs) else ""
     return f"bench tournament --resume {shlex.quote(str(out))}{bots}"
 
 
