@@ -860,3 +860,15 @@ def test_a_header_naming_more_bots_than_the_limit_makes_none(finished, tmp_path,
     _write(out, lines, rechain=True)
     monkeypatch.setattr(bench.cli.commands.tournament, "make_bots", not_now)  # where the tournament makes its bots
     assert "the journal's run is too large: the bot count is 65, above the limit of 64" in _refused(out, capsys)
+
+
+def test_the_command_to_continue_a_run_names_its_bots_when_one_is_not_built_in():
+    """A resume makes a bot that is not built in only when --bots names the run's bots, so the
+    'to continue' hint of a stopped run gives them; for built-in bots it stays short."""
+    from bench.cli.commands.tournament import _resume_command
+
+    assert _resume_command(Path("run"), ("greedy", "table")) == "bench tournament --resume run"
+    assert _resume_command(Path("my run"), ("greedy", "x.toml")) == \
+        "bench tournament --resume 'my run' --bots greedy,x.toml"
+    assert _resume_command(Path("run"), ("greedy", "exhaustive:opponent=x.toml")).endswith(
+        " --bots greedy,exhaustive:opponent=x.toml")
