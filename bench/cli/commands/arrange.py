@@ -73,10 +73,11 @@ def run(args: argparse.Namespace) -> int:
             show(f"bench arrange: {where}{one_line(error)}", sys.stderr, ascii=args.ascii)
             failures += 1
             continue
-        rng = np.random.default_rng(np.random.SeedSequence(args.seed, spawn_key=(index,)))
+        entropy = np.random.SeedSequence(args.seed, spawn_key=(index,))
         started = time.perf_counter()
-        arrangement = checked_arrangement(bot, cards, rng)  # a bot that fails ends the run: BotFault, exit 1
-        natural = declared_natural(bot, cards, rng, rules)
+        # a bot that fails ends the run: BotFault, exit 1; each call has a generator of its own, as in a tournament
+        arrangement = checked_arrangement(bot, cards, np.random.default_rng(entropy))
+        natural = declared_natural(bot, cards, np.random.default_rng(entropy), rules)
         seconds = time.perf_counter() - started
         reason = foul_reason(arrangement)
         if args.json:
