@@ -188,7 +188,8 @@ def describe_bot(bot: object) -> str:
     return doc.splitlines()[0] if doc else ""
 
 
-def declared_natural(bot: Bot, cards: tuple[Card, ...], rng: np.random.Generator, rules: Rules) -> Natural | None:
+def declared_natural(bot: Bot, cards: tuple[Card, ...], entropy: int | np.random.SeedSequence,
+                     rules: Rules) -> Natural | None:
     """The natural ``bot`` declares with these cards under ``rules``, or None.
 
     A bot with a ``declare(cards, rng) -> bool`` method decides for itself; any other
@@ -198,7 +199,9 @@ def declared_natural(bot: Bot, cards: tuple[Card, ...], rng: np.random.Generator
     Args:
         bot: The bot that holds the cards.
         cards: The 13 cards dealt.
-        rng: The generator handed to the bot's ``declare``.
+        entropy: The seed of the generator handed to the bot's ``declare``: one of its own, so
+            that it starts where the generator ``arrange`` is given from the same seed does,
+            whichever is asked first (as in a tournament).
         rules: The rule set played; without naturals nothing is declared.
 
     Returns:
@@ -218,7 +221,7 @@ def declared_natural(bot: Bot, cards: tuple[Card, ...], rng: np.random.Generator
     if decide is None:
         return natural
     try:
-        choice = decide(cards, rng)
+        choice = decide(cards, np.random.default_rng(entropy))
     except Exception as error:  # a plug-in may raise anything
         raise BotFault(f"bot '{_name(bot)}' failed to decide on declaring {natural.kind} with hand "
                        f"{format_cards(cards)}: {type(error).__name__}: {error}") from error

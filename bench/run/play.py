@@ -305,7 +305,7 @@ def _play(bot: Bot, spec: str, cards: tuple[Card, ...], deal: int, seat: int, se
     try:
         with time_limit(None if _is_protocol(spec) else limit):
             arrangement = checked_arrangement(bot, cards, np.random.default_rng(seed))
-            natural = declared_natural(bot, cards, np.random.default_rng(seed), settings.rules)
+            natural = declared_natural(bot, cards, seed, settings.rules)
         if limit is not None and time.perf_counter() - started > limit:  # a thread, where no timer interrupts
             raise DecisionTimeout
     except BotGivenUp as error:  # whatever the policy: its later faults depend on how deals were shared
@@ -386,7 +386,7 @@ def _batched_plays(bot: Bot, spec: str, deals: Sequence[int], tables: Sequence[n
         if settings.rules.naturals:
             cards = tuple(Card(c) for c in hands[i].tolist())
             seed = seat_seed(settings.entropy, deal, seat, spec)
-            natural = declared_natural(bot, cards, np.random.default_rng(seed), settings.rules)
+            natural = declared_natural(bot, cards, seed, settings.rules)
         plays[deal, seat] = Play.made(format_rows((row[:3], row[3:8], row[8:])), values[i].tolist(),
                                       foul=bool(foul[i]), seconds=seconds, natural=natural)
     return plays

@@ -90,8 +90,8 @@ def _bot_plays(bots: list[str], hands: np.ndarray, seed: int, hand_number: int,
     for seat, spec in enumerate(bots, start=1):
         bot = make_bot_for(spec, played)
         cards = tuple(Card(int(c)) for c in hands[seat])
-        seat_entropy = seat_seed(seed, hand_number, seat, spec)  # each call a generator of its own, as a tournament
-        theirs = declared_natural(bot, cards, np.random.default_rng(seat_entropy), played)
+        seat_entropy = seat_seed(seed, hand_number, seat, spec)
+        theirs = declared_natural(bot, cards, seat_entropy, played)
         plays.append(theirs if theirs is not None else checked_arrangement(bot, cards, np.random.default_rng(seat_entropy)))
     return plays
 

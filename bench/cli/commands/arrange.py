@@ -75,9 +75,8 @@ def run(args: argparse.Namespace) -> int:
             continue
         entropy = np.random.SeedSequence(args.seed, spawn_key=(index,))
         started = time.perf_counter()
-        # a bot that fails ends the run: BotFault, exit 1; each call has a generator of its own, as in a tournament
-        arrangement = checked_arrangement(bot, cards, np.random.default_rng(entropy))
-        natural = declared_natural(bot, cards, np.random.default_rng(entropy), rules)
+        arrangement = checked_arrangement(bot, cards, np.random.default_rng(entropy))  # a bot that fails: exit 1
+        natural = declared_natural(bot, cards, entropy, rules)
         seconds = time.perf_counter() - started
         reason = foul_reason(arrangement)
         if args.json:
