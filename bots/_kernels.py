@@ -10,7 +10,7 @@ import numpy as np
 from bots._bounds import best_five_and_three, suit_tables
 from solver._bits import trailing_zeros
 from solver._classes import FIVES
-from solver.kernels import class_number, expected_units, inline, kernel, subset_values
+from solver.kernels import class_number, expected_units, inline, kernel, row_units, subset_values
 
 SLACK = 1e-9  # the searches sum bounds and values in different orders: never prune on a rounding
 
@@ -246,20 +246,63 @@ SEP1, WIN1, TIE1, EXTRA1, WIN0, FRONT_UPTO, SEP2, MIDDLE_UPTO, WIN2, TIE2, EXTRA
 CLASS_COLUMNS = 16  # 14 used, two cache lines a class
 
 
+@inline
+def _floor(kept_value, count, margin):
+    """The lowest value a split may have and still be kept: within ``margin`` of the best so far,
+    and above the last one kept once the buffer is full; -inf while it is empty."""
+    if count == 0:
+        return -np.inf
+    keep = kept_value.shape[0]
+    floor = kept_value[0] - margin
+    if count == keep:
+        floor = max(floor, kept_value[keep - 1])
+    return floor
+
+
+@inline
+def _keep_split(value, entry, split, front, middle, back, kept_value, kept_entry, kept_split, kept_rows, count):
+    """Put a split into the buffer, best first (a higher value, then a lower canonical entry);
+    the last one kept drops out of a full buffer. The number kept after."""
+    keep = kept_value.shape[0]
+    p = count
+    while p > 0 and (value > kept_value[p - 1] or (value == kept_value[p - 1] and entry < kept_entry[p - 1])):
+        p -= 1
+    if p >= keep:
+        return count
+    q = min(count, keep - 1)
+    while q > p:
+        kept_value[q] = kept_value[q - 1]
+        kept_entry[q] = kept_entry[q - 1]
+        kept_split[q] = kept_split[q - 1]
+        for i in range(3):
+            kept_rows[q, i] = kept_rows[q - 1, i]
+        q -= 1
+    kept_value[p] = value
+    kept_entry[p] = entry
+    kept_split[p] = split
+    kept_rows[p, 0] = front
+    kept_rows[p, 1] = middle
+    kept_rows[p, 2] = back
+    return min(count + 1, keep)
+
+
 @kernel
-def _joint_with_back(b, best, best_entry, best_split, c3, c5, by_back, back_middle, back_front, canon_of, canon_a,
+def _joint_with_back(b, kept, count, margin, c3, c5, by_back, back_middle, back_front, canon_of, canon_a,
                      w2, t2, e2, separable2, threes, fives, middle_bounds, scoring):
-    """Improve the best split (value, canonical entry, split) with the splits whose back is five ``b``,
-    which wins, ties and adds as a back ``w2``, ``t2``, ``e2`` and ``separable2``; the front is the only
-    row left unknown, so a middle is skipped by its bound.
+    """Keep the splits whose back is five ``b`` that come within ``margin`` of the best (``kept``:
+    values, canonical entries, splits and row classes, best first, ``count`` of them so far;
+    ``_floor``). The back wins, ties and adds ``w2``, ``t2``, ``e2`` and ``separable2``; the front
+    is the only row left unknown, so a middle is skipped by its bound. The number kept after.
 
     ``threes`` (3, 286) holds each three's P(win), P(tie) and extra as a front; ``fives``
     (4, 1287) each five's separable value, P(win), P(tie) and extra as a middle;
     ``middle_bounds`` (1287, 3) the most a middle and its front can add (``_middle_bounds``).
     The 56 middles are screened by their bounds first, without branches, and only those that
     pass are visited, in order (as in ``_best_with_back``); legality compares classes."""
+    kept_value, kept_entry, kept_split, kept_rows = kept
     cb = c5[b]
-    need = best - separable2 - SLACK
+    floor = _floor(kept_value, count, margin)
+    need = floor - separable2 - SLACK
     screened = np.int64(0)
     for j in range(56):
         m = back_middle[b, j]
@@ -279,13 +322,11 @@ def _joint_with_back(b, best, best_entry, best_split, c3, c5, by_back, back_midd
             continue  # equal fives: the canonical scan plays its first five as the middle
         value = expected_units(threes[0, f], threes[1, f], fives[1, m], fives[2, m], w2, t2, scoring) + threes[2, f] + \
             fives[3, m] + e2
-        if value >= best:  # the canonical entry, looked up only here, settles a tie
-            e = canon_of[s]
-            if value > best or e < best_entry:
-                best = value
-                best_entry = e
-                best_split = s
-    return best, best_entry, best_split
+        if value >= floor:  # the canonical entry, looked up only here, settles a tie
+            count = _keep_split(value, canon_of[s], s, c3[f], cm, cb, kept_value, kept_entry, kept_split, kept_rows,
+                                count)
+            floor = _floor(kept_value, count, margin)
+    return count
 
 
 @kernel
@@ -345,16 +386,143 @@ def _left_ceiling(left, c, low, high, flushes, keys, numbers, by_class, hand_mid
 
 
 @kernel
+def joint_scratch(n5, keep):
+    """Scratch for :func:`joint_candidates`: the subsets' classes and numbers, the suit tables, and a
+    buffer of ``keep`` splits (values, canonical entries, splits, row classes)."""
+    scratch = (np.empty(286, np.int16), np.empty(n5, np.int16), np.empty((3, 286), np.float64),
+               np.empty((4, n5), np.float64), np.empty(n5, np.float64), np.empty(n5, np.float64),
+               np.empty((n5, 3), np.float64), np.empty(n5, np.float64), np.empty(n5, np.float64),
+               np.empty(128, np.int64), np.empty(64, np.int64))
+    kept = (np.empty(keep, np.float64), np.empty(keep, np.int64), np.empty(keep, np.int64),
+            np.empty((keep, 3), np.int64))
+    return scratch, kept
+
+
+@kernel
+def joint_candidates(hand, by_back, back_middle, back_front, canon_of, canon_a, masks5, ranks, keys, numbers,
+                     by_class, tie_max, scoring, margin, scratch, kept):
+    """The best splits of one hand for a bonus rule, rows taken as independent: those within
+    ``margin`` of the best, at most as many as ``kept`` holds (``joint_scratch``), best first
+    (equal values in the order the canonical scan meets them). The number kept; with a buffer
+    of one and no margin, the best split alone, as :func:`best_by_class_joint` plays it."""
+    c3, c5, threes, fives, front_win, front_cap, middle_bounds, bound, quick, low, high = scratch
+    kept_value = kept[0]
+    n5 = back_middle.shape[0]
+    hand_middle = subset_classes(hand, ranks, c3, c5, by_class, SEP1, fives[0])
+    flushes = suit_tables(hand, low, high)
+    hand_front, hand_front_win = _joint_threes(c3, by_class, threes)
+    top = _joint_fives(c5, by_class, fives, front_win, front_cap, middle_bounds, bound, quick, hand_front,
+                       hand_front_win, hand_middle, tie_max, scoring)
+    count = 0
+    for i in range(n5 + 1):  # the top back first, then the others in order
+        b = top if i == 0 else i - 1
+        floor = _floor(kept_value, count, margin)
+        if i > 0 and (b == top or quick[b] + SLACK < floor):
+            continue
+        c = c5[b]
+        w2 = by_class[c, WIN2]
+        t2 = by_class[c, TIE2]
+        if i > 0:
+            ceiling = bound[b] + _bonus_ceiling(front_win[b], tie_max[0], by_class[c, WIN1], tie_max[1], w2, t2,
+                                                scoring)
+            if ceiling + SLACK < floor or _left_ceiling(0x1FFF ^ masks5[b], c, low, high, flushes, keys, numbers,
+                                                        by_class, hand_middle, hand_front, hand_front_win,
+                                                        tie_max, scoring) + SLACK < floor:
+                continue
+        count = _joint_with_back(b, kept, count, margin, c3, c5, by_back, back_middle, back_front, canon_of, canon_a,
+                                 w2, t2, by_class[c, EXTRA2], by_class[c, SEP2], threes, fives, middle_bounds, scoring)
+    return count
+
+
+@kernel
+def coupled_pick(kept, count, margin, sample_rows, weights, scoring):
+    """The split to play among those kept (``joint_candidates``), each one's value corrected for
+    the coupling of the field's rows.
+
+    ``sample_rows`` (n, 3) are the row classes of a sample of the field's hands, ``weights``
+    their weights (the chance that each misses the player's cards). A split's value takes the
+    field's rows as independent; on the sample its mean score (before royalties) is measured
+    both as it is and from the sample's own chances row by row, and the difference is added.
+    Only splits within ``margin`` of the best are weighed; equal values go to the lower
+    canonical entry. A sample whose every hand weighs 0 leaves the best split as it is."""
+    kept_value, kept_entry, kept_split, kept_rows = kept
+    total = weights.sum()
+    if total <= 0.0:  # no sample hand can be dealt beside this hand: nothing to correct by
+        return kept_split[0]
+    units = np.empty(27, np.float64)
+    for r0 in range(3):
+        for r1 in range(3):
+            for r2 in range(3):
+                units[r0 * 9 + r1 * 3 + r2] = row_units(r0 - 1, r1 - 1, r2 - 1, scoring)
+    pick = 0
+    best = -np.inf
+    for k in range(count):
+        if kept_value[k] < kept_value[0] - margin:
+            break
+        seen = False  # the same row classes as a split before it: the same value, and that one comes first
+        for q in range(k):
+            seen = seen or (kept_rows[q, 0] == kept_rows[k, 0] and kept_rows[q, 1] == kept_rows[k, 1] and
+                            kept_rows[q, 2] == kept_rows[k, 2])
+        if seen:
+            continue
+        joint = 0.0
+        w0 = t0 = w1 = t1 = w2 = t2 = 0.0
+        a0 = kept_rows[k, 0]
+        a1 = kept_rows[k, 1]
+        a2 = kept_rows[k, 2]
+        for s in range(sample_rows.shape[0]):
+            w = weights[s]
+            r0 = np.int64(a0 > sample_rows[s, 0]) - np.int64(a0 < sample_rows[s, 0])
+            r1 = np.int64(a1 > sample_rows[s, 1]) - np.int64(a1 < sample_rows[s, 1])
+            r2 = np.int64(a2 > sample_rows[s, 2]) - np.int64(a2 < sample_rows[s, 2])
+            joint += w * units[(r0 + 1) * 9 + (r1 + 1) * 3 + r2 + 1]
+            w0 += w * (r0 == 1)
+            t0 += w * (r0 == 0)
+            w1 += w * (r1 == 1)
+            t1 += w * (r1 == 0)
+            w2 += w * (r2 == 1)
+            t2 += w * (r2 == 0)
+        value = kept_value[k] + joint / total - expected_units(w0 / total, t0 / total, w1 / total, t1 / total,
+                                                               w2 / total, t2 / total, scoring)
+        if value > best or (value == best and kept_entry[k] < kept_entry[pick]):
+            best = value
+            pick = k
+    return kept_split[pick]
+
+
+@kernel
+def sample_weights(hand, sample_counts, held, weights):
+    """``weights``: for each hand of a sample (``sample_counts`` (n, 13): its cards of each
+    rank) the chance that it misses ``hand``'s cards, rank by rank (``held``: ``RANK_HELD``)."""
+    k = np.zeros(13, np.int64)
+    for j in range(hand.shape[0]):
+        k[hand[j] >> 2] += 1
+    ranks = np.empty(13, np.int64)  # the ranks held, and how many of each
+    many = np.empty(13, np.int64)
+    n = 0
+    for r in range(13):
+        if k[r] > 0:
+            ranks[n] = r
+            many[n] = k[r] - 1
+            n += 1
+    for s in range(sample_counts.shape[0]):
+        w = 1.0
+        for i in range(n):
+            w *= held[many[i], sample_counts[s, ranks[i]]]
+        weights[s] = w
+
+
+@kernel
 def best_by_class_joint(hands, by_back, back_middle, back_front, canon_of, canon_a, masks5, ranks, keys, numbers,
-                        by_class, tie_max, scoring):
-    """Best split of each hand for a bonus rule, rows taken as independent.
+                        by_class, tie_max, scoring, keep, margin, sample_rows):
+    """Best split of each hand for a bonus rule.
 
     ``by_class`` (classes, CLASS_COLUMNS) holds each class's numbers as a row (columns named
     above): its chances against the field (``WIN*``, ``TIE*``; ``tie_max`` the most each
     row ties), separable points (``EXTRA*``: royalties), value without the bonus
     (``SEP*``: P(win) - P(loss) + extra) and the best of that value at or below it as a
     front and as a middle (``*_UPTO``). A split's value is ``expected_units`` of the
-    settlement kernels plus its extras. Exact branch and bound over backs, then middles,
+    settlement kernels plus its extras, rows taken as independent. Exact branch and bound over backs, then middles,
     as for row points: a split is worth at most its separable bound plus the most the
     bonus can add when each row wins and ties no more often than bounds allow (a row's
     chance of winning grows with its class; ``tie_max`` bounds its ties): for a back
@@ -362,48 +530,19 @@ def best_by_class_joint(hands, by_back, back_middle, back_front, canon_of, canon
     is bounded once more by the eight cards it leaves (``masks5``: each five's positions;
     :func:`_left_ceiling`): the ``*_UPTO`` columns and the chances grow with the class. Equal values go to
     the split the canonical scan meets first (the lowest canonical entry). Each subset's
-    numbers are looked up once per hand."""
+    numbers are looked up once per hand.
+
+    With ``keep`` above 1, the ``keep`` best splits within ``margin`` of the best are weighed
+    again with the coupling of the rows measured on the field's sample ``sample_rows``, all
+    its hands alike (:func:`coupled_pick`)."""
     n = hands.shape[0]
     out = np.empty(n, np.int32)
-    n5 = back_middle.shape[0]
-    c3 = np.empty(286, np.int16)
-    c5 = np.empty(n5, np.int16)
-    threes = np.empty((3, 286), np.float64)
-    fives = np.empty((4, n5), np.float64)
-    front_win = np.empty(n5, np.float64)  # the most a front at or below each five wins
-    front_cap = np.empty(n5, np.float64)  # and adds
-    middle_bounds = np.empty((n5, 3), np.float64)
-    bound = np.empty(n5, np.float64)
-    quick = np.empty(n5, np.float64)
-    low = np.empty(128, np.int64)
-    high = np.empty(64, np.int64)
+    scratch, kept = joint_scratch(back_middle.shape[0], keep)
+    weights = np.ones(sample_rows.shape[0], np.float64)
     for h in range(n):
-        hand_middle = subset_classes(hands[h], ranks, c3, c5, by_class, SEP1, fives[0])
-        flushes = suit_tables(hands[h], low, high)
-        hand_front, hand_front_win = _joint_threes(c3, by_class, threes)
-        top = _joint_fives(c5, by_class, fives, front_win, front_cap, middle_bounds, bound, quick, hand_front,
-                           hand_front_win, hand_middle, tie_max, scoring)
-        best = -np.inf
-        best_entry = np.int64(canon_of.shape[0])
-        best_split = np.int64(-1)
-        for i in range(n5 + 1):  # the top back first, then the others in order
-            b = top if i == 0 else i - 1
-            if i > 0 and (b == top or quick[b] + SLACK < best):
-                continue
-            c = c5[b]
-            w2 = by_class[c, WIN2]
-            t2 = by_class[c, TIE2]
-            if i > 0:
-                ceiling = bound[b] + _bonus_ceiling(front_win[b], tie_max[0], by_class[c, WIN1], tie_max[1], w2, t2,
-                                                    scoring)
-                if ceiling + SLACK < best or _left_ceiling(0x1FFF ^ masks5[b], c, low, high, flushes, keys, numbers,
-                                                           by_class, hand_middle, hand_front, hand_front_win,
-                                                           tie_max, scoring) + SLACK < best:
-                    continue
-            best, best_entry, best_split = _joint_with_back(
-                b, best, best_entry, best_split, c3, c5, by_back, back_middle, back_front, canon_of, canon_a,
-                w2, t2, by_class[c, EXTRA2], by_class[c, SEP2], threes, fives, middle_bounds, scoring)
-        out[h] = best_split
+        count = joint_candidates(hands[h], by_back, back_middle, back_front, canon_of, canon_a, masks5, ranks, keys,
+                                 numbers, by_class, tie_max, scoring, margin, scratch, kept)
+        out[h] = kept[2][0] if keep == 1 else coupled_pick(kept, count, margin, sample_rows, weights, scoring)
     return out
 
 
@@ -497,15 +636,20 @@ def best_with_removal_points(hands, by_back, back_middle, back_front, ranks, see
 
 @kernel
 def best_with_removal_joint(hands, by_back, back_middle, back_front, canon_of, canon_a, masks5, ranks, keys, numbers,
-                            seen, shares, factors, offsets, extra, five, scoring):
+                            seen, shares, factors, offsets, extra, five, scoring, keep, margin, sample_rows,
+                            sample_counts, held):
     """``best_by_class_joint`` for each hand with each row's chances against the field given
-    that hand (``field_given_hand``); ``extra`` and ``five`` as for ``best_with_removal_points``."""
+    that hand (``field_given_hand``); ``extra`` and ``five`` as for ``best_with_removal_points``.
+    With ``keep`` above 1, each sample hand is weighed by the chance that it misses the hand's
+    cards (``sample_weights``; ``sample_counts`` its cards of each rank, ``held`` ``RANK_HELD``)."""
     n = hands.shape[0]
     classes = extra.shape[1]
     out = np.empty(n, np.int32)
     given, win, tie = _given_scratch(shares.shape[0], classes)
     by_class = np.zeros((classes, CLASS_COLUMNS), np.float64)
     tie_max = np.empty(3, np.float64)
+    scratch, kept = joint_scratch(back_middle.shape[0], keep)
+    weights = np.ones(sample_rows.shape[0], np.float64)
     for h in range(n):
         field_given_hand(hands[h], shares, factors, offsets, given)
         win_tie(seen, given, offsets, win, tie)
@@ -540,6 +684,11 @@ def best_with_removal_joint(hands, by_back, back_middle, back_front, canon_of, c
             by_class[c, MIDDLE_UPTO] = middle_upto
             for i in range(3):
                 tie_max[i] = max(tie_max[i], tie[i, c])
-        out[h] = best_by_class_joint(hands[h:h + 1], by_back, back_middle, back_front, canon_of, canon_a, masks5,
-                                     ranks, keys, numbers, by_class, tie_max, scoring)[0]
+        count = joint_candidates(hands[h], by_back, back_middle, back_front, canon_of, canon_a, masks5, ranks, keys,
+                                 numbers, by_class, tie_max, scoring, margin, scratch, kept)
+        if keep == 1:
+            out[h] = kept[2][0]
+        else:
+            sample_weights(hands[h], sample_counts, held, weights)
+            out[h] = coupled_pick(kept, count, margin, sample_rows, weights, scoring)
     return out

@@ -6,6 +6,7 @@ import functools
 import io
 import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -344,13 +345,17 @@ def shipped_tables(rules: Rules = BASIC) -> FieldTables:
     return _load(None, rules.scoring)
 
 
-def play_tables(hands: np.ndarray, policy: RowPoints | JointPolicy, rules: Rules) -> np.ndarray:
+def play_tables(hands: np.ndarray, policy: RowPoints | JointPolicy, rules: Rules,
+                coupling: CouplingSample | None = None) -> np.ndarray:
     """Hands set by the table strategy.
 
     Args:
         hands: The hands, ``(n, 13)`` card ids.
         policy: RowPoints for separable rules, else a JointPolicy (``FieldTables.policy``).
         rules: The rule set; its scoring method is read with a JointPolicy.
+        coupling: With a JointPolicy, the field's sample that the best splits are weighed
+            again on (``CouplingSample``); None plays the best split with the rows taken as
+            independent.
 
     Returns:
         The hands ``(n, 13)``, each row reordered front | middle | back.
@@ -361,11 +366,12 @@ def play_tables(hands: np.ndarray, policy: RowPoints | JointPolicy, rules: Rules
     keys, numbers = class_hash()
     p = policy
     hands = checked_hands(hands)
+    keep, margin, rows, _ = CouplingSample.arguments(coupling)
 
     def best(part: np.ndarray) -> np.ndarray:
         return _kernels.best_by_class_joint(part, t.by_back, t.back_middle, t.back_front, t.canon_of, t.canon_a,
                                             t.masks5, rank_classes().arrays, keys, numbers, p.by_class, p.tie_max,
-                                            rules.scoring_code)
+                                            rules.scoring_code, keep, margin, rows)
 
     return cards_by_split(hands, over_cores(best, hands))
 
@@ -383,7 +389,8 @@ def _removal_inputs(path: str | None, rules: Rules) -> tuple[Removal, np.ndarray
     return tables.removal, extra, np.ascontiguousarray(five_card_class_mask())
 
 
-def play_with_removal(hands: np.ndarray, path: str | None, rules: Rules) -> np.ndarray:
+def play_with_removal(hands: np.ndarray, path: str | None, rules: Rules,
+                      coupling: CouplingSample | None = None) -> np.ndarray:
     """Hands set by the table strategy against the field as it is once it cannot hold
     each hand's cards (``Removal``).
 
@@ -391,6 +398,9 @@ def play_with_removal(hands: np.ndarray, path: str | None, rules: Rules) -> np.n
         hands: The hands, ``(n, 13)`` card ids.
         path: The tables file; None: the shipped tables of the rules' scoring method.
         rules: The rule set played.
+        coupling: Under a bonus rule, the field's sample that the best splits are weighed
+            again on, each of its hands by the chance that it misses the hand's cards
+            (``CouplingSample``); None plays the best split with the rows taken as independent.
 
     Returns:
         The hands ``(n, 13)``, each row reordered front | middle | back.
@@ -403,6 +413,7 @@ def play_with_removal(hands: np.ndarray, path: str | None, rules: Rules) -> np.n
     t = split_tables()
     keys, numbers = class_hash()
     hands = checked_hands(hands)
+    keep, margin, rows, counts = CouplingSample.arguments(coupling)
 
     def best(part: np.ndarray) -> np.ndarray:
         if rules.is_separable:
@@ -410,9 +421,82 @@ def play_with_removal(hands: np.ndarray, path: str | None, rules: Rules) -> np.n
                                                      seen, shares, factors, offsets, extra, five)
         return _kernels.best_with_removal_joint(part, t.by_back, t.back_middle, t.back_front, t.canon_of, t.canon_a,
                                                 t.masks5, rank_classes().arrays, keys, numbers, seen, shares, factors,
-                                                offsets, extra, five, rules.scoring_code)
+                                                offsets, extra, five, rules.scoring_code, keep, margin, rows, counts,
+                                                RANK_HELD)
 
     return cards_by_split(hands, over_cores(best, hands))
+
+
+COUPLING_KEEP = 16  # the best splits (rows taken as independent) weighed again for the coupling of the rows
+COUPLING_MARGIN = 0.2  # of those, only the ones within this many units of the best
+COUPLING_HANDS = 4000  # hands in the field's sample that weighs them
+COUPLING_SEED = 20261204  # the seed those hands are dealt from
+
+
+@dataclass(frozen=True)
+class CouplingSample:
+    """A sample of the field's hands, set as the field sets them, on which ``table:coupling=true``
+    weighs its best splits again under a bonus rule.
+
+    The joint search takes the field's rows as independent, but they are not: a field hand with a
+    strong back tends to have a strong middle too, and the 1-6 and 2-4 bonuses depend on all
+    three rows at once. So the ``COUPLING_KEEP`` best splits within ``COUPLING_MARGIN`` of the
+    best are each given their value plus a correction measured on this sample: the split's mean
+    score against the sample's hands minus the score the same sample gives when its rows are
+    taken as independent (``bots._kernels.coupled_pick``). With card removal each sample hand
+    counts by the chance that it misses the player's cards, rank by rank (``RANK_HELD``).
+
+    ``rows`` (n, 3) are the classes of each hand's rows (``solver.classes.row_classes``),
+    ``counts`` (n, 13) its cards of each rank. The hands are dealt from ``COUPLING_SEED`` and
+    set by the same tables without the correction, so the sample is the same in every process."""
+
+    rows: np.ndarray  # (n, 3) int64 row classes
+    counts: np.ndarray  # (n, 13) int64 cards of each rank
+
+    @classmethod
+    def deal(cls, arrange: Callable[[np.ndarray], np.ndarray], hands: int = COUPLING_HANDS) -> CouplingSample:
+        """The sample: ``hands`` random hands dealt from ``COUPLING_SEED``, set by ``arrange``.
+
+        Args:
+            arrange: Sets a batch of hands ``(n, 13)``, returning them front | middle | back.
+            hands: How many hands.
+
+        Returns:
+            The sample's row classes and rank counts.
+        """
+        rng = np.random.default_rng(np.random.SeedSequence(COUPLING_SEED))
+        dealt = np.argsort(rng.random((hands, 52)), axis=1)[:, :13].astype(np.uint8)
+        arranged = arrange(dealt)
+        classes = row_classes()
+        rows = np.stack([np.searchsorted(classes, evaluate_many(np.ascontiguousarray(row)))
+                         for row in (arranged[:, :3], arranged[:, 3:8], arranged[:, 8:])], axis=1).astype(np.int64)
+        counts = np.stack([(dealt >> 2 == r).sum(axis=1) for r in range(13)], axis=1).astype(np.int64)
+        return cls(rows, counts)
+
+    @staticmethod
+    def arguments(sample: CouplingSample | None) -> tuple[int, float, np.ndarray, np.ndarray]:
+        """What the joint kernels take for a sample or for none.
+
+        Args:
+            sample: The sample, or None for the best split alone.
+
+        Returns:
+            ``(keep, margin, rows, counts)``: a buffer of one and empty arrays for None.
+        """
+        if sample is None:
+            return 1, 0.0, np.zeros((0, 3), np.int64), np.zeros((0, 13), np.int64)
+        return COUPLING_KEEP, COUPLING_MARGIN, sample.rows, sample.counts
+
+
+@functools.cache
+def _coupling(path: str | None, rules: Rules, removal: bool) -> CouplingSample | None:
+    """The coupling sample of the tables at ``path`` under ``rules``, set with or without card
+    removal as the bot plays; None under a separable rule set, whose rows do not couple."""
+    if rules.is_separable:
+        return None
+    if removal:
+        return CouplingSample.deal(lambda hands: play_with_removal(hands, path, rules))
+    return CouplingSample.deal(lambda hands: play_tables(hands, _policy(path, rules), rules))
 
 
 @functools.cache
@@ -459,6 +543,12 @@ class TableBot:
     core, 0.05 ms in a batch on two, 0.25 ms one hand a call. ``removal=false`` plays the
     tables as they are; so does the ``table`` opponent model unless its spec asks
     (``bots.opponent_model``).
+
+    ``coupling`` (off by default) weighs the best splits again under 1-6 and 2-4, whose
+    bonus couples the rows while the search takes the field's rows as independent: the
+    ``COUPLING_KEEP`` best within ``COUPLING_MARGIN`` of the best each gain a correction
+    measured on a sample of the field's hands (``CouplingSample``, dealt once a process).
+    Under a separable rule set it plays as without.
     """
 
     name: ClassVar[str] = "table"
@@ -466,10 +556,12 @@ class TableBot:
     tables: str | None = None
     rules: Rules | str = "basic"
     removal: bool = True
+    coupling: bool = False
 
     def __post_init__(self) -> None:
-        if not isinstance(self.removal, bool):
-            raise BotError(f"table: removal must be true or false, got {self.removal!r}")
+        for name in ("removal", "coupling"):
+            if not isinstance(getattr(self, name), bool):
+                raise BotError(f"table: {name} must be true or false, got {getattr(self, name)!r}")
         _policy(self.tables, rules_of(self.rules))  # a bad file or rule set fails here, when the bot is made
         if self.removal:
             _removal_inputs(self.tables, rules_of(self.rules))
@@ -498,6 +590,7 @@ class TableBot:
             The hands ``(n, 13)``, each row reordered front | middle | back.
         """
         rules = rules_of(self.rules)
+        coupling = _coupling(self.tables, rules, self.removal) if self.coupling else None
         if self.removal:
-            return play_with_removal(hands, self.tables, rules)
-        return play_tables(hands, _policy(self.tables, rules), rules)
+            return play_with_removal(hands, self.tables, rules, coupling)
+        return play_tables(hands, _policy(self.tables, rules), rules, coupling)

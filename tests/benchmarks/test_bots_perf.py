@@ -54,3 +54,10 @@ def test_batch_of_1000_one_core(benchmark, timed, monkeypatch, name):
 
     monkeypatch.setattr(config, "PARALLEL_BATCH", 10**9)
     _batch_of_1000(benchmark, timed, name)
+
+
+@pytest.mark.parametrize("name", ["table:rules=2-4", "table:rules=2-4:coupling=true", "table:rules=1-6",
+                                  "table:rules=1-6:coupling=true"])
+def test_bonus_rule_batch_of_1000(benchmark, timed, name):
+    """``table`` under a bonus rule, with and without the coupling of the rows weighed again."""
+    _batch_of_1000(benchmark, timed, name)
