@@ -72,6 +72,35 @@ RANK_HELD = np.array([[math.comb(4 - k, n) / math.comb(4, n) for n in range(5)] 
 """RANK_HELD[k - 1, n]: the chance that a hand holding n cards of a rank misses k given cards of that rank."""
 
 
+def rank_counts(hands: np.ndarray) -> np.ndarray:
+    """How many cards of each rank each hand holds.
+
+    Args:
+        hands: The hands, ``(n, 13)`` card ids.
+
+    Returns:
+        ``(n, 13)`` int64 counts, rank 2 first.
+    """
+    counts = np.zeros((len(hands), 13), np.int64)
+    for j in range(hands.shape[1]):
+        counts[np.arange(len(hands)), hands[:, j] >> 2] += 1
+    return counts
+
+
+def row_class_numbers(arranged: np.ndarray) -> np.ndarray:
+    """The row class of each row of hands already set (``solver.classes.row_classes``).
+
+    Args:
+        arranged: The hands, ``(n, 13)`` card ids, each set front | middle | back.
+
+    Returns:
+        ``(n, 3)`` int64 class numbers, front, middle, back.
+    """
+    classes = row_classes()
+    return np.stack([np.searchsorted(classes, evaluate_many(np.ascontiguousarray(row)))
+                     for row in (arranged[:, :3], arranged[:, 3:8], arranged[:, 8:])], axis=1).astype(np.int64)
+
+
 @dataclass(frozen=True)
 class Removal:
     """How the field's rows change when it cannot hold the player's cards, rank by rank.
@@ -98,19 +127,16 @@ class Removal:
         Returns:
             The card-removal arrays; a factor of a class no sampled row has is 1.
         """
-        classes = row_classes()
-        counts = np.zeros((len(hands), 13), np.intp)  # cards of each rank
-        for j in range(hands.shape[1]):
-            counts[np.arange(len(hands)), hands[:, j] // 4] += 1
-        shares = np.empty((3, classes.size))
-        factors = np.ones((3, 13, 4, classes.size), np.float32)
-        for i, row in enumerate((arranged[:, :3], arranged[:, 3:8], arranged[:, 8:])):
-            numbers = np.searchsorted(classes, evaluate_many(row))
-            seen = np.bincount(numbers, minlength=classes.size).astype(np.float64)
+        size = row_classes().size
+        counts = rank_counts(hands)
+        shares = np.empty((3, size))
+        factors = np.ones((3, 13, 4, size), np.float32)
+        for i, numbers in enumerate(row_class_numbers(arranged).T):
+            seen = np.bincount(numbers, minlength=size).astype(np.float64)
             shares[i] = seen / len(hands)
             for r in range(13):
                 for k in range(4):
-                    missed = np.bincount(numbers, weights=RANK_HELD[k][counts[:, r]], minlength=classes.size)
+                    missed = np.bincount(numbers, weights=RANK_HELD[k][counts[:, r]], minlength=size)
                     factors[i, r, k] = np.where(seen > 0, missed / np.maximum(seen, 1.0), 1.0)
         return cls(shares, factors)
 
@@ -225,12 +251,9 @@ class FieldTables:
         Returns:
             The tables, without a card-removal sample.
         """
-        classes = row_classes()
-        counts = []
-        for row in (arranged[:, :3], arranged[:, 3:8], arranged[:, 8:]):
-            numbers = np.searchsorted(classes, evaluate_many(row))
-            counts.append(np.bincount(numbers, minlength=classes.size) / len(arranged))
-        return cls(counts[0], counts[1], counts[2], info=info or {})
+        size = row_classes().size
+        shares = [np.bincount(numbers, minlength=size) / len(arranged) for numbers in row_class_numbers(arranged).T]
+        return cls(shares[0], shares[1], shares[2], info=info or {})
 
     def blend(self, other: FieldTables, weight: float) -> FieldTables:
         """``(1 - weight) * self + weight * other``, row by row.
@@ -466,12 +489,7 @@ class CouplingSample:
         """
         rng = np.random.default_rng(np.random.SeedSequence(COUPLING_SEED))
         dealt = np.argsort(rng.random((hands, 52)), axis=1)[:, :13].astype(np.uint8)
-        arranged = arrange(dealt)
-        classes = row_classes()
-        rows = np.stack([np.searchsorted(classes, evaluate_many(np.ascontiguousarray(row)))
-                         for row in (arranged[:, :3], arranged[:, 3:8], arranged[:, 8:])], axis=1).astype(np.int64)
-        counts = np.stack([(dealt >> 2 == r).sum(axis=1) for r in range(13)], axis=1).astype(np.int64)
-        return cls(rows, counts)
+        return cls(row_class_numbers(arrange(dealt)), rank_counts(dealt))
 
     @staticmethod
     def arguments(sample: CouplingSample | None) -> tuple[int, float, np.ndarray, np.ndarray]:
