@@ -180,6 +180,7 @@ class FieldTables:
     back: np.ndarray
     info: dict[str, Any] = field(default_factory=dict, compare=False)
     removal: Removal | None = field(default=None, compare=False)  # for ``table:removal=true``
+    coupling: CouplingSample | None = field(default=None, compare=False)  # for ``table:coupling=true``
 
     def shares(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The three rows' shares.
@@ -279,6 +280,8 @@ class FieldTables:
                                   "info": np.array(json.dumps(self.info))}
         if self.removal is not None:
             arrays |= {"removal_shares": self.removal.shares, "removal_factors": self.removal.factors}
+        if self.coupling is not None:
+            arrays |= {"coupling_rows": self.coupling.rows, "coupling_counts": self.coupling.counts}
         target = path if not isinstance(path, (str, Path)) else io.BytesIO()
         np.savez_compressed(target, **arrays)
         if isinstance(path, (str, Path)) and isinstance(target, io.BytesIO):
@@ -307,25 +310,24 @@ class FieldTables:
             path: The ``.npz`` file.
 
         Returns:
-            The tables, with their ``info`` and card-removal sample when the file holds them.
+            The tables, with their ``info``, card-removal sample and coupling sample when the
+                file holds them.
 
         Raises:
             BotError: The file cannot be read, is damaged, lacks an array, or holds shares
                 that are not 7,917 numbers >= 0 summing to 1 per row, or a bad card-removal
-                sample.
+                or coupling sample.
         """
         try:
             with files.arrays(path) as data:
-                removal_names = {"removal_shares", "removal_factors"} & set(data.files)
-                for name in (*ROWS, *(("removal_shares", "removal_factors") if removal_names else ())):
-                    if name not in data.files:
-                        raise BotError(f"tables file {str(path)!r} has no {name!r} array; make one with bench train")
-                arrays = [np.asarray(data[r], np.float64) for r in ROWS]
+                arrays = [np.asarray(data[r], np.float64) for r in _present(data, path, ROWS)]
                 info = strict_json(str(data["info"]), "its info") if "info" in data else {}
-                removal = None
-                if removal_names:
+                removal = coupling = None
+                if _present(data, path, ("removal_shares", "removal_factors"), optional=True):
                     removal = Removal(np.asarray(data["removal_shares"], np.float64),
                                       np.asarray(data["removal_factors"], np.float32))
+                if _present(data, path, ("coupling_rows", "coupling_counts"), optional=True):
+                    coupling = CouplingSample(data["coupling_rows"], data["coupling_counts"])
         except OSError as error:
             raise BotError(f"cannot read tables from {str(path)!r}: {error.strerror or error}") from None
         except BotError:
@@ -337,10 +339,24 @@ class FieldTables:
         for name, array in zip(ROWS, arrays):
             if array.shape != (size,) or not np.isclose(array.sum(), 1.0) or (array < 0).any():
                 raise BotError(f"tables in {str(path)!r}: the {name} shares must be {size} numbers >= 0 summing to 1")
-        problem = removal.problem() if removal is not None else None
+        problem = (removal.problem() if removal is not None else None) or (
+            coupling.problem() if coupling is not None else None)
         if problem:
             raise BotError(f"tables in {str(path)!r}: {problem}")
-        return cls(arrays[0], arrays[1], arrays[2], info=info, removal=removal)
+        if coupling is not None:
+            coupling = CouplingSample(coupling.rows.astype(np.int64), coupling.counts.astype(np.int64))
+        return cls(arrays[0], arrays[1], arrays[2], info=info, removal=removal, coupling=coupling)
+
+
+def _present(data: Any, path: str | Path, names: tuple[str, ...], optional: bool = False) -> tuple[str, ...]:
+    """``names`` when the archive ``data`` holds every one; with ``optional``, none when it holds
+    none of them. A missing array raises BotError naming it."""
+    if optional and not set(names) & set(data.files):
+        return ()
+    for name in names:
+        if name not in data.files:
+            raise BotError(f"tables file {str(path)!r} has no {name!r} array; make one with bench train")
+    return names
 
 
 @functools.cache
@@ -354,6 +370,20 @@ def _load(path: str | None, scoring: str) -> FieldTables:
 @functools.cache
 def _policy(path: str | None, rules: Rules) -> RowPoints | JointPolicy:
     return _load(path, rules.scoring).policy(rules)
+
+
+def coupled_tables_path(scoring: str) -> str | None:
+    """The tables shipped for ``table:coupling=true`` under a bonus scoring method
+    (``bench train --rules 1-6 --coupling``, ``--rules 2-4 --coupling``).
+
+    Args:
+        scoring: The scoring method's name.
+
+    Returns:
+        The file's path, or None when none ships for that method (basic: its rows do not couple).
+    """
+    shipped = resources.files("bots.data") / f"table_{scoring}_coupling.npz"
+    return str(shipped) if shipped.is_file() else None
 
 
 def shipped_tables(rules: Rules = BASIC) -> FieldTables:
@@ -454,6 +484,21 @@ COUPLING_KEEP = 16  # the best splits (rows taken as independent) weighed again 
 COUPLING_MARGIN = 0.2  # of those, only the ones within this many units of the best
 COUPLING_HANDS = 4000  # hands in the field's sample that weighs them
 COUPLING_SEED = 20261204  # the seed those hands are dealt from
+COUPLING_LIMIT = 100_000  # the most hands a tables file's coupling sample may hold
+
+
+def coupling_hands(n: int = COUPLING_HANDS) -> np.ndarray:
+    """The hands of the field's sample that ``table:coupling=true`` weighs its splits on:
+    ``n`` random hands from ``COUPLING_SEED``, the same in every process.
+
+    Args:
+        n: How many hands.
+
+    Returns:
+        The hands, ``(n, 13)`` uint8 card ids.
+    """
+    rng = np.random.default_rng(np.random.SeedSequence(COUPLING_SEED))
+    return np.argsort(rng.random((n, 52)), axis=1)[:, :13].astype(np.uint8)
 
 
 @dataclass(frozen=True)
@@ -487,9 +532,43 @@ class CouplingSample:
         Returns:
             The sample's row classes and rank counts.
         """
-        rng = np.random.default_rng(np.random.SeedSequence(COUPLING_SEED))
-        dealt = np.argsort(rng.random((hands, 52)), axis=1)[:, :13].astype(np.uint8)
+        dealt = coupling_hands(hands)
         return cls(row_class_numbers(arrange(dealt)), rank_counts(dealt))
+
+    @classmethod
+    def mixture(cls, plays: np.ndarray) -> CouplingSample:
+        """The sample of a field that plays, with equal weights, each of several strategies:
+        hand ``j`` of ``coupling_hands`` as strategy ``j mod k`` set it.
+
+        Args:
+            plays: ``(k, n, 13)``: the ``n`` hands of ``coupling_hands(n)``, as each of the
+                ``k`` strategies set them, front | middle | back.
+
+        Returns:
+            The sample's row classes and rank counts.
+        """
+        k, n = plays.shape[:2]
+        return cls.deal(lambda dealt: plays[np.arange(n) % k, np.arange(n)], n)
+
+    def problem(self) -> str | None:
+        """What is wrong with arrays read from a file, or None.
+
+        Returns:
+            A phrase naming the first problem (the shapes, row classes that are not class
+                numbers, rank counts that are not a hand's), or None when there is none.
+        """
+        rows, counts = self.rows, self.counts
+        if (rows.ndim != 2 or rows.shape[1] != 3 or counts.shape != (rows.shape[0], 13)
+                or not 1 <= rows.shape[0] <= COUPLING_LIMIT):
+            return (f"the coupling arrays have shapes {rows.shape} and {counts.shape}, not (n, 3) and (n, 13) "
+                    f"for n from 1 to {COUPLING_LIMIT:,}")
+        if rows.dtype.kind not in "iu" or counts.dtype.kind not in "iu":
+            return "the coupling arrays must hold whole numbers"
+        if (rows < 0).any() or (rows >= row_classes().size).any():
+            return "the coupling rows must be row class numbers"
+        if (counts < 0).any() or (counts > 4).any() or (counts.sum(axis=1) != 13).any():
+            return "the coupling counts must be a hand's cards of each rank: 0 to 4, 13 in all"
+        return None
 
     @staticmethod
     def arguments(sample: CouplingSample | None) -> tuple[int, float, np.ndarray, np.ndarray]:
@@ -512,6 +591,9 @@ def _coupling(path: str | None, rules: Rules, removal: bool) -> CouplingSample |
     removal as the bot plays; None under a separable rule set, whose rows do not couple."""
     if rules.is_separable:
         return None
+    carried = _load(path, rules.scoring).coupling
+    if carried is not None:  # tables trained with the coupling weighed (bench train --coupling) carry their field's
+        return carried
     if removal:
         return CouplingSample.deal(lambda hands: play_with_removal(hands, path, rules))
     return CouplingSample.deal(lambda hands: play_tables(hands, _policy(path, rules), rules))
@@ -565,8 +647,10 @@ class TableBot:
     ``coupling`` (off by default) weighs the best splits again under 1-6 and 2-4, whose
     bonus couples the rows while the search takes the field's rows as independent: the
     ``COUPLING_KEEP`` best within ``COUPLING_MARGIN`` of the best each gain a correction
-    measured on a sample of the field's hands (``CouplingSample``, dealt once a process).
-    Under a separable rule set it plays as without.
+    measured on a sample of the field's hands (``CouplingSample``). Without ``tables`` it
+    plays the tables trained with the coupling weighed (``coupled_tables_path``, ``bench
+    train --coupling``) and the sample they carry; tables without one have their sample dealt
+    once a process and set by themselves. Under a separable rule set it plays as without.
     """
 
     name: ClassVar[str] = "table"
@@ -580,9 +664,18 @@ class TableBot:
         for name in ("removal", "coupling"):
             if not isinstance(getattr(self, name), bool):
                 raise BotError(f"table: {name} must be true or false, got {getattr(self, name)!r}")
-        _policy(self.tables, rules_of(self.rules))  # a bad file or rule set fails here, when the bot is made
+        _policy(self.source, rules_of(self.rules))  # a bad file or rule set fails here, when the bot is made
         if self.removal:
-            _removal_inputs(self.tables, rules_of(self.rules))
+            _removal_inputs(self.source, rules_of(self.rules))
+
+    @property
+    def source(self) -> str | None:
+        """The tables file played: ``tables``; else, with ``coupling`` under 1-6 or 2-4, the
+        tables shipped for it (``coupled_tables_path``); else None, the shipped tables."""
+        rules = rules_of(self.rules)
+        if self.tables is None and self.coupling and not rules.is_separable:
+            return coupled_tables_path(rules.scoring)
+        return self.tables
 
     @takes_cards
     def arrange(self, cards: tuple[Card, ...], rng: np.random.Generator) -> Arrangement:
@@ -608,7 +701,7 @@ class TableBot:
             The hands ``(n, 13)``, each row reordered front | middle | back.
         """
         rules = rules_of(self.rules)
-        coupling = _coupling(self.tables, rules, self.removal) if self.coupling else None
+        coupling = _coupling(self.source, rules, self.removal) if self.coupling else None
         if self.removal:
-            return play_with_removal(hands, self.tables, rules, coupling)
-        return play_tables(hands, _policy(self.tables, rules), rules, coupling)
+            return play_with_removal(hands, self.source, rules, coupling)
+        return play_tables(hands, _policy(self.source, rules), rules, coupling)

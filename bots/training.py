@@ -9,6 +9,11 @@ with weight ``1 / (round + 1)``, so the field is the average of every strategy p
 far. The strategy stops changing when few hands of a fixed check set change their
 arrangement from one round to the next.
 
+Under 1-6 and 2-4 the best response can weigh the coupling of the field's rows
+(``coupling``, as ``table:coupling=true`` plays): its sample of the field is then the
+hands of ``bots.table.coupling_hands`` as every round so far set them, in equal parts, so
+that the bot is tuned against a field that plays as it does.
+
 Everything is drawn from ``SeedSequence(seed)``: round r's hands from
 ``spawn_key=(r,)``, the check set from ``spawn_key=(10**6,)``. Work is split into a
 fixed number of chunks, so the tables do not depend on the number of workers.
@@ -29,7 +34,7 @@ import numpy as np
 
 from bots.heuristic import heuristic_points
 from bots.points import RowPoints
-from bots.table import FieldTables, JointPolicy, Removal, play_tables, shipped_tables
+from bots.table import CouplingSample, FieldTables, JointPolicy, Removal, coupling_hands, play_tables, shipped_tables
 from solver import config, files, limits
 from solver.classes import row_classes
 from solver.documents import strict_json
@@ -69,13 +74,14 @@ def training_hands(n: int, seed: np.random.SeedSequence) -> np.ndarray:
     return np.ascontiguousarray(decks.reshape(-1, 13)[:n])
 
 
-def _arrange(hands: np.ndarray, policy: RowPoints | JointPolicy, rules: Rules, jobs: int) -> np.ndarray:
+def _arrange(hands: np.ndarray, policy: RowPoints | JointPolicy, rules: Rules, jobs: int,
+             coupling: CouplingSample | None = None) -> np.ndarray:
     chunks = np.array_split(hands, CHUNKS)
     if jobs == 1:
-        parts = [play_tables(c, policy, rules) for c in chunks]
+        parts = [play_tables(c, policy, rules, coupling) for c in chunks]
     else:
         parts = joblib.Parallel(n_jobs=jobs, backend="threading")(
-            joblib.delayed(play_tables)(c, policy, rules) for c in chunks
+            joblib.delayed(play_tables)(c, policy, rules, coupling) for c in chunks
         )  # the kernels release the GIL (nogil), so threads run them in parallel
     return np.concatenate(parts)
 
@@ -92,14 +98,17 @@ class TrainingState:
     """Where training stands after a round: enough to continue to the same tables.
 
     ``field`` is the blended field so far, ``previous`` the check hands as last set, and
-    ``previous_middle`` the middle points of the round before (for the change report)."""
+    ``previous_middle`` the middle points of the round before (for the change report). With
+    ``coupling`` set, ``coupling_plays`` holds the hands of ``coupling_hands`` as round 0 and
+    every round since set them: the field's sample that the next round weighs the coupling on."""
 
-    settings: dict[str, Any]  # hands, rounds, seed, check_hands, rules (its name), start (one of STARTS)
+    settings: dict[str, Any]  # hands, rounds, seed, check_hands, rules (its name), start (one of STARTS), ...
     round: int
     field: FieldTables
     previous: np.ndarray
     previous_middle: np.ndarray | None
     reports: list[RoundReport]
+    coupling_plays: np.ndarray | None = None  # (round + 1, COUPLING_HANDS, 13) uint8, with coupling only
 
     def save(self, path: str | Path) -> None:
         """Write the state to ``path``, replacing it whole or not at all: a temporary file
@@ -117,6 +126,8 @@ class TrainingState:
         arrays: dict[str, Any] = {"front": self.field.front, "middle": self.field.middle, "back": self.field.back,
                   "previous": self.previous,
                   "previous_middle": self.previous_middle if self.previous_middle is not None else np.zeros(0)}
+        if self.coupling_plays is not None:
+            arrays["coupling_plays"] = self.coupling_plays
         meta = {"settings": self.settings, "round": self.round, "has_previous_middle": self.previous_middle is not None,
                 "reports": [asdict(r) for r in self.reports]}
         meta["digest"] = _digest(arrays, meta)
@@ -129,8 +140,8 @@ class TrainingState:
         """A state written by ``save``, every array and setting checked (shapes, types, ranges
         and the digest of the whole).
 
-        A checkpoint written before ``start`` or ``removal_hands`` were settings gets
-        ``"heuristic"`` and ``REMOVAL_HANDS``.
+        A checkpoint written before ``start``, ``removal_hands`` or ``coupling`` were settings
+        gets ``"heuristic"``, ``REMOVAL_HANDS`` and false.
 
         Args:
             path: The ``.npz`` file; a link is not followed.
@@ -147,6 +158,8 @@ class TrainingState:
                 meta = strict_json(str(data["meta"]), "its settings", non_finite=True)  # nan: round 1's points_change
                 arrays = {name: data[name].copy() for name in ("front", "middle", "back", "previous",
                                                                 "previous_middle")}
+                if "coupling_plays" in data.files:
+                    arrays["coupling_plays"] = data["coupling_plays"].copy()
         except OSError as error:
             raise ValueError(f"cannot read training checkpoint {str(path)!r}: {error.strerror or error}") from None
         except Exception as error:  # zipfile, numpy and json each have their errors
@@ -158,8 +171,9 @@ class TrainingState:
         previous_middle = arrays["previous_middle"] if meta["has_previous_middle"] else None
         reports = [RoundReport(**r) for r in meta["reports"]]
         # a checkpoint without a start began from heuristic; one without removal_hands ends as bench train does now
-        settings = {"start": "heuristic", "removal_hands": REMOVAL_HANDS} | meta["settings"]
-        return cls(settings, int(meta["round"]), field, arrays["previous"], previous_middle, reports)
+        settings = {"start": "heuristic", "removal_hands": REMOVAL_HANDS, "coupling": False} | meta["settings"]
+        return cls(settings, int(meta["round"]), field, arrays["previous"], previous_middle, reports,
+                   arrays.get("coupling_plays"))
 
 
 def _digest(arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> str:
@@ -187,9 +201,13 @@ def _checkpoint_problem(arrays: dict[str, np.ndarray], meta: Any) -> str | None:
         settings = settings | {"start": "heuristic"}  # written before there was a choice of start
     if isinstance(settings, dict) and "removal_hands" not in settings:
         settings = settings | {"removal_hands": REMOVAL_HANDS}  # written before there was a card-removal sample
+    if isinstance(settings, dict) and "coupling" not in settings:
+        settings = settings | {"coupling": False}  # written before the coupling could be weighed
     if not isinstance(settings, dict) or set(settings) != {"hands", "rounds", "seed", "check_hands", "rules", "start",
-                                                           "removal_hands"}:
-        return "its settings are not hands, rounds, seed, check_hands, rules, start and removal_hands"
+                                                           "removal_hands", "coupling"}:
+        return "its settings are not hands, rounds, seed, check_hands, rules, start, removal_hands and coupling"
+    if not isinstance(settings["coupling"], bool):
+        return f"its setting coupling is {settings['coupling']!r}, not true or false"
     if not _is_int(settings["removal_hands"], 0):
         return f"its setting removal_hands is {settings['removal_hands']!r}, not a whole number >= 0"
     if settings["start"] not in STARTS:
@@ -203,6 +221,8 @@ def _checkpoint_problem(arrays: dict[str, np.ndarray], meta: Any) -> str | None:
         return f"its rules: {error}"
     if rules.royalties or rules.naturals or not isinstance(settings["rules"], str):
         return f"its rules {settings['rules']!r} are not a scoring method tables are trained for"
+    if settings["coupling"] and rules.is_separable:
+        return f"its setting coupling is true under {settings['rules']!r}, whose rows do not couple"
     if not _is_int(meta["round"], 1) or meta["round"] > settings["rounds"]:
         return f"its round is {meta['round']!r}, not 1 to {settings['rounds']}"
     reports = meta["reports"]
@@ -225,8 +245,25 @@ def _checkpoint_problem(arrays: dict[str, np.ndarray], meta: Any) -> str | None:
     if previous.dtype != np.uint8 or previous.shape != (settings["check_hands"], 13) or (previous > 51).any():
         return (f"its check hands have shape {previous.shape} of {previous.dtype}, not "
                 f"({settings['check_hands']}, 13) cards")
+    problem = _coupling_plays_problem(arrays.get("coupling_plays"), settings["coupling"], meta["round"])
+    if problem:
+        return problem
     if meta["digest"] != _digest(arrays, meta):
         return "its contents do not match its digest (it was changed after it was written)"
+    return None
+
+
+def _coupling_plays_problem(plays: np.ndarray | None, coupling: bool, round_done: int) -> str | None:
+    """What keeps a checkpoint's ``coupling_plays`` from being the coupling hands as rounds 0 to
+    ``round_done`` set them (none without ``coupling``), or None."""
+    if not coupling:
+        return "it holds coupling plays but its setting coupling is false" if plays is not None else None
+    dealt = coupling_hands()
+    if plays is None or plays.dtype != np.uint8 or plays.shape != (round_done + 1, *dealt.shape):
+        shape = None if plays is None else f"{plays.shape} of {plays.dtype}"
+        return f"its coupling plays are {shape}, not {(round_done + 1, *dealt.shape)} of uint8"
+    if not (np.sort(plays, axis=2) == np.sort(dealt, axis=1)).all():
+        return "its coupling plays are not the coupling hands, each set"
     return None
 
 
@@ -242,6 +279,7 @@ def train(
     resume: TrainingState | None = None,
     start: str | None = None,
     removal_hands: int = 0,
+    coupling: bool = False,
 ) -> tuple[FieldTables, list[RoundReport]]:
     """Tables for the ``table`` bot by ``rounds`` rounds of fictitious play under ``rules``
     (its scoring method; basic by default), from the field ``start`` (one of ``STARTS``;
@@ -252,6 +290,10 @@ def train(
     are then the same as those of an uninterrupted run. The tables' ``info`` holds the settings and their ``sha256``
     (``shares_digest``). Last, ``removal_hands`` fresh hands (``spawn_key=(REMOVAL_KEY,)``) set
     by the trained tables give the card-removal sample (``bots.table.Removal``; none when 0).
+    With ``coupling`` (1-6 and 2-4 only) each round's best response weighs the coupling of the
+    field's rows on the coupling hands as every round so far set them, and the tables carry
+    the coupling sample of their own play (``table:coupling=true`` plays with it); the
+    card-removal sample is set with the coupling weighed too.
 
     Args:
         hands: Hands dealt per round.
@@ -266,22 +308,26 @@ def train(
         resume: A state to continue from; its settings win over the arguments.
         start: The field of round 0, one of ``STARTS``; None: ``default_start(rules)``.
         removal_hands: Hands of the card-removal sample; 0: none.
+        coupling: Weigh the coupling of the field's rows in every best response.
 
     Returns:
         The tables, and the report of every round.
 
     Raises:
         ValueError: ``start`` is not one of ``STARTS``, ``hands`` or ``check_hands`` is
-            below 1 or ``rounds`` below 0, or ``jobs`` is out of its limit
-            (``solver.limits.LimitError``).
+            below 1 or ``rounds`` below 0, ``coupling`` is asked under basic scoring, or
+            ``jobs`` is out of its limit (``solver.limits.LimitError``).
     """
     limits.check("jobs", jobs)
     settings: dict[str, Any]
     if resume is None:
         if start is not None and start not in STARTS:
             raise ValueError(f"start must be one of {', '.join(STARTS)}, got {start!r}")
+        if coupling and as_rules(rules).is_separable:
+            raise ValueError(f"{as_rules(rules).name} scoring's rows do not couple: coupling is for 1-6 and 2-4")
         settings = {"hands": hands, "rounds": rounds, "seed": seed, "check_hands": check_hands,
-                    "rules": as_rules(rules).name, "start": start or default_start(rules), "removal_hands": removal_hands}
+                    "rules": as_rules(rules).name, "start": start or default_start(rules), "removal_hands": removal_hands,
+                    "coupling": coupling}
     else:
         settings = dict(resume.settings)
     if settings["hands"] < 1 or settings["rounds"] < 0 or settings["check_hands"] < 1:
@@ -298,12 +344,18 @@ def train(
     field = state.field
     removal_hands = int(settings["removal_hands"])
     info = _info(state) | {"removal_hands": removal_hands}
+    rules_played = as_rules(str(settings["rules"]))
+    policy = field.policy(rules_played)
+    played = None  # the coupling sample of the trained tables' own play
+    if state.coupling_plays is not None:
+        mixture = CouplingSample.mixture(state.coupling_plays)
+        played = CouplingSample.deal(lambda hands: _arrange(hands, policy, rules_played, jobs, mixture))
     removal = None
     if removal_hands:
-        rules_played = as_rules(str(settings["rules"]))
         dealt = training_hands(removal_hands, np.random.SeedSequence(root.entropy, spawn_key=(REMOVAL_KEY,)))
-        removal = Removal.measure(dealt, _arrange(dealt, field.policy(rules_played), rules_played, jobs))
-    return FieldTables(field.front, field.middle, field.back, info=info, removal=removal), state.reports
+        removal = Removal.measure(dealt, _arrange(dealt, policy, rules_played, jobs, played))
+    return FieldTables(field.front, field.middle, field.back, info=info, removal=removal,
+                       coupling=played), state.reports
 
 
 def _start_tables() -> FieldTables:
@@ -314,37 +366,44 @@ def _start_tables() -> FieldTables:
 def _round_zero(settings: dict[str, Any], root: np.random.SeedSequence, check: np.ndarray,
                 jobs: int) -> TrainingState:
     """The starting field and the check hands as its strategy sets them: the ``heuristic`` bot's
-    rows on round 0's hands, or the shipped basic tables and the ``table`` bot playing them."""
+    rows on round 0's hands, or the shipped basic tables and the ``table`` bot playing them
+    (with ``coupling``, the coupling hands as that strategy sets them too)."""
     if settings["start"] == "basic":
         basic = _start_tables()
         field = FieldTables(basic.front.copy(), basic.middle.copy(), basic.back.copy())
-        return TrainingState(settings, 0, field, _arrange(check, field.policy(BASIC), BASIC, jobs), None, [])
-
-    start = heuristic_points()
-    first = training_hands(int(settings["hands"]), np.random.SeedSequence(root.entropy, spawn_key=(0,)))
-    field = FieldTables.from_arranged(_arrange(first, start, BASIC, jobs))
-    return TrainingState(settings, 0, field, _arrange(check, start, BASIC, jobs), None, [])
+        strategy: RowPoints | JointPolicy = field.policy(BASIC)
+    else:
+        strategy = heuristic_points()
+        first = training_hands(int(settings["hands"]), np.random.SeedSequence(root.entropy, spawn_key=(0,)))
+        field = FieldTables.from_arranged(_arrange(first, strategy, BASIC, jobs))
+    plays = _arrange(coupling_hands(), strategy, BASIC, jobs)[None] if settings["coupling"] else None
+    return TrainingState(settings, 0, field, _arrange(check, strategy, BASIC, jobs), None, [], plays)
 
 
 def _next_round(state: TrainingState, root: np.random.SeedSequence, check: np.ndarray, jobs: int) -> TrainingState:
     """One round of fictitious play: fresh hands set by the best response to the field,
     blended into it with weight ``1 / (round + 1)``; how much the check set and the middle
-    points moved."""
+    points moved. With ``coupling`` the best response weighs it on the coupling hands as
+    every round so far set them, and sets them too, for the rounds after."""
     r = state.round + 1
     rules = as_rules(str(state.settings["rules"]))
     policy = state.field.policy(rules)
     points = state.field.points()
+    plays = state.coupling_plays
+    mixture = CouplingSample.mixture(plays) if plays is not None else None
     dealt = training_hands(int(state.settings["hands"]), np.random.SeedSequence(root.entropy, spawn_key=(r,)))
-    response = FieldTables.from_arranged(_arrange(dealt, policy, rules, jobs))
+    response = FieldTables.from_arranged(_arrange(dealt, policy, rules, jobs, mixture))
     field = state.field.blend(response, 1.0 / (r + 1))
-    current = _arrange(check, policy, rules, jobs)
+    current = _arrange(check, policy, rules, jobs, mixture)
+    if plays is not None:
+        plays = np.concatenate([plays, _arrange(coupling_hands(), policy, rules, jobs, mixture)[None]])
     moved = float(np.mean(np.any(current != state.previous, axis=1)))
     delta = float("nan")
     if state.previous_middle is not None:
         finite = np.isfinite(points.middle)
         delta = float(np.max(np.abs(points.middle[finite] - state.previous_middle[finite])))
     reports = [*state.reports, RoundReport(round=r, changed=moved, points_change=delta)]
-    return TrainingState(state.settings, r, field, current, np.asarray(points.middle), reports)
+    return TrainingState(state.settings, r, field, current, np.asarray(points.middle), reports, plays)
 
 
 def shares_digest(tables: FieldTables) -> str:
@@ -369,7 +428,8 @@ def _info(state: TrainingState) -> dict[str, Any]:
     """What the tables record of how they were made: the settings, and the digest of their shares."""
     settings, reports = state.settings, state.reports
     return {
-        "method": f"fictitious play from {_START_WORDS[settings['start']]}, field blended with weight 1/(round+1)",
+        "method": f"fictitious play from {_START_WORDS[settings['start']]}, field blended with weight 1/(round+1)"
+                  + (", the coupling of the field's rows weighed" if settings.get("coupling") else ""),
         "rules": settings["rules"],
         "start": settings["start"],
         "hands_per_round": settings["hands"],
@@ -379,4 +439,5 @@ def _info(state: TrainingState) -> dict[str, Any]:
         "changed_last_round": reports[-1].changed if reports else None,
         **({"start_sha256": shares_digest(_start_tables())} if settings["start"] == "basic" else {}),
         "sha256": shares_digest(state.field),
+        **({"coupling": True} if settings.get("coupling") else {}),
     }

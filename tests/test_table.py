@@ -81,29 +81,33 @@ def test_training_resumed_from_any_round_equals_an_uninterrupted_one(rules, tmp_
         assert [(r.round, r.changed) for r in resumed_reports] == [(r.round, r.changed) for r in reports]
 
 
-@pytest.mark.parametrize("scoring", ["basic", "1-6", "2-4"])
-def test_shipped_tables_are_what_bench_train_makes_with_its_defaults(scoring, tmp_path):
+@pytest.mark.parametrize(("scoring", "coupling"), [("basic", False), ("1-6", False), ("2-4", False), ("1-6", True),
+                                                   ("2-4", True)])
+def test_shipped_tables_are_what_bench_train_makes_with_its_defaults(scoring, coupling, tmp_path):
     """What ``bench train --help`` promises: each shipped table records the command that made it,
-    which is ``bench train --rules SCORING`` with every default spelled out, and the sha256 of its
-    shares, which the shares still have."""
+    which is ``bench train --rules SCORING`` (with ``--coupling`` for the tables
+    ``table:coupling=true`` plays) with every default spelled out, and the sha256 of its shares,
+    which the shares still have."""
     import hashlib
     import inspect
     import shlex
 
     from bench.cli import build_parser
     from bench.cli.commands.train import resolve
+    from bots.table import coupled_tables_path
     from solver.rules import Rules
 
-    tables = shipped_tables(Rules(scoring=scoring))
+    tables = FieldTables.load(coupled_tables_path(scoring)) if coupling else shipped_tables(Rules(scoring=scoring))
     digest = hashlib.sha256(b"".join(np.asarray(s, "<f8").tobytes() for s in tables.shares())).hexdigest()
     assert tables.info.get("sha256") == digest
-    defaults = build_parser().parse_args(["train", "--rules", scoring, "--out", str(tmp_path / "t.npz")])
+    defaults = build_parser().parse_args(["train", "--rules", scoring, *(["--coupling"] if coupling else []),
+                                          "--out", str(tmp_path / "t.npz")])
     recorded = build_parser().parse_args([*shlex.split(tables.info["command"])[1:], "--out", str(tmp_path / "t.npz")])
     for args in (defaults, recorded):
         resolve(args)
-        assert (args.hands, args.rounds, args.seed, args.rules, args.start) == (
+        assert (args.hands, args.rounds, args.seed, args.rules, args.start, bool(args.coupling)) == (
             tables.info["hands_per_round"], tables.info["rounds"], tables.info["seed"], tables.info["rules"],
-            tables.info["start"])
+            tables.info["start"], tables.info.get("coupling", False))
     assert tables.info["check_hands"] == inspect.signature(train).parameters["check_hands"].default
     if tables.info["start"] == "basic":  # trained from the basic tables that ship beside them
         assert tables.info["start_sha256"] == shipped_tables().info["sha256"]

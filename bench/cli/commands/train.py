@@ -31,7 +31,8 @@ def add_parser(sub: argparse._SubParsersAction[Parser]) -> None:
         description="Train the table bot's tables by fictitious play, from the heuristic bot's rows (basic) or from "
         "the basic tables installed with the package (1-6, 2-4; --start). With the defaults, "
         "bench train --rules basic (or 1-6, 2-4) makes the tables that ship with the package bit for bit, with any "
-        "--jobs. The arithmetic is IEEE double in a fixed order, so other machines should give the same bits "
+        "--jobs, and bench train --rules 1-6 --coupling (or 2-4) those that table:coupling=true plays. The "
+        "arithmetic is IEEE double in a fixed order, so other machines should give the same bits "
         "(checked on x86-64 only, with the kernels built for generic x86-64 and for AVX-512). Each tables file "
         "records the command that made it and the sha256 of its shares.",
     )
@@ -51,6 +52,11 @@ def add_parser(sub: argparse._SubParsersAction[Parser]) -> None:
     parser.add_argument("--removal-hands", type=limited("removal_hands"), default=None, metavar="N",
                         help="hands the trained tables set at the end, to measure how the field changes when it "
                         "cannot hold the player's cards (table:removal=true; default 1,000,000; 0: none)")
+    parser.add_argument("--coupling", action="store_true", default=None,
+                        help="1-6 and 2-4: every round's best response weighs the coupling of the field's rows, as "
+                        "table:coupling=true plays, on a sample of the field as every round so far set it; the tables "
+                        "carry the coupling sample of their own play (bench train --rules R --coupling makes "
+                        "bots/data/table_R_coupling.npz, which table:coupling=true plays)")
     parser.add_argument("--out", default=None, help=f"file to write (default {config.TRAINING_OUT}); after every round "
                         "the training so far is saved beside it, as FILE.checkpoint.npz")
     parser.add_argument("--resume", metavar="FILE", help="continue the training whose --out was FILE, from its "
@@ -110,7 +116,7 @@ def _resume(args: argparse.Namespace) -> TrainingState:
         resume = TrainingState.load(checkpoint_of(out))
     except ValueError as error:
         raise UsageError(f"--resume {out}: {error}") from None
-    for key in ("hands", "rounds", "seed", "rules", "start", "removal_hands"):
+    for key in ("hands", "rounds", "seed", "rules", "start", "removal_hands", "coupling"):
         given, stored = getattr(args, key, None), resume.settings[key]
         if given is not None and given != stored:
             flag = key.replace("_", "-")
@@ -119,6 +125,7 @@ def _resume(args: argparse.Namespace) -> TrainingState:
     args.hands, args.rounds, args.seed = (int(resume.settings[k]) for k in ("hands", "rounds", "seed"))
     args.removal_hands = int(resume.settings["removal_hands"])
     args.start = resume.settings["start"]
+    args.coupling = bool(resume.settings["coupling"])
     return resume
 
 
@@ -141,6 +148,8 @@ def _check(args: argparse.Namespace, out: Path, rules: Rules, resumed: bool) -> 
     if rules.royalties or rules.naturals:
         raise UsageError("tables are trained per scoring method (basic, 1-6, 2-4); royalties and naturals are "
                          "added in play, without training")
+    if getattr(args, "coupling", None) and rules.is_separable:
+        raise UsageError(f"--coupling: {rules.name} scoring's rows do not couple; it is for --rules 1-6 and 2-4")
     if out.suffix != ".npz":
         raise UsageError(f"--out {out}: tables are saved as .npz files; name it {out.name}.npz")
     writable_file(out)
@@ -174,8 +183,10 @@ def _train(args: argparse.Namespace, out: Path, rules: Rules, resume: TrainingSt
 
         tables, _ = train(hands=args.hands, rounds=args.rounds, seed=args.seed,
                           jobs=args.jobs if args.jobs > 0 else system.available_cores(), on_round=on_round, rules=rules,
-                          checkpoint=save, resume=resume, start=args.start, removal_hands=removal_hands(args))
-    tables.info["command"] = command(args.hands, args.rounds, args.seed, rules.name, args.start, removal_hands(args))
+                          checkpoint=save, resume=resume, start=args.start, removal_hands=removal_hands(args),
+                          coupling=bool(getattr(args, "coupling", None)))
+    tables.info["command"] = command(args.hands, args.rounds, args.seed, rules.name, args.start, removal_hands(args),
+                                     bool(getattr(args, "coupling", None)))
     return tables
 
 
@@ -183,9 +194,11 @@ def removal_hands(args: argparse.Namespace) -> int:
     return REMOVAL_HANDS if getattr(args, "removal_hands", None) is None else args.removal_hands
 
 
-def command(hands: int, rounds: int, seed: int, rules: str, start: str, removal: int | None = None) -> str:
+def command(hands: int, rounds: int, seed: int, rules: str, start: str, removal: int | None = None,
+            coupling: bool = False) -> str:
     """The ``bench train`` command that makes tables with these settings (without its --out)."""
     tail = "" if removal in (None, REMOVAL_HANDS) else f" --removal-hands {removal}"
+    tail += " --coupling" if coupling else ""
     return f"bench train --rules {rules} --hands {hands} --rounds {rounds} --seed {seed} --start {start}{tail}"
 
 
