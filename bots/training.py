@@ -253,6 +253,17 @@ def _checkpoint_problem(arrays: dict[str, np.ndarray], meta: Any) -> str | None:
     return None
 
 
+def coupled_round_limit() -> int:
+    """The most rounds a training with ``coupling`` may have: its checkpoint keeps every
+    round's play of the coupling hands, and must stay small enough to be read back
+    (``solver.config.ARRAYS_BYTES``, less 16 MiB for the rest of it).
+
+    Returns:
+        The number of rounds.
+    """
+    return (config.ARRAYS_BYTES - (16 << 20)) // coupling_hands().nbytes - 1
+
+
 def _coupling_plays_problem(plays: np.ndarray | None, coupling: bool, round_done: int) -> str | None:
     """What keeps a checkpoint's ``coupling_plays`` from being the coupling hands as rounds 0 to
     ``round_done`` set them (none without ``coupling``), or None."""
@@ -315,16 +326,22 @@ def train(
 
     Raises:
         ValueError: ``start`` is not one of ``STARTS``, ``hands`` or ``check_hands`` is
-            below 1 or ``rounds`` below 0, ``coupling`` is asked under basic scoring, or
-            ``jobs`` is out of its limit (``solver.limits.LimitError``).
+            below 1 or ``rounds`` below 0, ``coupling`` is not a bool, is asked under basic
+            scoring or with more than ``coupled_round_limit()`` rounds, or ``jobs`` is out of
+            its limit (``solver.limits.LimitError``).
     """
     limits.check("jobs", jobs)
     settings: dict[str, Any]
     if resume is None:
         if start is not None and start not in STARTS:
             raise ValueError(f"start must be one of {', '.join(STARTS)}, got {start!r}")
+        if not isinstance(coupling, bool):
+            raise ValueError(f"coupling must be True or False, got {coupling!r}")
         if coupling and as_rules(rules).is_separable:
-            raise ValueError(f"{as_rules(rules).name} scoring's rows do not couple: coupling is for 1-6 and 2-4")
+            raise ValueError(f"{as_rules(rules).scoring} scoring's rows do not couple: coupling is for 1-6 and 2-4")
+        if coupling and rounds > coupled_round_limit():
+            raise ValueError(f"with coupling, rounds must be at most {coupled_round_limit():,} (the checkpoint keeps "
+                             f"every round's play of the coupling hands), got {rounds:,}")
         settings = {"hands": hands, "rounds": rounds, "seed": seed, "check_hands": check_hands,
                     "rules": as_rules(rules).name, "start": start or default_start(rules), "removal_hands": removal_hands,
                     "coupling": coupling}

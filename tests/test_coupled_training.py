@@ -103,19 +103,32 @@ def test_a_checkpoint_whose_coupling_plays_are_not_the_coupling_hands_is_refused
 
 def test_a_checkpoint_written_before_there_was_coupling_resumes_without_it(tmp_path):
     states: list[TrainingState] = []
-    train(hands=500, rounds=2, seed=4, check_hands=100, rules="2-4", checkpoint=states.append)
+    whole, _ = train(hands=500, rounds=2, seed=4, check_hands=100, rules="2-4", checkpoint=states.append)
     first = states[0]
     older = TrainingState({k: v for k, v in first.settings.items() if k != "coupling"}, first.round, first.field,
                           first.previous, first.previous_middle, first.reports)
     older.save(tmp_path / "old.npz")
     with np.load(tmp_path / "old.npz") as data:
         assert "coupling" not in json.loads(str(data["meta"]))["settings"] and "coupling_plays" not in data.files
-    assert TrainingState.load(tmp_path / "old.npz").settings["coupling"] is False
+    loaded = TrainingState.load(tmp_path / "old.npz")
+    assert loaded.settings["coupling"] is False
+    resumed, _ = train(resume=loaded)
+    assert resumed.coupling is None and all(np.array_equal(x, y) for x, y in zip(whole.shares(), resumed.shares()))
 
 
-def test_coupling_is_refused_under_basic_scoring(tmp_path):
+def test_coupling_is_refused_under_basic_scoring_and_checked(tmp_path):
+    from bots.training import coupled_round_limit
+
     with pytest.raises(ValueError, match="basic scoring's rows do not couple"):
         train(hands=100, rounds=1, coupling=True)
+    with pytest.raises(ValueError, match="coupling must be True or False, got 'no'"):
+        train(hands=100, rounds=1, rules="2-4", coupling="no")
+    with pytest.raises(ValueError, match="with coupling, rounds must be at most"):
+        train(hands=100, rounds=coupled_round_limit() + 1, rules="2-4", coupling=True)
+    assert 1_000 < coupled_round_limit() * coupling_hands().nbytes < (1 << 28)
+    done = bench("train", "--rules", "2-4", "--coupling", "--rounds", "9000", "--out", str(tmp_path / "t.npz"))
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert f"--rounds must be at most {coupled_round_limit():,}, got 9,000" in done.stderr
     done = bench("train", "--coupling", "--out", str(tmp_path / "t.npz"))
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.strip().splitlines() == [
@@ -227,3 +240,16 @@ def test_every_round_sets_the_coupling_hands_as_the_coupled_bot_does_against_the
     final = _coupled_play(tmp_path, tables, plays)
     assert np.array_equal(tables.coupling.rows, np.stack(
         [_classes(final[:, a:b]) for a, b in ((0, 3), (3, 8), (8, 13))], axis=1))
+
+
+def test_a_plain_training_is_not_resumed_with_coupling(tmp_path):
+    """The checkpoint of a training started without --coupling is refused with --coupling, in one
+    line that says how it was started."""
+    out = tmp_path / "p.npz"
+    train(hands=300, rounds=2, seed=2, check_hands=50, rules="2-4",
+          checkpoint=lambda state: state.save(tmp_path / "p.checkpoint.npz") if state.round == 1 else None)
+    done = bench("train", "--resume", str(out), "--coupling")
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.strip().splitlines() == [
+        f"bench train: error: --resume {out}: the training was started without --coupling; give no --coupling to "
+        "continue it as it was started"]

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from bench.cli.parsing import Parser, UsageError, job_count, limited, seed, writable_file
 from bench.cli.progress import note, progress
-from bots.training import REMOVAL_HANDS, TrainingState, default_start, train
+from bots.training import REMOVAL_HANDS, TrainingState, coupled_round_limit, default_start, train
 from solver import config, files, system
 from solver.files import describe, write_atomic
 from solver.interrupts import Stopped, check_stopped, stoppable
@@ -120,7 +120,8 @@ def _resume(args: argparse.Namespace) -> TrainingState:
         given, stored = getattr(args, key, None), resume.settings[key]
         if given is not None and given != stored:
             flag = key.replace("_", "-")
-            raise UsageError(f"--resume {out}: the training was started with --{flag} {stored}, not {given}; "
+            started = f"without --{flag}" if stored is False else f"with --{flag} {stored}, not {given}"
+            raise UsageError(f"--resume {out}: the training was started {started}; "
                              f"give no --{flag} to continue it as it was started")
     args.hands, args.rounds, args.seed = (int(resume.settings[k]) for k in ("hands", "rounds", "seed"))
     args.removal_hands = int(resume.settings["removal_hands"])
@@ -149,7 +150,10 @@ def _check(args: argparse.Namespace, out: Path, rules: Rules, resumed: bool) -> 
         raise UsageError("tables are trained per scoring method (basic, 1-6, 2-4); royalties and naturals are "
                          "added in play, without training")
     if getattr(args, "coupling", None) and rules.is_separable:
-        raise UsageError(f"--coupling: {rules.name} scoring's rows do not couple; it is for --rules 1-6 and 2-4")
+        raise UsageError(f"--coupling: {rules.scoring} scoring's rows do not couple; it is for --rules 1-6 and 2-4")
+    if getattr(args, "coupling", None) and not resumed and args.rounds > coupled_round_limit():
+        raise UsageError(f"--coupling keeps every round's play of the coupling hands in the checkpoint: --rounds "
+                         f"must be at most {coupled_round_limit():,}, got {args.rounds:,}")
     if out.suffix != ".npz":
         raise UsageError(f"--out {out}: tables are saved as .npz files; name it {out.name}.npz")
     writable_file(out)
