@@ -123,8 +123,8 @@ def test_coupling_is_refused_under_basic_scoring_and_checked(tmp_path):
         train(hands=100, rounds=1, coupling=True)
     with pytest.raises(ValueError, match="coupling must be True or False, got 'no'"):
         train(hands=100, rounds=1, rules="2-4", coupling="no")
-    with pytest.raises(ValueError, match="with coupling, rounds must be at most"):
-        train(hands=100, rounds=coupled_round_limit() + 1, rules="2-4", coupling=True)
+    with pytest.raises(ValueError, match="with coupling, rounds must be at most"):  # refused before any hand is dealt
+        train(hands=0, rounds=coupled_round_limit() + 1, rules="2-4", coupling=True)
     assert 1_000 < coupled_round_limit() * coupling_hands().nbytes < (1 << 28)
     done = bench("train", "--rules", "2-4", "--coupling", "--rounds", "9000", "--out", str(tmp_path / "t.npz"))
     assert done.returncode == 2 and done.stderr.count("\n") == 1
