@@ -34,7 +34,16 @@ import numpy as np
 
 from bots.heuristic import heuristic_points
 from bots.points import RowPoints
-from bots.table import CouplingSample, FieldTables, JointPolicy, Removal, coupling_hands, play_tables, shipped_tables
+from bots.table import (
+    COUPLING_HANDS,
+    CouplingSample,
+    FieldTables,
+    JointPolicy,
+    Removal,
+    coupling_hands,
+    play_tables,
+    shipped_tables,
+)
 from solver import config, files, limits
 from solver.classes import row_classes
 from solver.documents import strict_json
@@ -261,7 +270,7 @@ def coupled_round_limit() -> int:
     Returns:
         The number of rounds.
     """
-    return (config.ARRAYS_BYTES - (16 << 20)) // coupling_hands().nbytes - 1
+    return (config.ARRAYS_BYTES - (16 << 20)) // (COUPLING_HANDS * 13) - 1  # bytes of one round's play
 
 
 def _coupling_plays_problem(plays: np.ndarray | None, coupling: bool, round_done: int) -> str | None:
