@@ -18,10 +18,10 @@ from bots import _kernels
 from bots.base import BotError, arrangement_from_row, takes_cards
 from bots.points import RowPoints, cards_by_split, over_cores, play_points
 from solver import ROWS, Arrangement, Card, evaluate_many, files
-from solver.classes import class_hash, five_card_class_mask, rank_classes, row_classes
+from solver.classes import class_hash, class_rank_counts, five_card_class_mask, rank_classes, row_classes
 from solver.documents import strict_json
 from solver.rules import BASIC, Rules, RulesError, as_rules
-from solver.scoring import expected_rows
+from solver.scoring import expected_rows, fouls
 from solver.splits import checked_hands, split_tables
 
 
@@ -555,7 +555,9 @@ class CouplingSample:
 
         Returns:
             A phrase naming the first problem (the shapes, row classes that are not class
-                numbers, rank counts that are not a hand's), or None when there is none.
+                numbers, rank counts that are not a hand's, rows of the wrong size for their
+                place or out of order, counts that are not the rows' ranks), or None when
+                there is none.
         """
         rows, counts = self.rows, self.counts
         if (rows.ndim != 2 or rows.shape[1] != 3 or counts.shape != (rows.shape[0], 13)
@@ -568,6 +570,13 @@ class CouplingSample:
             return "the coupling rows must be row class numbers"
         if (counts < 0).any() or (counts > 4).any() or (counts.sum(axis=1) != 13).any():
             return "the coupling counts must be a hand's cards of each rank: 0 to 4, 13 in all"
+        five = five_card_class_mask()
+        if five[rows[:, 0]].any() or not five[rows[:, 1:]].all():
+            return "the coupling rows must be a three-card front, then a five-card middle and back"
+        if fouls(row_classes()[rows]).any():
+            return "the coupling rows must be in order, front to back, as the field never fouls"
+        if (class_rank_counts()[rows].sum(axis=1) != counts).any():
+            return "the coupling counts must be the cards of each rank in the hand's three rows"
         return None
 
     @staticmethod

@@ -139,3 +139,23 @@ def rank_classes() -> RankClasses:
     for array in (weights5, weights3, fives, threes, subset):
         array.setflags(write=False)
     return tables
+
+
+@functools.cache
+def class_rank_counts() -> np.ndarray:
+    """The cards of each rank in a row of each class: a class fixes its row's ranks, not its suits.
+
+    Returns:
+        ``(classes, 13)`` int8 counts, rank 2 first, read-only; a three-card class's sum to 3, a
+            five-card class's to 5.
+    """
+    classes = row_classes()
+    counts = np.zeros((classes.size, 13), np.int8)
+    for ranks, suits in ((_multisets(5, 4), [0, 1, 2, 3, 0]),
+                         (np.array(list(itertools.combinations(range(13), 5)), np.int64), [3, 3, 3, 3, 3]),
+                         (_multisets(3, 3), [0, 1, 2])):
+        numbers = np.searchsorted(classes, evaluate_many(ranks * 4 + np.array(suits)))
+        for column in ranks.T:
+            np.add.at(counts, (numbers, column), 1)
+    counts.setflags(write=False)
+    return counts

@@ -161,6 +161,10 @@ def test_a_tables_file_carries_its_coupling_sample_and_the_bot_plays_with_it(cou
     (lambda a: a.update(coupling_rows=a["coupling_rows"] + 10**6), "must be row class numbers"),
     (lambda a: a.update(coupling_rows=a["coupling_rows"] * 0.5), "must hold whole numbers"),
     (lambda a: a.update(coupling_counts=a["coupling_counts"] + 1), "a hand's cards of each rank"),
+    (lambda a: a.update(coupling_rows=a["coupling_rows"][:, [1, 1, 2]]), "a three-card front"),
+    (lambda a: a.update(coupling_rows=a["coupling_rows"][:, [0, 0, 2]]), "a five-card middle and back"),
+    (lambda a: a.update(coupling_rows=a["coupling_rows"][:, [0, 2, 1]]), "in order, front to back"),
+    (lambda a: a.update(coupling_counts=np.roll(a["coupling_counts"], 1, axis=0)), "in the hand's three rows"),
 ])
 def test_bad_coupling_arrays_in_a_tables_file_are_refused(coupled, tmp_path, change, message):
     tables, _, _ = coupled

@@ -182,3 +182,18 @@ def test_hand_keys_name_a_row_without_its_kickers():
     names = [without_kickers(describe_value(int(v))) for v in values]
     assert len(set(zip(keys, names))) == len(set(keys)) == len(set(names)) == 312
     assert hand_keys(values.reshape(1, -1)).shape == (1, len(values))
+
+
+@pytest.mark.slow
+def test_a_rows_class_fixes_its_ranks(all_fives, all_threes):
+    """Over every five-card and three-card row: the rank counts of its class are the row's own,
+    counted from its cards."""
+    from solver.classes import class_rank_counts, row_classes
+
+    table = class_rank_counts()
+    for rows in (all_fives, all_threes):
+        numbers = np.searchsorted(row_classes(), evaluate_many(rows))
+        counts = np.zeros((len(rows), 13), np.int8)
+        for column in rows.T:
+            np.add.at(counts, (np.arange(len(rows)), column >> 2), 1)
+        assert np.array_equal(table[numbers], counts)
