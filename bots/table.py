@@ -6,6 +6,7 @@ import functools
 import io
 import json
 import math
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import resources
@@ -359,17 +360,43 @@ def _present(data: Any, path: str | Path, names: tuple[str, ...], optional: bool
     return names
 
 
+def file_version(path: str | None) -> tuple[int, ...]:
+    """What ``os.stat`` says of a tables file: the key under which a process keeps what it read
+    from it, so that a file rewritten under the same name (``bench train`` replaces it with a new
+    one) is not mistaken for the one read before.
+
+    Args:
+        path: The tables file; None for the shipped tables.
+
+    Returns:
+        Its device, inode, size and times; empty for the shipped tables and for a file that
+            cannot be read (``FieldTables.load`` says why).
+    """
+    if path is None:
+        return ()
+    try:
+        found = os.stat(path)
+    except OSError:
+        return ()
+    return (found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns)
+
+
 @functools.cache
-def _load(path: str | None, scoring: str) -> FieldTables:
+def _load(path: str | None, scoring: str, version: tuple[int, ...]) -> FieldTables:
+    """The tables at ``path`` as they were at ``version`` (``file_version``), read once a process."""
     if path is None:
         with resources.as_file(resources.files("bots.data") / f"table_{scoring}.npz") as shipped:
             return FieldTables.load(shipped)
-    return FieldTables.load(path)
+    tables = FieldTables.load(path)
+    if file_version(path) != version:
+        raise BotError(f"tables file {path!r} was replaced after the bot that plays it was made: "
+                       "make the bot again to play the new file")
+    return tables
 
 
 @functools.cache
-def _policy(path: str | None, rules: Rules) -> RowPoints | JointPolicy:
-    return _load(path, rules.scoring).policy(rules)
+def _policy(path: str | None, rules: Rules, version: tuple[int, ...]) -> RowPoints | JointPolicy:
+    return _load(path, rules.scoring, version).policy(rules)
 
 
 def coupled_tables_path(scoring: str) -> str | None:
@@ -395,7 +422,7 @@ def shipped_tables(rules: Rules = BASIC) -> FieldTables:
     Returns:
         The tables, loaded once a process and shared.
     """
-    return _load(None, rules.scoring)
+    return _load(None, rules.scoring, ())
 
 
 def play_tables(hands: np.ndarray, policy: RowPoints | JointPolicy, rules: Rules,
@@ -430,10 +457,12 @@ def play_tables(hands: np.ndarray, policy: RowPoints | JointPolicy, rules: Rules
 
 
 @functools.cache
-def _removal_inputs(path: str | None, rules: Rules) -> tuple[Removal, np.ndarray, np.ndarray]:
-    """The card-removal sample of the tables at ``path`` (shipped: None), what ``rules`` add to
-    each row class (``FieldTables.extra``) and which classes are five-card rows."""
-    tables = _load(path, rules.scoring)
+def _removal_inputs(path: str | None, rules: Rules,
+                    version: tuple[int, ...]) -> tuple[Removal, np.ndarray, np.ndarray]:
+    """The card-removal sample of the tables at ``path`` (shipped: None) as they were at
+    ``version``, what ``rules`` add to each row class (``FieldTables.extra``) and which classes
+    are five-card rows."""
+    tables = _load(path, rules.scoring, version)
     if tables.removal is None:
         where = "the shipped tables" if path is None else f"tables {path!r}"
         raise BotError(f"{where} have no card-removal sample (bench train --removal-hands 0, or an older bench "
@@ -443,7 +472,7 @@ def _removal_inputs(path: str | None, rules: Rules) -> tuple[Removal, np.ndarray
 
 
 def play_with_removal(hands: np.ndarray, path: str | None, rules: Rules,
-                      coupling: CouplingSample | None = None) -> np.ndarray:
+                      coupling: CouplingSample | None = None, version: tuple[int, ...] | None = None) -> np.ndarray:
     """Hands set by the table strategy against the field as it is once it cannot hold
     each hand's cards (``Removal``).
 
@@ -454,14 +483,17 @@ def play_with_removal(hands: np.ndarray, path: str | None, rules: Rules,
         coupling: Under a bonus rule, the field's sample that the best splits are weighed
             again on, each of its hands by the chance that it misses the hand's cards
             (``CouplingSample``); None plays the best split with the rows taken as independent.
+        version: The file as it was when a bot that plays it was made (``file_version``);
+            None: as it is now.
 
     Returns:
         The hands ``(n, 13)``, each row reordered front | middle | back.
 
     Raises:
-        BotError: The tables hold no card-removal sample, or cannot be read.
+        BotError: The tables hold no card-removal sample, cannot be read, or were replaced
+            since ``version``.
     """
-    removal, extra, five = _removal_inputs(path, rules)
+    removal, extra, five = _removal_inputs(path, rules, file_version(path) if version is None else version)
     seen, shares, factors, offsets = removal.listed
     t = split_tables()
     keys, numbers = class_hash()
@@ -595,17 +627,17 @@ class CouplingSample:
 
 
 @functools.cache
-def _coupling(path: str | None, rules: Rules, removal: bool) -> CouplingSample | None:
+def _coupling(path: str | None, rules: Rules, removal: bool, version: tuple[int, ...]) -> CouplingSample | None:
     """The coupling sample of the tables at ``path`` under ``rules``, set with or without card
     removal as the bot plays; None under a separable rule set, whose rows do not couple."""
     if rules.is_separable:
         return None
-    carried = _load(path, rules.scoring).coupling
+    carried = _load(path, rules.scoring, version).coupling
     if carried is not None:  # tables trained with the coupling weighed (bench train --coupling) carry their field's
         return carried
     if removal:
-        return CouplingSample.deal(lambda hands: play_with_removal(hands, path, rules))
-    return CouplingSample.deal(lambda hands: play_tables(hands, _policy(path, rules), rules))
+        return CouplingSample.deal(lambda hands: play_with_removal(hands, path, rules, version=version))
+    return CouplingSample.deal(lambda hands: play_tables(hands, _policy(path, rules, version), rules))
 
 
 @functools.cache
@@ -668,14 +700,16 @@ class TableBot:
     rules: Rules | str = "basic"
     removal: bool = True
     coupling: bool = False
+    tables_version: tuple[int, ...] = field(init=False, repr=False, compare=False)  # of the tables file, when the bot was made
 
     def __post_init__(self) -> None:
         for name in ("removal", "coupling"):
             if not isinstance(getattr(self, name), bool):
                 raise BotError(f"table: {name} must be true or false, got {getattr(self, name)!r}")
-        _policy(self.source, rules_of(self.rules))  # a bad file or rule set fails here, when the bot is made
+        object.__setattr__(self, "tables_version", file_version(self.source))
+        _policy(self.source, rules_of(self.rules), self.tables_version)  # a bad file or rule set fails here, when the bot is made
         if self.removal:
-            _removal_inputs(self.source, rules_of(self.rules))
+            _removal_inputs(self.source, rules_of(self.rules), self.tables_version)
 
     @property
     def source(self) -> str | None:
@@ -710,7 +744,7 @@ class TableBot:
             The hands ``(n, 13)``, each row reordered front | middle | back.
         """
         rules = rules_of(self.rules)
-        coupling = _coupling(self.source, rules, self.removal) if self.coupling else None
+        coupling = _coupling(self.source, rules, self.removal, self.tables_version) if self.coupling else None
         if self.removal:
-            return play_with_removal(hands, self.source, rules, coupling)
-        return play_tables(hands, _policy(self.source, rules), rules, coupling)
+            return play_with_removal(hands, self.source, rules, coupling, self.tables_version)
+        return play_tables(hands, _policy(self.source, rules, self.tables_version), rules, coupling)

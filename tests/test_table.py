@@ -1,4 +1,7 @@
 import json
+import pickle
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -8,7 +11,7 @@ from bench.run.runner import run_deals
 from bots import BotError, make_bot
 from bots.table import FieldTables, shipped_tables
 from bots.training import train, training_hands
-from solver import Arrangement, Card, all_splits, config, is_foul
+from solver import Arrangement, Card, Rules, all_splits, config, is_foul
 from solver.classes import row_classes
 from tests.conftest import random_hands
 
@@ -350,3 +353,31 @@ def test_a_checkpoint_written_before_there_was_a_choice_of_start_resumes_from_he
     assert loaded.settings["start"] == "heuristic"
     resumed, _ = train(resume=loaded)
     assert all(np.array_equal(x, y) for x, y in zip(whole.shares(), resumed.shares()))
+
+
+@pytest.mark.slow
+def test_a_tables_file_replaced_under_its_name_is_read_again_and_a_bot_made_before_keeps_its_own(tmp_path):
+    """A process keeps what it read from a tables file by the file's version, not its name: a bot
+    made after ``bench train`` replaced the file plays the new tables, one made before plays the
+    tables it was made with, and that bot carried to another process refuses to play rather than
+    play the new file."""
+    basic, bonus = shipped_tables(), shipped_tables(Rules(scoring="2-4"))
+    path, other = tmp_path / "field.npz", tmp_path / "other.npz"
+    basic.save(path)
+    bonus.save(other)
+    hands = random_hands(np.random.default_rng(43), 300)
+    spec = "table:coupling=true:rules=2-4:tables="
+    before = make_bot(spec + str(path))
+    first = before.arrange_many(hands, None)
+    (tmp_path / "bot.pickle").write_bytes(pickle.dumps(before))
+    np.save(tmp_path / "hands.npy", hands)
+    bonus.save(path)
+    expected = make_bot(spec + str(other)).arrange_many(hands, None)
+    assert not np.array_equal(first, expected)
+    assert np.array_equal(make_bot(spec + str(path)).arrange_many(hands, None), expected)
+    assert np.array_equal(before.arrange_many(hands, None), first)
+    code = ("import pickle, sys, numpy as np; bot = pickle.load(open(sys.argv[1], 'rb')); "
+            "bot.arrange_many(np.load(sys.argv[2]), None)")
+    done = subprocess.run([sys.executable, "-c", code, str(tmp_path / "bot.pickle"), str(tmp_path / "hands.npy")],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode != 0 and "was replaced after the bot that plays it was made" in done.stderr
