@@ -12,7 +12,10 @@ again (``replayable``), and the sha256 of every file it reads (``sha256_by_file`
 - a Python bot's module source;
 - every parameter that names a file (``table:tables=FILE``, ``rules=house.toml+2-4``),
   given in the spec or taken by default; not rules a bot is given whole (a run's rules,
-  which its record holds in full, however they were named).
+  which its record holds in full, however they were named);
+- the files a bot says it plays (``files_played()``: a ``table`` bot's tables file, the
+  shipped coupled tables among them), with the sha256 of the bytes it read, not of what the
+  file holds now.
 
 A journal's header holds one identity per distinct spec (docs/journal.md); a resume makes
 the bots again and compares (``bot_change``), so a file replaced between the two is
@@ -124,6 +127,9 @@ def files_read(spec: str, bot: Any) -> dict[str, str]:
         digest = file_digest(path)
         if digest is not None:
             found[str(path.resolve())] = digest
+    played = getattr(bot, "files_played", None)
+    if callable(played):  # what the bot read when it was made, whatever the files hold now
+        found.update(played())
     return found
 
 

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import functools
 import io
+import itertools
 import json
 import math
 import os
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import resources
@@ -19,6 +21,7 @@ from bots import _kernels
 from bots.base import BotError, arrangement_from_row, takes_cards
 from bots.points import RowPoints, cards_by_split, over_cores, play_points
 from solver import ROWS, Arrangement, Card, evaluate_many, files
+from solver._evaluator import CATEGORY_SHIFT, FLUSH, STRAIGHT_FLUSH
 from solver.classes import class_hash, class_rank_counts, five_card_class_mask, rank_classes, row_classes
 from solver.documents import strict_json
 from solver.rules import BASIC, Rules, RulesError, as_rules
@@ -182,6 +185,7 @@ class FieldTables:
     info: dict[str, Any] = field(default_factory=dict, compare=False)
     removal: Removal | None = field(default=None, compare=False)  # for ``table:removal=true``
     coupling: CouplingSample | None = field(default=None, compare=False)  # for ``table:coupling=true``
+    sha256: str | None = field(default=None, compare=False)  # of the file's bytes, when read from one
 
     def shares(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The three rows' shares.
@@ -312,7 +316,7 @@ class FieldTables:
 
         Returns:
             The tables, with their ``info``, card-removal sample and coupling sample when the
-                file holds them.
+                file holds them, and the sha256 of the bytes they were read from.
 
         Raises:
             BotError: The file cannot be read, is damaged, lacks an array, or holds shares
@@ -320,13 +324,13 @@ class FieldTables:
                 or coupling sample.
         """
         try:
-            with files.arrays(path) as data:
-                arrays = [np.asarray(data[r], np.float64) for r in _present(data, path, ROWS)]
+            with files.arrays_with_digest(path) as (data, digest):
+                arrays = [np.ascontiguousarray(data[r], np.float64) for r in _present(data, path, ROWS)]
                 info = strict_json(str(data["info"]), "its info") if "info" in data else {}
                 removal = coupling = None
                 if _present(data, path, ("removal_shares", "removal_factors"), optional=True):
-                    removal = Removal(np.asarray(data["removal_shares"], np.float64),
-                                      np.asarray(data["removal_factors"], np.float32))
+                    removal = Removal(np.ascontiguousarray(data["removal_shares"], np.float64),
+                                      np.ascontiguousarray(data["removal_factors"], np.float32))
                 if _present(data, path, ("coupling_rows", "coupling_counts"), optional=True):
                     coupling = CouplingSample(data["coupling_rows"], data["coupling_counts"])
         except OSError as error:
@@ -345,8 +349,9 @@ class FieldTables:
         if problem:
             raise BotError(f"tables in {str(path)!r}: {problem}")
         if coupling is not None:
-            coupling = CouplingSample(coupling.rows.astype(np.int64), coupling.counts.astype(np.int64))
-        return cls(arrays[0], arrays[1], arrays[2], info=info, removal=removal, coupling=coupling)
+            coupling = CouplingSample(np.ascontiguousarray(coupling.rows, np.int64),
+                                      np.ascontiguousarray(coupling.counts, np.int64))
+        return cls(arrays[0], arrays[1], arrays[2], info=info, removal=removal, coupling=coupling, sha256=digest)
 
 
 def _present(data: Any, path: str | Path, names: tuple[str, ...], optional: bool = False) -> tuple[str, ...]:
@@ -360,43 +365,50 @@ def _present(data: Any, path: str | Path, names: tuple[str, ...], optional: bool
     return names
 
 
-def file_version(path: str | None) -> tuple[int, ...]:
-    """What ``os.stat`` says of a tables file: the key under which a process keeps what it read
-    from it, so that a file rewritten under the same name (``bench train`` replaces it with a new
-    one) is not mistaken for the one read before.
+_READ: dict[str, FieldTables] = {}  # the tables read from each file by this process, by the path as given
+_READING = threading.Lock()
+
+
+def read_tables(path: str) -> FieldTables:
+    """The tables in the file at ``path``, read again and checked to be the version this process
+    read first: a process plays one version of a tables file, so that every bot it makes of the
+    file, in every thread, plays the same tables, and what a bot records of the file (its sha256,
+    ``TableBot.files_played``) is what it plays.
 
     Args:
-        path: The tables file; None for the shipped tables.
+        path: The tables file, by its absolute path with links resolved (``TableBot.source``).
 
     Returns:
-        Its device, inode, size and times; empty for the shipped tables and for a file that
-            cannot be read (``FieldTables.load`` says why).
+        The tables, read once a process and shared.
+
+    Raises:
+        BotError: The file cannot be read or is damaged (``FieldTables.load``), or it was
+            replaced since this process first read it.
     """
-    if path is None:
-        return ()
-    try:
-        found = os.stat(path)
-    except OSError:
-        return ()
-    return (found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns)
+    tables = FieldTables.load(path)
+    with _READING:
+        first = _READ.setdefault(str(path), tables)
+    if first.sha256 != tables.sha256:
+        raise BotError(f"tables file {path!r} was replaced after this process first read it (sha256 "
+                       f"{str(first.sha256)[:12]}, now {str(tables.sha256)[:12]}): a process plays one version of "
+                       "a file, so start a new one to play the new file")
+    return first
 
 
 @functools.cache
-def _load(path: str | None, scoring: str, version: tuple[int, ...]) -> FieldTables:
-    """The tables at ``path`` as they were at ``version`` (``file_version``), read once a process."""
+def _load(path: str | None, scoring: str) -> FieldTables:
     if path is None:
         with resources.as_file(resources.files("bots.data") / f"table_{scoring}.npz") as shipped:
             return FieldTables.load(shipped)
-    tables = FieldTables.load(path)
-    if file_version(path) != version:
-        raise BotError(f"tables file {path!r} was replaced after the bot that plays it was made: "
-                       "make the bot again to play the new file")
-    return tables
+    with _READING:
+        if path in _READ:
+            return _READ[path]
+    return read_tables(path)
 
 
 @functools.cache
-def _policy(path: str | None, rules: Rules, version: tuple[int, ...]) -> RowPoints | JointPolicy:
-    return _load(path, rules.scoring, version).policy(rules)
+def _policy(path: str | None, rules: Rules) -> RowPoints | JointPolicy:
+    return _load(path, rules.scoring).policy(rules)
 
 
 def coupled_tables_path(scoring: str) -> str | None:
@@ -422,7 +434,7 @@ def shipped_tables(rules: Rules = BASIC) -> FieldTables:
     Returns:
         The tables, loaded once a process and shared.
     """
-    return _load(None, rules.scoring, ())
+    return _load(None, rules.scoring)
 
 
 def play_tables(hands: np.ndarray, policy: RowPoints | JointPolicy, rules: Rules,
@@ -457,12 +469,10 @@ def play_tables(hands: np.ndarray, policy: RowPoints | JointPolicy, rules: Rules
 
 
 @functools.cache
-def _removal_inputs(path: str | None, rules: Rules,
-                    version: tuple[int, ...]) -> tuple[Removal, np.ndarray, np.ndarray]:
-    """The card-removal sample of the tables at ``path`` (shipped: None) as they were at
-    ``version``, what ``rules`` add to each row class (``FieldTables.extra``) and which classes
-    are five-card rows."""
-    tables = _load(path, rules.scoring, version)
+def _removal_inputs(path: str | None, rules: Rules) -> tuple[Removal, np.ndarray, np.ndarray]:
+    """The card-removal sample of the tables at ``path`` (shipped: None), what ``rules`` add to
+    each row class (``FieldTables.extra``) and which classes are five-card rows."""
+    tables = _load(path, rules.scoring)
     if tables.removal is None:
         where = "the shipped tables" if path is None else f"tables {path!r}"
         raise BotError(f"{where} have no card-removal sample (bench train --removal-hands 0, or an older bench "
@@ -472,7 +482,7 @@ def _removal_inputs(path: str | None, rules: Rules,
 
 
 def play_with_removal(hands: np.ndarray, path: str | None, rules: Rules,
-                      coupling: CouplingSample | None = None, version: tuple[int, ...] | None = None) -> np.ndarray:
+                      coupling: CouplingSample | None = None) -> np.ndarray:
     """Hands set by the table strategy against the field as it is once it cannot hold
     each hand's cards (``Removal``).
 
@@ -483,17 +493,14 @@ def play_with_removal(hands: np.ndarray, path: str | None, rules: Rules,
         coupling: Under a bonus rule, the field's sample that the best splits are weighed
             again on, each of its hands by the chance that it misses the hand's cards
             (``CouplingSample``); None plays the best split with the rows taken as independent.
-        version: The file as it was when a bot that plays it was made (``file_version``);
-            None: as it is now.
 
     Returns:
         The hands ``(n, 13)``, each row reordered front | middle | back.
 
     Raises:
-        BotError: The tables hold no card-removal sample, cannot be read, or were replaced
-            since ``version``.
+        BotError: The tables hold no card-removal sample, or cannot be read.
     """
-    removal, extra, five = _removal_inputs(path, rules, file_version(path) if version is None else version)
+    removal, extra, five = _removal_inputs(path, rules)
     seen, shares, factors, offsets = removal.listed
     t = split_tables()
     keys, numbers = class_hash()
@@ -531,6 +538,32 @@ def coupling_hands(n: int = COUPLING_HANDS) -> np.ndarray:
     """
     rng = np.random.default_rng(np.random.SeedSequence(COUPLING_SEED))
     return np.argsort(rng.random((n, 52)), axis=1)[:, :13].astype(np.uint8)
+
+
+def _settable(hand: np.ndarray, rows: np.ndarray) -> bool:
+    """Whether some split of ``hand``'s cards has rows of the classes ``rows`` (front, middle,
+    back), given that the classes' ranks are the hand's: a middle or back of five ranks is a
+    flush exactly when its class is, which depends on which card of each rank goes where."""
+    need = class_rank_counts()[rows]
+    flush = np.isin(row_classes()[rows] >> CATEGORY_SHIFT, (FLUSH, STRAIGHT_FLUSH))
+    if not (need[1:] <= 1).all(axis=1).any():  # no middle or back of five ranks: no suit matters
+        return True
+    choices = []  # per rank held: each way of sending its suits to the middle and back
+    for rank in np.flatnonzero(need.sum(axis=0)):
+        suits = sorted(int(card) & 3 for card in hand if card >> 2 == rank)
+        front, middle = int(need[0, rank]), int(need[1, rank])
+        ways = {(tuple(sorted(order[front:front + middle])), tuple(sorted(order[front + middle:])))
+                for order in itertools.permutations(suits)}
+        choices.append(ways)
+    for pick in itertools.product(*choices):
+        ok = True
+        for row in (1, 2):
+            if (need[row] <= 1).all():
+                seen = {suit for way in pick for suit in way[row - 1]}
+                ok = ok and (len(seen) == 1) == bool(flush[row])
+        if ok:
+            return True
+    return False
 
 
 @dataclass(frozen=True)
@@ -609,6 +642,12 @@ class CouplingSample:
             return "the coupling rows must be in order, front to back, as the field never fouls"
         if (class_rank_counts()[rows].sum(axis=1) != counts).any():
             return "the coupling counts must be the cards of each rank in the hand's three rows"
+        dealt = coupling_hands(len(rows))
+        if (rank_counts(dealt) != counts).any():
+            return "the coupling counts must be those of the sample's hands, dealt from COUPLING_SEED"
+        unsettable = next((j for j in range(len(rows)) if not _settable(dealt[j], rows[j])), None)
+        if unsettable is not None:
+            return f"the coupling rows of hand {unsettable} are not a split its cards can make (a flush it cannot hold)"
         return None
 
     @staticmethod
@@ -627,17 +666,17 @@ class CouplingSample:
 
 
 @functools.cache
-def _coupling(path: str | None, rules: Rules, removal: bool, version: tuple[int, ...]) -> CouplingSample | None:
+def _coupling(path: str | None, rules: Rules, removal: bool) -> CouplingSample | None:
     """The coupling sample of the tables at ``path`` under ``rules``, set with or without card
     removal as the bot plays; None under a separable rule set, whose rows do not couple."""
     if rules.is_separable:
         return None
-    carried = _load(path, rules.scoring, version).coupling
+    carried = _load(path, rules.scoring).coupling
     if carried is not None:  # tables trained with the coupling weighed (bench train --coupling) carry their field's
         return carried
     if removal:
-        return CouplingSample.deal(lambda hands: play_with_removal(hands, path, rules, version=version))
-    return CouplingSample.deal(lambda hands: play_tables(hands, _policy(path, rules, version), rules))
+        return CouplingSample.deal(lambda hands: play_with_removal(hands, path, rules))
+    return CouplingSample.deal(lambda hands: play_tables(hands, _policy(path, rules), rules))
 
 
 @functools.cache
@@ -700,25 +739,40 @@ class TableBot:
     rules: Rules | str = "basic"
     removal: bool = True
     coupling: bool = False
-    tables_version: tuple[int, ...] = field(init=False, repr=False, compare=False)  # of the tables file, when the bot was made
+    tables_sha256: str | None = field(default=None, init=False, repr=False)  # of the tables file played
 
     def __post_init__(self) -> None:
         for name in ("removal", "coupling"):
             if not isinstance(getattr(self, name), bool):
                 raise BotError(f"table: {name} must be true or false, got {getattr(self, name)!r}")
-        object.__setattr__(self, "tables_version", file_version(self.source))
-        _policy(self.source, rules_of(self.rules), self.tables_version)  # a bad file or rule set fails here, when the bot is made
+        if self.source is not None:  # read again: a file replaced since this process read it is refused here
+            object.__setattr__(self, "tables_sha256", read_tables(self.source).sha256)
+        _policy(self.source, rules_of(self.rules))  # a bad file or rule set fails here, when the bot is made
         if self.removal:
-            _removal_inputs(self.source, rules_of(self.rules), self.tables_version)
+            _removal_inputs(self.source, rules_of(self.rules))
 
-    @property
+    @functools.cached_property
     def source(self) -> str | None:
-        """The tables file played: ``tables``; else, with ``coupling`` under 1-6 or 2-4, the
-        tables shipped for it (``coupled_tables_path``); else None, the shipped tables."""
+        """The tables file played, by its absolute path (links resolved), which is how a process
+        keeps what it read (``read_tables``): ``tables``; else, with ``coupling`` under 1-6 or 2-4,
+        the tables shipped for it (``coupled_tables_path``); else None, the shipped tables."""
         rules = rules_of(self.rules)
         if self.tables is None and self.coupling and not rules.is_separable:
-            return coupled_tables_path(rules.scoring)
-        return self.tables
+            path = coupled_tables_path(rules.scoring)
+            return None if path is None else os.path.realpath(path)
+        return None if self.tables is None else os.path.realpath(self.tables)
+
+    def files_played(self) -> dict[str, str]:
+        """The tables file this bot plays, by its absolute path (links resolved), with the sha256
+        of the bytes it read when it was made, which ``bots.identity`` records in place of the
+        file's sha256 now; empty for the shipped tables, which the package's version names.
+
+        Returns:
+            The path and its sha256, or nothing.
+        """
+        if self.source is None or self.tables_sha256 is None:
+            return {}
+        return {self.source: self.tables_sha256}
 
     @takes_cards
     def arrange(self, cards: tuple[Card, ...], rng: np.random.Generator) -> Arrangement:
@@ -744,7 +798,10 @@ class TableBot:
             The hands ``(n, 13)``, each row reordered front | middle | back.
         """
         rules = rules_of(self.rules)
-        coupling = _coupling(self.source, rules, self.removal, self.tables_version) if self.coupling else None
+        if self.source is not None and _load(self.source, rules.scoring).sha256 != self.tables_sha256:
+            raise BotError(f"tables file {self.source!r} was replaced after this bot was made from it: "
+                           "make the bot again to play the new file")
+        coupling = _coupling(self.source, rules, self.removal) if self.coupling else None
         if self.removal:
-            return play_with_removal(hands, self.source, rules, coupling, self.tables_version)
-        return play_tables(hands, _policy(self.source, rules, self.tables_version), rules, coupling)
+            return play_with_removal(hands, self.source, rules, coupling)
+        return play_tables(hands, _policy(self.source, rules), rules, coupling)

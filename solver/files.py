@@ -36,6 +36,7 @@ import contextlib
 import errno
 import fcntl
 import hashlib
+import io
 import os
 import stat
 import sys
@@ -317,15 +318,45 @@ def arrays(path: str | Path, *, follow: bool = True, limit: int = config.ARRAYS_
         OSError: The file cannot be opened or read.
         zipfile.BadZipFile: The file is not a zip archive.
     """
-    with open_input(path, limit, follow=follow) as file:
-        with zipfile.ZipFile(file) as archive:
-            unpacked = sum(member.file_size for member in archive.infolist())
-        if unpacked > limit:
-            raise FileRefused(path, f"its arrays unpack to {unpacked:,} bytes, more than the {limit:,} the program "
-                              "reads from a file of its kind", errno.EFBIG)
-        file.seek(0)
-        with np.load(file, allow_pickle=False) as data:
-            yield data
+    with open_input(path, limit, follow=follow) as file, _npz(file, path, limit) as data:
+        yield data
+
+
+@contextlib.contextmanager
+def arrays_with_digest(path: str | Path, *, follow: bool = True,
+                       limit: int = config.ARRAYS_BYTES) -> Iterator[tuple[Any, str]]:
+    """The arrays of an ``.npz`` file, as ``arrays`` reads them, with the sha256 of the very
+    bytes they are read from: the file is read once, whole, so a file replaced meanwhile cannot
+    give arrays of one version and the digest of another.
+
+    Args:
+        path: The ``.npz`` file.
+        follow: Follow a link; ``False`` refuses a link in place of the file.
+        limit: The most bytes of the file, and of its arrays unpacked.
+
+    Yields:
+        The open ``NpzFile`` and the digest (64 hexadecimal digits).
+
+    Raises:
+        FileRefused: As ``arrays``.
+        OSError: The file cannot be opened or read.
+        zipfile.BadZipFile: The file is not a zip archive.
+    """
+    content = read_bytes(path, limit, follow=follow)
+    with _npz(io.BytesIO(content), path, limit) as data:
+        yield data, hashlib.sha256(content).hexdigest()
+
+
+@contextlib.contextmanager
+def _npz(file: IO[bytes], path: str | Path, limit: int) -> Iterator[Any]:
+    with zipfile.ZipFile(file) as archive:
+        unpacked = sum(member.file_size for member in archive.infolist())
+    if unpacked > limit:
+        raise FileRefused(path, f"its arrays unpack to {unpacked:,} bytes, more than the {limit:,} the program "
+                          "reads from a file of its kind", errno.EFBIG)
+    file.seek(0)
+    with np.load(file, allow_pickle=False) as data:
+        yield data
 
 
 # --- writing ------------------------------------------------------------------------------

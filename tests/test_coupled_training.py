@@ -8,9 +8,17 @@ import numpy as np
 import pytest
 
 from bots import BotError, make_bot
-from bots.table import CouplingSample, FieldTables, coupled_tables_path, coupling_hands, play_with_removal
+from bots.table import (
+    CouplingSample,
+    FieldTables,
+    _settable,
+    coupled_tables_path,
+    coupling_hands,
+    play_with_removal,
+)
 from bots.training import TrainingState, train
-from solver.classes import row_classes
+from solver import all_splits
+from solver.classes import class_rank_counts, row_classes
 from solver.evaluator import evaluate_many
 from solver.rules import as_rules
 from tests.conftest import random_hands
@@ -155,6 +163,16 @@ def test_a_tables_file_carries_its_coupling_sample_and_the_bot_plays_with_it(cou
     assert not np.array_equal(played, play_with_removal(hands, str(path), as_rules("2-4"), None))
 
 
+def _flush_backs(rows: np.ndarray) -> np.ndarray:
+    """The rows with every back of five ranks made the flush of those ranks."""
+    ranks = class_rank_counts()
+    rows = rows.copy()
+    for j, back in enumerate(rows[:, 2]):
+        if ranks[back].max() == 1:
+            rows[j, 2] = np.flatnonzero((ranks == ranks[back]).all(axis=1)).max()
+    return rows
+
+
 @pytest.mark.parametrize(("change", "message"), [
     (lambda a: a.pop("coupling_counts"), "has no 'coupling_counts' array"),
     (lambda a: a.update(coupling_rows=a["coupling_rows"][:, :2]), "the coupling arrays have shapes"),
@@ -165,6 +183,10 @@ def test_a_tables_file_carries_its_coupling_sample_and_the_bot_plays_with_it(cou
     (lambda a: a.update(coupling_rows=a["coupling_rows"][:, [0, 0, 2]]), "a five-card middle and back"),
     (lambda a: a.update(coupling_rows=a["coupling_rows"][:, [0, 2, 1]]), "in order, front to back"),
     (lambda a: a.update(coupling_counts=np.roll(a["coupling_counts"], 1, axis=0)), "in the hand's three rows"),
+    (lambda a: a.update(coupling_rows=np.repeat(a["coupling_rows"][:1], len(a["coupling_rows"]), axis=0),
+                        coupling_counts=np.repeat(a["coupling_counts"][:1], len(a["coupling_rows"]), axis=0)),
+     "dealt from COUPLING_SEED"),
+    (lambda a: a.update(coupling_rows=_flush_backs(a["coupling_rows"])), "not a split its cards can make"),
 ])
 def test_bad_coupling_arrays_in_a_tables_file_are_refused(coupled, tmp_path, change, message):
     tables, _, _ = coupled
@@ -257,3 +279,27 @@ def test_a_plain_training_is_not_resumed_with_coupling(tmp_path):
     assert done.stderr.strip().splitlines() == [
         f"bench train: error: --resume {out}: the training was started without --coupling; give no --coupling to "
         "continue it as it was started"]
+
+
+def test_rows_are_settable_exactly_when_some_split_of_the_hand_has_them():
+    """``_settable`` against every split of the hand (``solver.all_splits``): for a hundred class
+    triples of each hand's splits, and the same triples with a middle or back of five ranks turned
+    into the flush of those ranks, or out of it, it says yes exactly for those some split has."""
+    classes = row_classes()
+    ranks = class_rank_counts()
+    tried = 0
+    for hand in coupling_hands(40):
+        splits = all_splits(hand.tolist())
+        triples = {tuple(t) for t in np.stack([np.searchsorted(classes, v) for v in
+                                               (splits.front, splits.middle, splits.back)], axis=1).tolist()}
+        chosen = sorted(triples)[:: max(1, len(triples) // 100)]
+        toggled = set()
+        for triple in chosen:
+            for row in (1, 2):
+                if len(np.flatnonzero(ranks[triple[row]])) == 5:
+                    alike = np.flatnonzero((ranks == ranks[triple[row]]).all(axis=1))
+                    toggled |= {triple[:row] + (int(c),) + triple[row + 1:] for c in alike if c != triple[row]}
+        tried += len(toggled - triples)
+        for triple in set(chosen) | toggled:
+            assert _settable(hand, np.array(triple)) == (triple in triples), (hand, triple)
+    assert tried > 100, "too few triples that no split has were tried"

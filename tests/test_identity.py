@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import stat
+import subprocess
 import sys
 from pathlib import Path
 
@@ -17,7 +18,7 @@ from bench.cli import main as bench_main
 from bench.run.journal import JOURNAL
 from bots.identity import seat_names
 from bots.protocol import program_path
-from tests.helpers import ROOT
+from tests.helpers import ENV, ROOT
 
 BOT = '''#!{python}
 import json, random, sys
@@ -97,7 +98,8 @@ def test_the_program_is_found_from_the_bots_folder_and_environment(tmp_path):
 @pytest.mark.slow
 def test_a_tables_file_replaced_before_resume_is_refused_naming_it(tmp_path, monkeypatch, capsys):
     """``table:tables=FILE`` reads FILE: its digest is in the header, and a resume after FILE
-    was replaced is refused in one line that names it."""
+    was replaced is refused in one line that names it: by a new process, as the resume names
+    the file changed, and by the process that read the file, which plays one version of it."""
     monkeypatch.chdir(tmp_path)
     shutil.copy(ROOT / "bots" / "data" / "table_basic.npz", tmp_path / "t.npz")
     assert bench_main([*RUN, "--bots", "greedy,table:tables=t.npz", "--out", "run"]) == 0
@@ -105,9 +107,14 @@ def test_a_tables_file_replaced_before_resume_is_refused_naming_it(tmp_path, mon
     assert files[str(tmp_path / "t.npz")] == _sha256(tmp_path / "t.npz")
     _cut(tmp_path / "run")
     shutil.copy(ROOT / "bots" / "data" / "table_1-6.npz", tmp_path / "t.npz")
+    done = subprocess.run([sys.executable, "-m", "bench.cli", "tournament", "--resume", "run"], cwd=tmp_path,
+                          env=ENV, capture_output=True, text=True, timeout=600)
+    err = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and len(err) == 1, err
+    assert f"bot 'table:tables=t.npz': its file {tmp_path / 't.npz'} changed (sha256" in err[0], err
     status, err = _resume(tmp_path / "run", capsys)
     assert status == 2 and len(err) == 1, err
-    assert f"bot 'table:tables=t.npz': its file {tmp_path / 't.npz'} changed (sha256" in err[0], err
+    assert f"tables file '{tmp_path / 't.npz'}' was replaced after this process first read it" in err[0], err
 
 
 def test_a_house_rules_file_a_bot_is_given_is_part_of_its_identity(tmp_path, monkeypatch):

@@ -9,9 +9,10 @@ import pytest
 from bench.report.summary import summarise
 from bench.run.runner import run_deals
 from bots import BotError, make_bot
+from bots.identity import bot_identity
 from bots.table import FieldTables, shipped_tables
 from bots.training import train, training_hands
-from solver import Arrangement, Card, Rules, all_splits, config, is_foul
+from solver import Arrangement, Card, Rules, all_splits, config, files, is_foul
 from solver.classes import row_classes
 from tests.conftest import random_hands
 
@@ -356,28 +357,39 @@ def test_a_checkpoint_written_before_there_was_a_choice_of_start_resumes_from_he
 
 
 @pytest.mark.slow
-def test_a_tables_file_replaced_under_its_name_is_read_again_and_a_bot_made_before_keeps_its_own(tmp_path):
-    """A process keeps what it read from a tables file by the file's version, not its name: a bot
-    made after ``bench train`` replaced the file plays the new tables, one made before plays the
-    tables it was made with, and that bot carried to another process refuses to play rather than
-    play the new file."""
+def test_a_process_plays_one_version_of_a_tables_file(tmp_path):
+    """Once a process has read a tables file, a bot made of it after the file was replaced is
+    refused; a bot made before plays and records the tables it read; carried to another process
+    (pickled, as a worker gets it) it refuses the new file, which a new process plays."""
     basic, bonus = shipped_tables(), shipped_tables(Rules(scoring="2-4"))
     path, other = tmp_path / "field.npz", tmp_path / "other.npz"
     basic.save(path)
     bonus.save(other)
+    written = files.digest(path)
     hands = random_hands(np.random.default_rng(43), 300)
+    np.save(tmp_path / "hands.npy", hands)
     spec = "table:coupling=true:rules=2-4:tables="
     before = make_bot(spec + str(path))
     first = before.arrange_many(hands, None)
+    recorded = bot_identity(spec + str(path), before)["sha256_by_file"][str(path.resolve())]
     (tmp_path / "bot.pickle").write_bytes(pickle.dumps(before))
-    np.save(tmp_path / "hands.npy", hands)
     bonus.save(path)
     expected = make_bot(spec + str(other)).arrange_many(hands, None)
     assert not np.array_equal(first, expected)
-    assert np.array_equal(make_bot(spec + str(path)).arrange_many(hands, None), expected)
+    with pytest.raises(BotError, match="was replaced after this process first read it"):
+        make_bot(spec + str(path))
     assert np.array_equal(before.arrange_many(hands, None), first)
-    code = ("import pickle, sys, numpy as np; bot = pickle.load(open(sys.argv[1], 'rb')); "
-            "bot.arrange_many(np.load(sys.argv[2]), None)")
-    done = subprocess.run([sys.executable, "-c", code, str(tmp_path / "bot.pickle"), str(tmp_path / "hands.npy")],
-                          capture_output=True, text=True, timeout=600)
-    assert done.returncode != 0 and "was replaced after the bot that plays it was made" in done.stderr
+    assert recorded == written and files.digest(path) != written
+    assert bot_identity(spec + str(path), before)["sha256_by_file"][str(path.resolve())] == written
+
+    def run(code: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-c", "import pickle, sys, numpy as np; from bots import make_bot; "
+                               "hands = np.load(sys.argv[2]); " + code, str(tmp_path / "bot.pickle"),
+                               str(tmp_path / "hands.npy"), spec + str(path)],
+                              capture_output=True, text=True, timeout=600)
+
+    carried = run("pickle.load(open(sys.argv[1], 'rb')).arrange_many(hands, None)")
+    assert carried.returncode != 0 and "was replaced after this bot was made from it" in carried.stderr
+    fresh = run("np.save(sys.argv[1] + '.npy', make_bot(sys.argv[3]).arrange_many(hands, None))")
+    assert fresh.returncode == 0, fresh.stderr
+    assert np.array_equal(np.load(str(tmp_path / "bot.pickle") + ".npy"), expected)
