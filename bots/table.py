@@ -385,12 +385,22 @@ def read_tables(path: str) -> FieldTables:
         BotError: The file cannot be read or is damaged (``FieldTables.load``), or it was
             replaced since this process first read it.
     """
-    tables = FieldTables.load(path)
     with _READING:
-        first = _READ.setdefault(str(path), tables)
-    if first.sha256 != tables.sha256:
+        first = _READ.get(str(path))
+    now: str | None
+    if first is not None:  # read again only to hash it: parsing and checking it once is enough
+        try:
+            now = files.digest(path)
+        except OSError as error:
+            raise BotError(f"cannot read tables from {str(path)!r}: {files.describe(error)}") from None
+    else:
+        tables = FieldTables.load(path)
+        with _READING:
+            first = _READ.setdefault(str(path), tables)
+        now = tables.sha256
+    if first.sha256 != now:
         raise BotError(f"tables file {path!r} was replaced after this process first read it (sha256 "
-                       f"{str(first.sha256)[:12]}, now {str(tables.sha256)[:12]}): a process plays one version of "
+                       f"{str(first.sha256)[:12]}, now {str(now)[:12]}): a process plays one version of "
                        "a file, so start a new one to play the new file")
     return first
 

@@ -378,6 +378,10 @@ def test_a_process_plays_one_version_of_a_tables_file(tmp_path):
     assert not np.array_equal(first, expected)
     with pytest.raises(BotError, match="was replaced after this process first read it"):
         make_bot(spec + str(path))
+    path.rename(tmp_path / "moved.npz")
+    with pytest.raises(BotError, match="cannot read tables from .*field.npz"):
+        make_bot(spec + str(path))
+    (tmp_path / "moved.npz").rename(path)
     assert np.array_equal(before.arrange_many(hands, None), first)
     assert recorded == written and files.digest(path) != written
     assert bot_identity(spec + str(path), before)["sha256_by_file"][str(path.resolve())] == written
