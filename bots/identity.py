@@ -15,7 +15,7 @@ again (``replayable``), and the sha256 of every file it reads (``sha256_by_file`
   which its record holds in full, however they were named);
 - the files a bot says it plays (``files_played()``: a ``table`` bot's tables file, the
   shipped coupled tables among them), with the sha256 of the bytes it read, not of what the
-  file holds now.
+  file holds now; the parameters that name them (``played_parameters``) are not read again.
 
 A journal's header holds one identity per distinct spec (docs/journal.md); a resume makes
 the bots again and compares (``bot_change``), so a file replaced between the two is
@@ -82,17 +82,18 @@ def _protocol_files(bot: Any) -> list[Path]:
     return found
 
 
-def _held_params(bot: Any) -> list[Any]:
-    """The values of a Python bot's parameters as it holds them. Rules it was given whole are
-    left out: they are what it plays, however they were named (a run records them in full)."""
+def _held_params(bot: Any) -> dict[str, Any]:
+    """The values of a Python bot's parameters as it holds them, by name. Rules it was given
+    whole are left out: they are what it plays, however they were named (a run records them in
+    full)."""
     if dataclasses.is_dataclass(bot):
-        values = [getattr(bot, f.name, None) for f in dataclasses.fields(bot) if f.init]
+        values = {f.name: getattr(bot, f.name, None) for f in dataclasses.fields(bot) if f.init}
     else:
         try:
-            values = [getattr(bot, name, None) for name in bot_parameters(type(bot))]
+            values = {name: getattr(bot, name, None) for name in bot_parameters(type(bot))}
         except (TypeError, ValueError):  # a factory without a signature
-            values = []
-    return [value for value in values if not isinstance(value, Rules)]
+            values = {}
+    return {name: value for name, value in values.items() if not isinstance(value, Rules)}
 
 
 def files_read(spec: str, bot: Any) -> dict[str, str]:
@@ -117,11 +118,13 @@ def files_read(spec: str, bot: Any) -> dict[str, str]:
         if source:
             paths.append(Path(source))
         try:
-            typed = list(parse_spec(spec)[1].values())
+            typed = list(parse_spec(spec)[1].items())
         except BotError:
             typed = []
-        for value in [*typed, *_held_params(bot)]:
-            paths += _named_files(value)
+        covered = set(getattr(bot, "played_parameters", ()))  # files_played gives them as they were read
+        for name, value in [*typed, *_held_params(bot).items()]:
+            if name not in covered:
+                paths += _named_files(value)
     found: dict[str, str] = {}
     for path in paths:
         digest = file_digest(path)

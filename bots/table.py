@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import functools
+import hashlib
 import io
 import itertools
 import json
 import math
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -20,7 +21,7 @@ import numpy as np
 from bots import _kernels
 from bots.base import BotError, arrangement_from_row, takes_cards
 from bots.points import RowPoints, cards_by_split, over_cores, play_points
-from solver import ROWS, Arrangement, Card, evaluate_many, files
+from solver import ROWS, Arrangement, Card, config, evaluate_many, files
 from solver._evaluator import CATEGORY_SHIFT, FLUSH, STRAIGHT_FLUSH
 from solver.classes import class_hash, class_rank_counts, five_card_class_mask, rank_classes, row_classes
 from solver.documents import strict_json
@@ -365,8 +366,31 @@ def _present(data: Any, path: str | Path, names: tuple[str, ...], optional: bool
     return names
 
 
-_READ: dict[str, FieldTables] = {}  # the tables read from each file by this process, by the path as given
+_READ: dict[str, FieldTables] = {}  # the tables read from each file by this process, by its absolute path
+_EXPECTED: dict[str, str] = {}  # the sha256 a run's first process read of each file, by absolute path (expect_tables)
 _READING = threading.Lock()
+
+
+def tables_read() -> dict[str, str]:
+    """The sha256 of each tables file this process has read (``read_tables``), by its absolute path.
+
+    Returns:
+        A new dict.
+    """
+    with _READING:
+        return {path: str(tables.sha256) for path, tables in _READ.items()}
+
+
+def expect_tables(expected: Mapping[str, str]) -> None:
+    """Make this process read these tables files as these versions only: what the process that
+    started a run had read of them (``tables_read``), which its workers, other processes that
+    make their bots of the same specs, must play too (``bench.run.runner.run_chunks``).
+
+    Args:
+        expected: The sha256 of each file, by absolute path; they replace what was expected before.
+    """
+    with _READING:
+        _EXPECTED.update(expected)
 
 
 def read_tables(path: str) -> FieldTables:
@@ -376,7 +400,8 @@ def read_tables(path: str) -> FieldTables:
     ``TableBot.files_played``) is what it plays.
 
     Args:
-        path: The tables file, by its absolute path with links resolved (``TableBot.source``).
+        path: The tables file, by its absolute path (``TableBot.source``); a link is one file,
+            whatever it points to.
 
     Returns:
         The tables, read once a process and shared.
@@ -386,22 +411,25 @@ def read_tables(path: str) -> FieldTables:
             replaced since this process first read it.
     """
     with _READING:
-        first = _READ.get(str(path))
+        first, expected = _READ.get(path), _EXPECTED.get(path)
     now: str | None
     if first is not None:  # read again only to hash it: parsing and checking it once is enough
         try:
-            now = files.digest(path)
+            now = hashlib.sha256(files.read_bytes(path, config.ARRAYS_BYTES)).hexdigest()
         except OSError as error:
-            raise BotError(f"cannot read tables from {str(path)!r}: {files.describe(error)}") from None
+            raise BotError(f"cannot read tables from {path!r}: {files.describe(error)}") from None
     else:
         tables = FieldTables.load(path)
-        with _READING:
-            first = _READ.setdefault(str(path), tables)
         now = tables.sha256
-    if first.sha256 != now:
-        raise BotError(f"tables file {path!r} was replaced after this process first read it (sha256 "
-                       f"{str(first.sha256)[:12]}, now {str(now)[:12]}): a process plays one version of "
-                       "a file, so start a new one to play the new file")
+    if first is None and (expected is None or expected == now):
+        with _READING:
+            first = _READ.setdefault(path, tables)
+    was = expected if expected is not None and expected != now else str(first.sha256) if first else now
+    if was != now:
+        raise BotError(f"tables file {path!r} was replaced after this process, or the run it plays in, first read it "
+                       f"(sha256 {was[:12]}, now {str(now)[:12]}): a run plays one version of a file, so start a new "
+                       "one to play the new file")
+    assert first is not None
     return first
 
 
@@ -744,12 +772,14 @@ class TableBot:
     """
 
     name: ClassVar[str] = "table"
+    played_parameters: ClassVar[tuple[str, ...]] = ("tables",)  # files_played records that file as it was read
     batch_safe: ClassVar[bool] = True  # arrange_many sets each hand as arrange does, without the rng
     tables: str | None = None
     rules: Rules | str = "basic"
     removal: bool = True
     coupling: bool = False
     tables_sha256: str | None = field(default=None, init=False, repr=False)  # of the tables file played
+    tables_file: str | None = field(default=None, init=False, repr=False)  # that file, links resolved
 
     def __post_init__(self) -> None:
         for name in ("removal", "coupling"):
@@ -757,32 +787,33 @@ class TableBot:
                 raise BotError(f"table: {name} must be true or false, got {getattr(self, name)!r}")
         if self.source is not None:  # read again: a file replaced since this process read it is refused here
             object.__setattr__(self, "tables_sha256", read_tables(self.source).sha256)
+            object.__setattr__(self, "tables_file", os.path.realpath(self.source))
         _policy(self.source, rules_of(self.rules))  # a bad file or rule set fails here, when the bot is made
         if self.removal:
             _removal_inputs(self.source, rules_of(self.rules))
 
     @functools.cached_property
     def source(self) -> str | None:
-        """The tables file played, by its absolute path (links resolved), which is how a process
-        keeps what it read (``read_tables``): ``tables``; else, with ``coupling`` under 1-6 or 2-4,
+        """The tables file played, by its absolute path, which is how a process keeps what it
+        read (``read_tables``): ``tables``; else, with ``coupling`` under 1-6 or 2-4,
         the tables shipped for it (``coupled_tables_path``); else None, the shipped tables."""
         rules = rules_of(self.rules)
         if self.tables is None and self.coupling and not rules.is_separable:
             path = coupled_tables_path(rules.scoring)
-            return None if path is None else os.path.realpath(path)
-        return None if self.tables is None else os.path.realpath(self.tables)
+            return None if path is None else os.path.abspath(path)
+        return None if self.tables is None else os.path.abspath(self.tables)
 
     def files_played(self) -> dict[str, str]:
-        """The tables file this bot plays, by its absolute path (links resolved), with the sha256
-        of the bytes it read when it was made, which ``bots.identity`` records in place of the
+        """The tables file this bot plays, by its absolute path (links resolved when it was
+        made), with the sha256 of the bytes it read then, which ``bots.identity`` records in place of the
         file's sha256 now; empty for the shipped tables, which the package's version names.
 
         Returns:
             The path and its sha256, or nothing.
         """
-        if self.source is None or self.tables_sha256 is None:
+        if self.tables_file is None or self.tables_sha256 is None:
             return {}
-        return {self.source: self.tables_sha256}
+        return {self.tables_file: self.tables_sha256}
 
     @takes_cards
     def arrange(self, cards: tuple[Card, ...], rng: np.random.Generator) -> Arrangement:

@@ -376,7 +376,7 @@ def test_a_process_plays_one_version_of_a_tables_file(tmp_path):
     bonus.save(path)
     expected = make_bot(spec + str(other)).arrange_many(hands, None)
     assert not np.array_equal(first, expected)
-    with pytest.raises(BotError, match="was replaced after this process first read it"):
+    with pytest.raises(BotError, match="was replaced after this process, or the run it plays in, first read it"):
         make_bot(spec + str(path))
     path.rename(tmp_path / "moved.npz")
     with pytest.raises(BotError, match="cannot read tables from .*field.npz"):
@@ -397,3 +397,36 @@ def test_a_process_plays_one_version_of_a_tables_file(tmp_path):
     fresh = run("np.save(sys.argv[1] + '.npy', make_bot(sys.argv[3]).arrange_many(hands, None))")
     assert fresh.returncode == 0, fresh.stderr
     assert np.array_equal(np.load(str(tmp_path / "bot.pickle") + ".npy"), expected)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", ["loky", "threading"])
+def test_workers_refuse_a_tables_file_replaced_after_the_run_started(tmp_path, backend):
+    """The process that starts a run has read its tables file; a worker that finds the file
+    replaced (another process, or another thread) refuses it rather than play the new one."""
+    path = tmp_path / "run.npz"
+    shipped_tables().save(path)
+    spec = f"table:tables={path}"
+    make_bot(spec)
+    shipped_tables(Rules(scoring="2-4")).save(path)
+    with pytest.raises(BotError, match="was replaced"):
+        run_deals([spec, "greedy"], 2, 7, 8, jobs=2, backend=backend, chunk_size=4)
+
+
+@pytest.mark.slow
+def test_a_link_to_tables_is_one_file_whatever_it_points_to(tmp_path):
+    """A link retargeted after a process read it counts as a replaced file; a bot's record names
+    the file it read through the link, once, with the sha256 of what it read."""
+    first, second, link = tmp_path / "a.npz", tmp_path / "b.npz", tmp_path / "link.npz"
+    shipped_tables().save(first)
+    shipped_tables(Rules(scoring="2-4")).save(second)
+    link.symlink_to(first)
+    spec = f"table:tables={link}"
+    bot = make_bot(spec)
+    link.unlink()
+    link.symlink_to(second)
+    with pytest.raises(BotError, match="was replaced after this process, or the run it plays in, first read it"):
+        make_bot(spec)
+    recorded = {path: digest for path, digest in bot_identity(spec, bot)["sha256_by_file"].items()
+                if path.endswith(".npz")}
+    assert recorded == {str(first.resolve()): files.digest(first)}

@@ -31,6 +31,7 @@ from bots.base import Bot, BotFault, BotGivenUp, declared_natural
 from bots.protocol import ProtocolBot, close_together, trace_to
 from bots.protocol.bot import command_startup
 from bots.registry import register
+from bots.table import expect_tables
 from solver import Arrangement, Card, config, files, format_cards, parse_hand, row_values
 from solver.arrangement import format_rows
 from solver.errors import InputError
@@ -270,6 +271,7 @@ class RunSettings:
     startup_timeout: float = 60.0  # limit of a bot's start-up in a worker, when decisions are timed
     log_protocol: str | None = None  # the file every line to and from protocol bots is appended to
     registered: tuple[tuple[str, Any], ...] = ()  # bots put in BOTS by the process that started the run
+    tables: tuple[tuple[str, str], ...] = ()  # the tables files that process read, with their sha256 (expect_tables)
     field: FieldPlan | None = None  # score each deal's plays by the field estimator (bench.run.field)
 
     def __post_init__(self) -> None:
@@ -440,6 +442,7 @@ def play_deals(specs: Sequence[str], players: int, entropy: int, deals: Sequence
     if settings.log_protocol is not None:
         trace_to(settings.log_protocol)  # in this worker too: each process appends to the one file
     register(settings.registered)  # BOTS[name] = MyBot in the process that started the run, here too
+    expect_tables(dict(settings.tables))  # and the tables files it read, as it read them
     bots = make_bots(settings.specs, settings.rules, settings.log_dir,
                      settings.startup_timeout if settings.decision_timeout is not None else None)
     faulted = faulted or {}

@@ -66,6 +66,7 @@ from bench.run.play import (
 from bots.base import BotFault
 from bots.protocol.bot import end_all
 from bots.registry import registered
+from bots.table import tables_read
 from solver import config, files
 from solver.interrupts import STOP_SIGNALS, check_stopped, end_tree, held
 from solver.limits import check
@@ -157,7 +158,8 @@ def run_chunks(settings: RunSettings, chunks: Sequence[Sequence[int]], on_done: 
     if backend not in BACKENDS:
         raise TournamentError(f"unknown backend {backend!r}; choose from {', '.join(BACKENDS)}")
     check("jobs", jobs)
-    settings = dataclasses.replace(settings, registered=registered(settings.specs))  # for the workers, by value
+    settings = dataclasses.replace(settings, registered=registered(settings.specs),  # for the workers, by value
+                                   tables=tuple(sorted(tables_read().items())))
     first: list[list[int]] = [list(c) for c in chunks]
     later = (lambda: [list(c) for c in then()]) if then is not None else None
     on_done = _then_check_stopped(on_done)
