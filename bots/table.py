@@ -412,7 +412,7 @@ def read_tables(path: str) -> FieldTables:
     """
     with _READING:
         first, expected = _READ.get(path), _EXPECTED.get(path)
-    now: str | None
+    now: str
     if first is not None:  # read again only to hash it: parsing and checking it once is enough
         try:
             now = hashlib.sha256(files.read_bytes(path, config.ARRAYS_BYTES)).hexdigest()
@@ -420,14 +420,14 @@ def read_tables(path: str) -> FieldTables:
             raise BotError(f"cannot read tables from {path!r}: {files.describe(error)}") from None
     else:
         tables = FieldTables.load(path)
-        now = tables.sha256
+        now = str(tables.sha256)
     if first is None and (expected is None or expected == now):
         with _READING:
             first = _READ.setdefault(path, tables)
-    was = expected if expected is not None and expected != now else str(first.sha256) if first else now
+    was: str = expected if expected is not None and expected != now else str(first.sha256) if first else now
     if was != now:
         raise BotError(f"tables file {path!r} was replaced after this process, or the run it plays in, first read it "
-                       f"(sha256 {was[:12]}, now {str(now)[:12]}): a run plays one version of a file, so start a new "
+                       f"(sha256 {was[:12]}, now {now[:12]}): a run plays one version of a file, so start a new "
                        "one to play the new file")
     assert first is not None
     return first
