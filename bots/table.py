@@ -421,16 +421,20 @@ def read_tables(path: str) -> FieldTables:
     else:
         tables = FieldTables.load(path)
         now = str(tables.sha256)
-    if first is None and (expected is None or expected == now):
+    if expected is not None and expected != now:
+        raise _replaced(path, expected, now)
+    if first is None:
         with _READING:
             first = _READ.setdefault(path, tables)
-    was: str = expected if expected is not None and expected != now else str(first.sha256) if first else now
-    if was != now:
-        raise BotError(f"tables file {path!r} was replaced after this process, or the run it plays in, first read it "
-                       f"(sha256 {was[:12]}, now {now[:12]}): a run plays one version of a file, so start a new "
-                       "one to play the new file")
-    assert first is not None
+    if first.sha256 != now:
+        raise _replaced(path, str(first.sha256), now)
     return first
+
+
+def _replaced(path: str, was: str, now: str) -> BotError:
+    return BotError(f"tables file {path!r} was replaced after this process, or the run it plays in, first read it "
+                    f"(sha256 {was[:12]}, now {now[:12]}): a run plays one version of a file, so start a new "
+                    "one to play the new file")
 
 
 @functools.cache
