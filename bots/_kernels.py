@@ -692,3 +692,74 @@ def best_with_removal_joint(hands, by_back, back_middle, back_front, canon_of, c
             sample_weights(hands[h], sample_counts, held, weights)
             out[h] = coupled_pick(kept, count, margin, sample_rows, weights, scoring)
     return out
+
+
+@kernel
+def unsettable_rows(hands, need, flush):
+    """The first hand whose rows no split of its cards can make, or -1 when every hand's can.
+
+    ``need`` (n, 3, 13) holds each hand's rows' cards of each rank (front, middle, back), which
+    must be the hand's own; ``flush`` (n, 3) marks the rows whose class is a flush or a
+    straight flush. A middle or back of five ranks is a flush exactly when its five cards
+    share a suit, which depends on which card of each rank goes to which row; any other row
+    takes any of the hand's cards of its ranks. Every way of sending a card of each such rank
+    to the middle and the back is tried, until one gives each of the two rows a suit exactly
+    when its class is a flush."""
+    for h in range(hands.shape[0]):
+        suits = np.zeros((13, 4), np.int64)  # the suits the hand holds of each rank
+        held = np.zeros(13, np.int64)
+        for j in range(hands.shape[1]):
+            r = hands[h, j] >> 2
+            suits[r, held[r]] = hands[h, j] & 3
+            held[r] += 1
+        five = np.zeros(3, np.bool_)  # the middle and back of five ranks: the rows whose suits matter
+        for row in range(1, 3):
+            five[row] = True
+            for r in range(13):
+                five[row] = five[row] and need[h, row, r] <= 1
+        if not (five[1] or five[2]):
+            continue
+        ranks = np.empty(13, np.int64)  # the ranks those rows take, and each one's ways of sending cards to them
+        ways = np.empty(13, np.int64)
+        m = 0
+        for r in range(13):
+            middle = five[1] and need[h, 1, r] == 1
+            back = five[2] and need[h, 2, r] == 1
+            if middle or back:
+                ranks[m] = r
+                ways[m] = held[r] * (held[r] - 1) if middle and back else held[r]
+                m += 1
+        way = np.zeros(m, np.int64)
+        found = False
+        for i in range(m):
+            if ways[i] == 0:  # one card of a rank both rows need: no split has these rows
+                return h
+        while not found:
+            masks = np.zeros(3, np.int64)  # the suits each row is sent
+            for i in range(m):
+                r = ranks[i]
+                first = way[i] // max(held[r] - 1, 1) if five[1] and need[h, 1, r] == 1 and five[2] and \
+                    need[h, 2, r] == 1 else way[i]
+                if five[1] and need[h, 1, r] == 1:
+                    masks[1] |= 1 << suits[r, first]
+                    if five[2] and need[h, 2, r] == 1:  # the back takes another of the rank's cards
+                        second = way[i] % (held[r] - 1)
+                        second += second >= first
+                        masks[2] |= 1 << suits[r, second]
+                else:
+                    masks[2] |= 1 << suits[r, first]
+            found = True
+            for row in range(1, 3):
+                if five[row]:
+                    one_suit = masks[row] & (masks[row] - 1) == 0
+                    found = found and one_suit == flush[h, row]
+            i = 0  # the next way: an odometer over the ranks
+            while i < m and way[i] == ways[i] - 1:
+                way[i] = 0
+                i += 1
+            if i == m:
+                break
+            way[i] += 1
+        if not found:
+            return h
+    return -1

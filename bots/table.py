@@ -5,7 +5,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import io
-import itertools
 import json
 import math
 import os
@@ -584,28 +583,18 @@ def coupling_hands(n: int = COUPLING_HANDS) -> np.ndarray:
 
 def _settable(hand: np.ndarray, rows: np.ndarray) -> bool:
     """Whether some split of ``hand``'s cards has rows of the classes ``rows`` (front, middle,
-    back), given that the classes' ranks are the hand's: a middle or back of five ranks is a
-    flush exactly when its class is, which depends on which card of each rank goes where."""
-    need = class_rank_counts()[rows]
+    back), given that the classes' ranks are the hand's (``_unsettable``)."""
+    return _unsettable(hand[None], rows[None]) == -1
+
+
+def _unsettable(hands: np.ndarray, rows: np.ndarray) -> int:
+    """The first of ``hands`` whose rows, of the classes ``rows`` (n, 3), no split of its cards
+    can make, or -1: the classes' ranks must be the hand's already, and a middle or back of
+    five ranks is a flush exactly when its class is, which depends on which card of each rank
+    goes where (``bots._kernels.unsettable_rows``)."""
+    need = np.ascontiguousarray(class_rank_counts()[rows], np.int64)
     flush = np.isin(row_classes()[rows] >> CATEGORY_SHIFT, (FLUSH, STRAIGHT_FLUSH))
-    if not (need[1:] <= 1).all(axis=1).any():  # no middle or back of five ranks: no suit matters
-        return True
-    choices = []  # per rank held: each way of sending its suits to the middle and back
-    for rank in np.flatnonzero(need.sum(axis=0)):
-        suits = sorted(int(card) & 3 for card in hand if card >> 2 == rank)
-        front, middle = int(need[0, rank]), int(need[1, rank])
-        ways = {(tuple(sorted(order[front:front + middle])), tuple(sorted(order[front + middle:])))
-                for order in itertools.permutations(suits)}
-        choices.append(ways)
-    for pick in itertools.product(*choices):
-        ok = True
-        for row in (1, 2):
-            if (need[row] <= 1).all():
-                seen = {suit for way in pick for suit in way[row - 1]}
-                ok = ok and (len(seen) == 1) == bool(flush[row])
-        if ok:
-            return True
-    return False
+    return int(_kernels.unsettable_rows(np.ascontiguousarray(hands, np.int64), need, flush))
 
 
 @dataclass(frozen=True)
@@ -687,8 +676,8 @@ class CouplingSample:
         dealt = coupling_hands(len(rows))
         if (rank_counts(dealt) != counts).any():
             return "the coupling counts must be those of the sample's hands, dealt from COUPLING_SEED"
-        unsettable = next((j for j in range(len(rows)) if not _settable(dealt[j], rows[j])), None)
-        if unsettable is not None:
+        unsettable = _unsettable(dealt, rows)
+        if unsettable >= 0:
             return f"the coupling rows of hand {unsettable} are not a split its cards can make (a flush it cannot hold)"
         return None
 

@@ -15,9 +15,10 @@ from bots.table import (
     coupled_tables_path,
     coupling_hands,
     play_with_removal,
+    row_class_numbers,
 )
 from bots.training import TrainingState, train
-from solver import all_splits
+from solver import all_splits, parse_cards
 from solver.classes import class_rank_counts, row_classes
 from solver.evaluator import evaluate_many
 from solver.rules import as_rules
@@ -303,3 +304,14 @@ def test_rows_are_settable_exactly_when_some_split_of_the_hand_has_them():
         for triple in set(chosen) | toggled:
             assert _settable(hand, np.array(triple)) == (triple in triples), (hand, triple)
     assert tried > 100, "too few triples that no split has were tried"
+
+
+def test_rows_that_need_more_cards_of_a_rank_than_the_hand_holds_are_not_settable():
+    """A middle and a back that both take an ace, from a hand that holds one: no split, and a
+    plain answer rather than a fault."""
+    two_aces = np.array([parse_cards("5C 4C 3D AS KD QH JC 9S AH TD 8C 7S 6D")], np.uint8)
+    classes = row_class_numbers(two_aces)[0]
+    one_ace = two_aces[0].copy()
+    one_ace[8] = parse_cards("2H")[0]
+    assert _settable(two_aces[0], classes)
+    assert not _settable(one_ace, classes)
