@@ -19,6 +19,7 @@ import difflib
 import functools
 import importlib
 import inspect
+import math
 import os
 from collections.abc import Callable, Sequence
 from importlib.metadata import PackageNotFoundError, entry_points, packages_distributions, version
@@ -120,12 +121,15 @@ def _parse_value(text: str) -> Any:
     lowered = text.lower()
     if lowered in ("true", "false"):
         return lowered == "true"
-    for convert in (int, float):
-        try:
-            return convert(text)
-        except ValueError:
-            pass
-    return text
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        number = float(text)
+    except ValueError:
+        return text
+    return number if math.isfinite(number) else text  # "nan" and "inf" are words here: no bot takes them as numbers
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
@@ -136,8 +140,8 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
             ``package.module:Class``.
 
     Returns:
-        The name and the parameters, each value read as int, float or bool when it looks
-            like one, else kept as text.
+        The name and the parameters, each value read as int, finite float or bool when it
+            looks like one, else kept as text (``nan`` and ``inf`` stay words).
 
     Raises:
         BotError: The name is empty, or a parameter is not ``key=value``.
@@ -147,6 +151,8 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
         ('exhaustive', {'samples': 2000, 'opponent': 'greedy'})
         >>> parse_spec("mypkg.mybot:MyBot:depth=2")
         ('mypkg.mybot:MyBot', {'depth': 2})
+        >>> parse_spec("mypkg.mybot:MyBot:margin=0.5:mode=nan:cap=inf")
+        ('mypkg.mybot:MyBot', {'margin': 0.5, 'mode': 'nan', 'cap': 'inf'})
     """
     parts = [p.strip() for p in spec.strip().split(":")]
     name, rest = parts[0], parts[1:]
@@ -224,6 +230,9 @@ def _load_import_path(path: str) -> Callable[..., Bot]:
         module = importlib.import_module(module_name)
     except ImportError as error:
         raise BotError(f"cannot import bot module {module_name!r} for {path!r}: {error}") from None
+    except (Exception, SystemExit) as error:  # the module's own code failed (or exited) as it ran
+        raise BotError(f"bot module {module_name!r} failed as it was imported for {path!r}: "
+                       f"{type(error).__name__}: {str(error)[:200]}") from None
     try:
         found = getattr(module, attribute)
     except AttributeError:
@@ -258,7 +267,11 @@ def resolve_factory(name: str) -> Callable[..., Bot]:
         return _load_import_path(name)
     plugins = _plugin_entry_points()
     if name in plugins:
-        return plugins[name].load()
+        try:
+            return plugins[name].load()
+        except (Exception, SystemExit) as error:  # the plug-in package's code failed (or exited) as it loaded
+            raise BotError(f"plug-in bot {name!r} could not be loaded: {type(error).__name__}: "
+                           f"{str(error)[:200]}") from None
     raise _unknown(name)
 
 
@@ -333,7 +346,7 @@ def make_bot(spec: str, **params: Any) -> Bot:
         raise
     except (TypeError, ValueError) as error:
         raise BotError(f"bad parameters for bot {name!r}: {error}") from None
-    except Exception as error:  # a bot of an import path or a plug-in that fails as it is made
+    except (Exception, SystemExit) as error:  # a bot of an import path or a plug-in that fails as it is made
         if name in BOTS:
             raise
         raise BotError(f"bot {name!r} could not be made: {type(error).__name__}: {str(error)[:200]}") from None

@@ -73,3 +73,39 @@ def main(folder: Path, slow: float) -> None:
 
 if __name__ == "__main__":
     main(Path(sys.argv[1]), float(sys.argv[2]) if len(sys.argv) > 2 else 0.0)
+
+
+class ExitingBot:
+    """Plays like greedy, but calls ``sys.exit(code)`` where ``where`` says: ``arrange`` on hands
+    that hold the ace of spades, ``batch`` on any batch (``arrange_many``), ``declare``, or
+    ``init`` as it is made."""
+
+    name = "exiting"
+
+    def __init__(self, where: str = "arrange", code: int = 0):
+        if where == "init":
+            sys.exit(code)
+        self.where, self.code = where, code
+
+    def arrange(self, cards, rng):
+        from bots import make_bot
+
+        if self.where == "arrange" and "AS" in {str(c) for c in cards}:
+            sys.exit(self.code)
+        return make_bot("greedy").arrange(cards, rng)
+
+    def declare(self, cards, rng):
+        if self.where == "declare":
+            sys.exit(self.code)
+        return True
+
+
+class ExitingBatchBot(ExitingBot):
+    """``ExitingBot`` that sets hands in batches too."""
+
+    def arrange_many(self, hands, rng):
+        from bots import make_bot
+
+        if self.where == "batch":
+            sys.exit(self.code)
+        return make_bot("greedy").arrange_many(hands, rng)
