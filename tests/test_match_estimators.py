@@ -52,7 +52,7 @@ def test_the_estimator_and_its_field_are_chosen_and_said(capsys, argv, expected)
     assert (doc["estimator"]["name"], doc["estimator"]["field"]) == expected
     assert f"estimator: {'the field estimator' if expected[0] == 'field' else 'duplicate results'}" in err
     assert doc["look_deal_count"] == 16
-    assert doc["estimator"]["minimum_deal_count"] == (match.field_minimum(0.05, 0.05) if expected[0] == "field" else 2)
+    assert doc["estimator"]["minimum_deal_count"] == match.deals_minimum(0.05, 0.05)  # by either estimator
 
 
 @pytest.mark.slow
@@ -63,12 +63,13 @@ def test_bots_that_play_alike_end_with_neither_hypothesis(capsys):
     status, out, err = _run(capsys, "table", "table:rules=basic", "--sprt=-0.001,0.001", "--json", *QUICK)
     assert status == 0, err
     doc = json.loads(out)
-    ends = max(match.ALIKE_DEALS, match.field_minimum(0.05, 0.05))
+    ends = max(match.ALIKE_DEALS, match.deals_minimum(0.05, 0.05))
     assert doc["decision"] == "alike" and doc["verdict"] is None and doc["deal_count"] == ends == 528
     assert "scored exactly alike" in doc["no_evidence"] and "play alike" in doc["no_evidence"]
     status, out, err = _run(capsys, "table", "table:rules=basic", "--sprt=-0.001,0.001", "--estimator", "duplicate",
                             *QUICK)
-    assert "neither hypothesis after 256 deals" in out.splitlines()[0]
+    assert "neither hypothesis after 528 deals" in out.splitlines()[0]
+    assert "differ on fewer than 0.57% of deals" in out.splitlines()[0]
 
 
 @pytest.mark.slow
@@ -79,5 +80,5 @@ def test_a_clear_difference_waits_for_the_minimum_and_then_decides(capsys):
     assert status == 0, err
     doc = json.loads(out)
     assert doc["decision"] == "H1" and doc["estimator"]["name"] == "field" and doc["estimator"]["field"] == "table"
-    assert doc["deal_count"] == match.field_minimum(0.05, 0.05) == doc["estimator"]["minimum_deal_count"]
+    assert doc["deal_count"] == match.deals_minimum(0.05, 0.05) == doc["estimator"]["minimum_deal_count"]
     assert abs(doc["mean"] - doc["duplicate"]["mean"]) < 3 * (doc["se"] ** 2 + doc["duplicate"]["se"] ** 2) ** 0.5

@@ -59,11 +59,11 @@ def test_example_bots_play_everywhere(path, tmp_path):
     doc = json.loads((tmp_path / "results.json").read_text())
     assert doc["bots"][0]["class"] == "protocol" and doc["bots"][0]["params"]["command"]
     assert not [log for log in tmp_path.glob("*.stderr.log") if not log.stat().st_size]  # an empty log is not kept
-    done = _bench("match", str(path), "greedy", "--sprt", "0,0.5", "--seed", "3", "--max-deals", "64", "--json",
+    done = _bench("match", str(path), "greedy", "--sprt", "0,0.5", "--seed", "3", "--max-deals", "560", "--json",
                   "--estimator", "duplicate")
     assert done.returncode == 0, done.stderr
     match = json.loads(done.stdout)
-    expected = _match_by_the_reference(path, "greedy", entropy=3, max_deals=64, h0=0.0, h1=0.5)
+    expected = _match_by_the_reference(path, "greedy", entropy=3, max_deals=560, h0=0.0, h1=0.5)
     assert (match["decision"], match["llr"], match["mean"]) == (expected[0], pytest.approx(expected[1], abs=1e-5),
                                                                 pytest.approx(expected[2], abs=1e-5))
     done = subprocess.run([sys.executable, "-m", "bench.cli.solve", HAND, "--opponent", str(path), "--samples", "300",
@@ -85,7 +85,8 @@ def _match_by_the_reference(a: Path, b: str, entropy: int, max_deals: int, h0: f
     seat and averaged, and the GSPRT of docs/match.md looked at every 16 deals: with ``m`` the
     mean and ``v`` the variance (over n) of the n deals so far, LLR = n/2 ln((v + (m - h0)^2) /
     (v + (m - h1)^2)), H1 at or above ln((1 - beta) / alpha), H0 at or below ln(beta / (1 - alpha)).
-    A run of equal deals (v = 0) decides nothing."""
+    A run of equal deals (v = 0) decides nothing, and nothing is decided before 176 ln(1 / min(alpha,
+    beta)) deals, rounded up to a look."""
     import math
 
     from bench.records.deals import deal_table
@@ -99,7 +100,7 @@ def _match_by_the_reference(a: Path, b: str, entropy: int, max_deals: int, h0: f
             rows = [[[[int(c) for c in row] for row in bot.arrange(h, np.random.default_rng(0)).rows] for h in hands]
                     for bot in bots]
             results.append((naive.score_pair(rows[0][0], rows[1][1]) + naive.score_pair(rows[0][1], rows[1][0])) / 2)
-            if len(results) % 16:
+            if len(results) % 16 or len(results) < 176 * math.log(1 / min(alpha, beta)):
                 continue
             n, m = len(results), float(np.mean(results))
             v = float(np.mean((np.array(results) - m) ** 2))
@@ -330,7 +331,7 @@ def test_sprt_matches_the_llr_of_its_paths():
 @pytest.mark.slow
 def test_bench_match_decides_on_real_bots():
     """table is far stronger than random: by duplicate results, H1 for table, H0 for random, each
-    within a few chunks (the field estimator takes its minimum of deals first)."""
+    at the minimum of deals the test takes first."""
     done = _bench("match", "table", "random", "--sprt", "0,0.5", "--seed", "5", "--json", "--estimator", "duplicate")
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)

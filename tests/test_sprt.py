@@ -183,7 +183,7 @@ def test_a_negative_first_bound_is_a_value():
     """``--sprt -0.01,0.01``, written the natural way, reaches the test; its verdict names what
     was accepted, with A's mean and 95% interval beside it."""
     done = _bench("match", "greedy", "table", "--sprt", "-0.01,0.01", "--seed", "1", "--jobs", "1",
-                  "--estimator", "duplicate")  # decides in a few looks: the field estimator takes 528 deals first
+                  "--estimator", "duplicate")  # decides at the minimum, 528 deals
     assert done.returncode == 0, done.stderr
     first = done.stdout.splitlines()[0]
     assert "H0 (-0.01) accepted over H1 (+0.01) at alpha=beta=0.05" in first, done.stdout

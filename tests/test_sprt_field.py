@@ -63,10 +63,10 @@ TESTS = [(0.0, 0.005), (-0.002, 0.002), (0.0, 0.02)]
 @pytest.mark.parametrize(("h0", "h1"), TESTS)
 def test_the_matchs_test_errs_at_most_at_its_stated_rates_on_real_outcomes(pair, h0, h1):
     """2,000 simulated matches under each hypothesis, read as bench match reads the field
-    estimator (looked at every 16 deals, no decision before field_minimum deals). Wald's
+    estimator (looked at every 16 deals, no decision before deals_minimum deals). Wald's
     inequality bounds each error rate by alpha / (1 - beta) = 1/19; more wrong decisions than the
     binomial bound (exceeded with probability 1e-6 at that rate) fail."""
-    test = Sprt(h0, h1, 0.05, 0.05, minimum=match.field_minimum(0.05, 0.05))
+    test = Sprt(h0, h1, 0.05, 0.05, minimum=match.deals_minimum(0.05, 0.05))
     rates = error_rates(test, OUTCOMES[pair], look=16, max_deals=8192, runs=2000, seed=7)
     limit = _binomial_bound(2000, Fraction(5, 95), 1e-6)
     assert rates["H0"].h1 * 2000 <= limit and rates["H1"].h0 * 2000 <= limit, (rates, limit)
@@ -91,7 +91,7 @@ def test_table_against_table_without_removal_decides_h1_within_2000_deals():
     test --sprt=-0.002,0.002 at alpha = beta = 0.001 accepts H1 within 2,000 deals in at least 99%
     of 4,000 simulated matches, and never in fewer deals than its minimum."""
     x = OUTCOMES["basic|table|table:removal=false"]
-    test = Sprt(-0.002, 0.002, 0.001, 0.001, minimum=match.field_minimum(0.001, 0.001))
+    test = Sprt(-0.002, 0.002, 0.001, 0.001, minimum=match.deals_minimum(0.001, 0.001))
     rates = simulate(test, x, None, look=16, max_deals=2048, runs=4000, seed=3)
     assert rates.h1 >= 0.99, rates
     assert rates.p99_deals <= 2048
@@ -126,7 +126,7 @@ def test_simulated_matches_are_read_as_the_test_reads_one(look):
 def test_at_alpha_and_beta_of_a_thousandth_too(pair):
     """The issue's own test, --sprt=-0.002,0.002 at alpha = beta = 0.001: 20,000 simulated
     matches under each hypothesis, wrong decisions within the binomial bound at 1/999."""
-    test = Sprt(-0.002, 0.002, 0.001, 0.001, minimum=match.field_minimum(0.001, 0.001))
+    test = Sprt(-0.002, 0.002, 0.001, 0.001, minimum=match.deals_minimum(0.001, 0.001))
     rates = error_rates(test, OUTCOMES[pair], look=16, max_deals=8192, runs=20_000, seed=11)
     limit = _binomial_bound(20_000, Fraction(1, 999), 1e-6)
     assert rates["H0"].h1 * 20_000 <= limit and rates["H1"].h0 * 20_000 <= limit, (rates, limit)

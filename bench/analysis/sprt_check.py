@@ -232,7 +232,7 @@ def sprt_study(outcomes: dict[str, np.ndarray], minimum: Callable[[float, float]
     Args:
         outcomes: Each pair's real per-deal outcomes, by name.
         minimum: The deals before a decision, for the error rates (``bench match``'s
-            ``field_minimum``).
+            ``deals_minimum``).
         tests: The tests, as (H0, H1, alpha = beta).
         max_deals: Deals a simulated match may take.
         seed: The seed of the draws.

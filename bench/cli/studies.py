@@ -17,7 +17,7 @@ import numpy as np
 
 from bench.analysis import estimators, exploit_coverage, sprt_check, studies
 from bench.analysis.exploit import ExploitError
-from bench.cli.commands.match import field_minimum
+from bench.cli.commands.match import deals_minimum
 from bench.cli.parsing import Parser, UsageError, guarded, positive, seed
 from bench.cli.progress import note
 from bots import BotError, make_bot_for
@@ -157,7 +157,7 @@ def _sprt(args: argparse.Namespace) -> int:
     if not outcomes:
         raise UsageError(f"{args.outcomes} holds no field outcomes (arrays named RULES|A|B|field)")
     with stoppable():
-        rows = sprt_check.sprt_study(outcomes, field_minimum, seed=args.seed)
+        rows = sprt_check.sprt_study(outcomes, deals_minimum, seed=args.seed)
     show(json.dumps(json_ready({"study": "sprt", "outcomes": args.outcomes, "seed": args.seed, "rows": rows},
                                digits=6), indent=1), exact=True)
     return 0

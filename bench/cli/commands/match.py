@@ -89,19 +89,19 @@ def _hypotheses(text: str) -> tuple[float, float]:
 SCHEMA_VERSION = 2
 DOCUMENT = "match"
 ESTIMATORS = ("field", "duplicate")
-FIELD_DEALS_PER_NAT = config.MATCH_FIELD_DEALS_PER_NAT  # the field estimator's minimum, per nat of ln(1 / rate)
+DEALS_PER_NAT = config.MATCH_DEALS_PER_NAT  # the test's minimum, per nat of ln(1 / rate)
 
 
-def field_minimum(alpha: float, beta: float) -> int:
-    """The deals before a match on the field estimator's outcomes may decide (docs/match.md):
-    ``FIELD_DEALS_PER_NAT * ln(1 / min(alpha, beta))``, up to a whole look of 16 deals; long
-    enough that a kind of deal which carries the edge and comes once in ``FIELD_DEALS_PER_NAT``
+def deals_minimum(alpha: float, beta: float) -> int:
+    """The deals before a match may decide, by either estimator (docs/match.md):
+    ``DEALS_PER_NAT * ln(1 / min(alpha, beta))``, up to a whole look of 16 deals; long
+    enough that a kind of deal which carries the edge and comes once in ``DEALS_PER_NAT``
     deals has shown itself, but for a chance below the smaller error rate.
 
-    >>> field_minimum(0.05, 0.05), field_minimum(0.001, 0.001), field_minimum(0.05, 0.01)
+    >>> deals_minimum(0.05, 0.05), deals_minimum(0.001, 0.001), deals_minimum(0.05, 0.01)
     (528, 1216, 816)
     """
-    deals = FIELD_DEALS_PER_NAT * math.log(1 / min(alpha, beta))
+    deals = DEALS_PER_NAT * math.log(1 / min(alpha, beta))
     return int(math.ceil(deals / config.MATCH_CHUNK)) * config.MATCH_CHUNK
 ALIKE_DEALS = config.MATCH_ALIKE_DEALS  # deals that all come out exactly 0 end a match as "alike"
 
@@ -109,16 +109,17 @@ ALIKE_DEALS = config.MATCH_ALIKE_DEALS  # deals that all come out exactly 0 end 
 @dataclass(frozen=True)
 class Estimator:
     """What a deal's outcome is and how the test reads it: ``duplicate`` (A's result over both
-    seatings) or ``field`` (``bench.run.field``, no decision before ``field_minimum`` deals);
-    either way each deal's outcome is an observation, looked at every ``config.MATCH_CHUNK``
-    deals."""
+    seatings) or ``field`` (``bench.run.field``); either way each deal's outcome is an
+    observation, looked at every ``config.MATCH_CHUNK`` deals, and nothing is decided before
+    ``deals_minimum`` deals: both estimators' outcomes are exactly 0 on most deals where the
+    bots play nearly alike."""
 
     name: str
     field: FieldPlan | None = None
     chose: str = ""  # why this estimator and field, when they were not both given
 
     def minimum(self, alpha: float, beta: float) -> int:
-        return field_minimum(alpha, beta) if self.field else 2
+        return deals_minimum(alpha, beta)
 
     def describe(self) -> str:
         if self.field is None:
@@ -338,7 +339,8 @@ def alike_text(estimator: Estimator, deals: int) -> str:
         return (f"both bots' plays of all {hands:,} hands of {deals:,} deals scored exactly alike against the field's "
                 f"opponents (most with the same row values), so every outcome is exactly 0: they play alike (on "
                 f"fewer than {3 / hands:.2%} of hands apart, at 95%)")
-    return f"every one of {deals:,} deals came out exactly 0 over both seatings: the bots play alike"
+    return (f"every one of {deals:,} deals came out exactly 0 over both seatings: the bots play alike (their results "
+            f"differ on fewer than {3 / deals:.2%} of deals, at 95%)")
 
 
 def match_document(args: argparse.Namespace, outcome: _Outcome, entropy: int, rules: Rules,
