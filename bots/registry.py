@@ -467,6 +467,8 @@ def opponent_model(spec: str | Bot | OpponentModel = config.DEFAULT_OPPONENT, ru
     The ``table`` model plays its tables as they are, without the card removal the ``table``
     bot adds in play (``removal=true``, about 0.04 ms a hand in a batch on two cores: 40 ms
     more for every 1,000 simulated opponents), unless the spec asks for it: ``table:removal=true``.
+    Under 1-6 and 2-4 it takes the rows as independent, on the plain tables, unless the spec
+    asks for the coupling the bot weighs in play: ``table:coupling=true``.
 
     Args:
         spec: A bot spec, a bot (then seen as a model), or an opponent model (returned as
@@ -501,8 +503,8 @@ def opponent_model(spec: str | Bot | OpponentModel = config.DEFAULT_OPPONENT, ru
         raise BotError("the exhaustive bot cannot be the opponent model: it would solve every simulated opponent; "
                        "choose a fast bot such as table, heuristic or greedy")
     label = spec.strip()
-    if name == "table" and "removal" not in params:
-        spec = f"{label}:removal=false"  # as a model, table plays its tables as they are: see the docstring
+    if name == "table":  # as a model, table plays its tables as they are: see the docstring
+        spec = label + "".join(f":{key}=false" for key in ("removal", "coupling") if key not in params)
     bot = make_bot_for(spec, played)
     if getattr(bot, "rules", None) is played:  # the rules were filled in: say so
         label += f":rules={played.name}"
@@ -511,23 +513,27 @@ def opponent_model(spec: str | Bot | OpponentModel = config.DEFAULT_OPPONENT, ru
 
 def playing_as(spec: str) -> str:
     """The opponent-model spec that sets hands as the bot ``spec`` does in play: the spec
-    itself, but for ``table``, whose model leaves out card removal unless asked.
+    itself, but for ``table``, whose model leaves out card removal and the coupling of the
+    rows unless asked.
 
     Args:
         spec: The bot spec.
 
     Returns:
-        ``spec``, with ``:removal=true`` added for a ``table`` spec that does not set ``removal``.
+        ``spec``, with ``:removal=true`` and ``:coupling=true`` added for a ``table`` spec
+            that does not set them.
 
     Raises:
         BotError: The spec cannot be read (``parse_spec``).
 
     Examples:
         >>> playing_as("table"), playing_as("table:removal=false"), playing_as("greedy")
-        ('table:removal=true', 'table:removal=false', 'greedy')
+        ('table:removal=true:coupling=true', 'table:removal=false:coupling=true', 'greedy')
     """
     name, params = parse_spec(spec)
-    return f"{spec.strip()}:removal=true" if name == "table" and "removal" not in params else spec
+    if name != "table":
+        return spec
+    return spec.strip() + "".join(f":{key}=true" for key in ("removal", "coupling") if key not in params)
 
 
 @functools.cache

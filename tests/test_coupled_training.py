@@ -216,13 +216,14 @@ def test_the_mixture_takes_hand_j_as_strategy_j_mod_k_set_it():
 
 @pytest.mark.parametrize("scoring", ["1-6", "2-4"])
 def test_coupling_true_plays_the_tables_shipped_for_it(scoring):
-    """Under a bonus rule ``table:coupling=true`` plays the tables trained with the coupling weighed,
-    which carry their sample and record the command that made them; under basic it plays the
-    basic tables."""
+    """Under a bonus rule ``table`` (``coupling=true``, the default) plays the tables trained with
+    the coupling weighed, which carry their sample and record the command that made them;
+    ``coupling=false`` plays the plain tables, and under basic both play the basic tables."""
     path = coupled_tables_path(scoring)
     assert path is not None and path.endswith(f"table_{scoring}_coupling.npz")
     bot = make_bot(f"table:rules={scoring}:coupling=true")
-    assert bot.source == path and make_bot(f"table:rules={scoring}").source is None
+    assert bot.source == path and make_bot(f"table:rules={scoring}").source == path
+    assert make_bot(f"table:rules={scoring}:coupling=false").source is None
     shipped = FieldTables.load(path)
     assert shipped.coupling is not None and shipped.removal is not None
     assert shipped.info["command"].endswith(" --coupling") and shipped.info["coupling"] is True

@@ -171,13 +171,15 @@ def test_tournament_records_and_results_match_the_golden_set(rules):
     row win and scoop rates now count only pairings the rows settled (a pairing settled
     by a declared natural has no row results), and ``pairings_by_naturals`` counts the rest;
     ``faults`` (new) must say none. The table bot now adds card removal in play
-    (``removal=true``); the golden set was made without it, so the cases ask for
-    ``table:removal=false`` and read it back as ``table``."""
+    (``removal=true``) and, under 1-6 and 2-4, weighs the coupling of the rows (``coupling=true``);
+    the golden set was made without either, so the cases ask for
+    ``table:removal=false:coupling=false`` and read it back as ``table``."""
     case = TOURNAMENTS[rules]
     argv = list(case["argv"])
     bots = argv.index("--bots") + 1
-    argv[bots] = ",".join("table:removal=false" if b == "table" else b for b in argv[bots].split(","))
-    new = json.loads(json.dumps(_run(bench_main, argv)).replace("table:removal=false", "table"))
+    plain = "table:removal=false:coupling=false"
+    argv[bots] = ",".join(plain if b == "table" else b for b in argv[bots].split(","))
+    new = json.loads(json.dumps(_run(bench_main, argv)).replace(plain, "table"))
     records = [r.row(seconds=False) for r in records_of(new)]
     for record in records:  # the golden set holds each arrangement as one line of text
         for row in record["plays"]:

@@ -142,15 +142,25 @@ def test_damaged_removal_arrays_are_refused(small_tables, tmp_path):
             FieldTables.load(path)
 
 
-def test_the_opponent_model_leaves_removal_out_unless_asked():
-    """The table model plays its tables as they are (the bot adds removal in play); a spec can ask;
-    playing_as names the model that plays as the bot does."""
-    assert opponent_model("table").bot.removal is False and opponent_model("table").name == "table"
+def test_the_opponent_model_leaves_removal_and_coupling_out_unless_asked():
+    """The table model plays its tables as they are, the rows taken as independent (the bot adds
+    removal and, under 1-6 and 2-4, the coupling in play); a spec can ask; playing_as names the
+    model that plays as the bot does, and under 2-4 it sets hands exactly as the bot."""
+    model = opponent_model("table")
+    assert (model.bot.removal, model.bot.coupling, model.name) == (False, False, "table")
     assert opponent_model("table", "2-4").name == "table:rules=2-4"
-    assert make_bot("table").removal is True
-    assert playing_as("table") == "table:removal=true"
-    asked = opponent_model(playing_as("table"))
-    assert asked.bot.removal is True and asked.name == "table:removal=true"
+    assert opponent_model("table:coupling=true", "2-4").bot.coupling is True
+    assert (make_bot("table").removal, make_bot("table").coupling) == (True, True)
+    assert playing_as("table") == "table:removal=true:coupling=true"
+    assert playing_as("table:coupling=false") == "table:coupling=false:removal=true"
+    asked = opponent_model(playing_as("table"), "2-4")
+    assert (asked.bot.removal, asked.bot.coupling) == (True, True)
+    assert asked.name == "table:removal=true:coupling=true:rules=2-4"
+    hands = random_hands(np.random.default_rng(8), 200)
+    bot = make_bot("table:rules=2-4")
+    assert (asked.arrange_many(hands, np.random.default_rng(0)) == bot.arrange_many(hands, None)).all()
+    assert (opponent_model("table", "2-4").arrange_many(hands, np.random.default_rng(0)) ==
+            make_bot("table:rules=2-4:removal=false:coupling=false").arrange_many(hands, None)).all()
 
 
 def test_the_shipped_tables_carry_their_removal_sample():

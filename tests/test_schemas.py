@@ -125,12 +125,14 @@ def test_an_arrange_record_says_which_table_played():
     without card removal cannot be told apart by name alone but are by their record."""
     default = json.loads(_printed(bench_main, ["arrange", HAND, "--json", "--bot", "table"]))
     plain = json.loads(_printed(bench_main, ["arrange", HAND, "--json", "--bot", "table:removal=false:rules=2-4"]))
-    coupled = json.loads(_printed(bench_main, ["arrange", HAND, "--json", "--bot", "table:rules=2-4:coupling=true"]))
-    for doc in (default, plain, coupled):
+    coupled = json.loads(_printed(bench_main, ["arrange", HAND, "--json", "--bot", "table:rules=2-4"]))
+    uncoupled = json.loads(_printed(bench_main, ["arrange", HAND, "--json", "--bot", "table:rules=2-4:coupling=false"]))
+    for doc in (default, plain, coupled, uncoupled):
         valid("arrange", doc)
-    assert default["bot_params"] == {"tables": None, "rules": "basic", "removal": True, "coupling": False}
-    assert plain["bot_params"] == {"tables": None, "rules": "2-4", "removal": False, "coupling": False}
+    assert default["bot_params"] == {"tables": None, "rules": "basic", "removal": True, "coupling": True}
+    assert plain["bot_params"] == {"tables": None, "rules": "2-4", "removal": False, "coupling": True}
     assert coupled["bot_params"] == {"tables": None, "rules": "2-4", "removal": True, "coupling": True}
+    assert uncoupled["bot_params"] == {"tables": None, "rules": "2-4", "removal": True, "coupling": False}
 
 
 @pytest.fixture(scope="module")
