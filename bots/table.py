@@ -744,7 +744,7 @@ class TableBot:
     ``rules`` names the rule set it plays for: royalties add each row's expected
     royalties to its points; under 1-6 or 2-4 it maximises the expected pair score with
     the bonus, taking the rows as independent, by a branch and bound of its own (about
-    0.08 ms a hand), with tables trained for that scoring method. ``tables`` names a file made by
+    0.08 ms a hand, twice that with ``coupling``), with tables trained for that scoring method. ``tables`` names a file made by
     ``bench train`` instead of the shipped one.
 
     ``removal`` (the default) plays against the field as it is once it cannot hold this
