@@ -35,6 +35,7 @@ from bots.protocol import ProtocolBot, ProtocolFactory, protocol_factory
 from bots.random_bot import RandomBot
 from bots.table import TableBot
 from solver import config
+from solver.errors import BotFault
 from solver.opponent import OpponentModel
 from solver.rules import Rules, as_rules
 
@@ -230,6 +231,8 @@ def _load_import_path(path: str) -> Callable[..., Bot]:
         module = importlib.import_module(module_name)
     except ImportError as error:
         raise BotError(f"cannot import bot module {module_name!r} for {path!r}: {error}") from None
+    except BotFault:
+        raise  # a run's start-up limit, reached while the module loads: the run says so
     except (Exception, SystemExit) as error:  # the module's own code failed (or exited) as it ran
         raise BotError(f"bot module {module_name!r} failed as it was imported for {path!r}: "
                        f"{type(error).__name__}: {str(error)[:200]}") from None
@@ -269,6 +272,8 @@ def resolve_factory(name: str) -> Callable[..., Bot]:
     if name in plugins:
         try:
             return plugins[name].load()
+        except BotFault:
+            raise  # a run's start-up limit, reached while the plug-in loads: the run says so
         except (Exception, SystemExit) as error:  # the plug-in package's code failed (or exited) as it loaded
             raise BotError(f"plug-in bot {name!r} could not be loaded: {type(error).__name__}: "
                            f"{str(error)[:200]}") from None
@@ -342,8 +347,8 @@ def make_bot(spec: str, **params: Any) -> Bot:
         merged["opponent_models"] = shared_opponent_model
     try:
         bot = factory(**merged)
-    except BotError:
-        raise
+    except (BotError, BotFault):
+        raise  # BotFault: a run's start-up limit, reached while the bot is made
     except (TypeError, ValueError) as error:
         raise BotError(f"bad parameters for bot {name!r}: {error}") from None
     except (Exception, SystemExit) as error:  # a bot of an import path or a plug-in that fails as it is made
