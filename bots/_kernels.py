@@ -721,12 +721,16 @@ def unsettable_rows(hands, need, flush):
             continue
         ranks = np.empty(13, np.int64)  # the ranks those rows take, and each one's ways of sending cards to them
         ways = np.empty(13, np.int64)
+        to_middle = np.zeros(13, np.bool_)  # whether the middle, the back, takes a card of the rank
+        to_back = np.zeros(13, np.bool_)
         m = 0
         for r in range(13):
             middle = five[1] and need[h, 1, r] == 1
             back = five[2] and need[h, 2, r] == 1
             if middle or back:
                 ranks[m] = r
+                to_middle[m] = middle
+                to_back[m] = back
                 ways[m] = held[r] * (held[r] - 1) if middle and back else held[r]
                 m += 1
         way = np.zeros(m, np.int64)
@@ -738,11 +742,10 @@ def unsettable_rows(hands, need, flush):
             masks = np.zeros(3, np.int64)  # the suits each row is sent
             for i in range(m):
                 r = ranks[i]
-                first = way[i] // max(held[r] - 1, 1) if five[1] and need[h, 1, r] == 1 and five[2] and \
-                    need[h, 2, r] == 1 else way[i]
-                if five[1] and need[h, 1, r] == 1:
+                first = way[i] // (held[r] - 1) if to_middle[i] and to_back[i] else way[i]
+                if to_middle[i]:
                     masks[1] |= 1 << suits[r, first]
-                    if five[2] and need[h, 2, r] == 1:  # the back takes another of the rank's cards
+                    if to_back[i]:  # the back takes another of the rank's cards
                         second = way[i] % (held[r] - 1)
                         second += second >= first
                         masks[2] |= 1 << suits[r, second]
