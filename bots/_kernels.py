@@ -733,36 +733,44 @@ def unsettable_rows(hands, need, flush):
                 to_back[m] = back
                 ways[m] = held[r] * (held[r] - 1) if middle and back else held[r]
                 m += 1
-        way = np.zeros(m, np.int64)
-        found = False
-        for i in range(m):
-            if ways[i] == 0:  # one card of a rank both rows need: no split has these rows
-                return h
-        while not found:
-            masks = np.zeros(3, np.int64)  # the suits each row is sent
-            for i in range(m):
-                r = ranks[i]
-                first = way[i] // (held[r] - 1) if to_middle[i] and to_back[i] else way[i]
-                if to_middle[i]:
-                    masks[1] |= 1 << suits[r, first]
-                    if to_back[i]:  # the back takes another of the rank's cards
-                        second = way[i] % (held[r] - 1)
-                        second += second >= first
-                        masks[2] |= 1 << suits[r, second]
-                else:
-                    masks[2] |= 1 << suits[r, first]
-            found = True
-            for row in range(1, 3):
-                if five[row]:
-                    one_suit = masks[row] & (masks[row] - 1) == 0
-                    found = found and one_suit == flush[h, row]
-            i = 0  # the next way: an odometer over the ranks
-            while i < m and way[i] == ways[i] - 1:
-                way[i] = 0
-                i += 1
-            if i == m:
-                break
-            way[i] += 1
-        if not found:
+        if not _suits_can_fit(suits, held, ranks[:m], ways[:m], to_middle[:m], to_back[:m], five, flush[h]):
             return h
     return -1
+
+
+@kernel
+def _suits_can_fit(suits, held, ranks, ways, to_middle, to_back, five, flush):
+    """Whether some way of sending a card of each of ``ranks`` to the rows that take it (see
+    ``unsettable_rows``) gives each row of ``five`` a single suit exactly when ``flush`` says so."""
+    m = ranks.shape[0]
+    for i in range(m):
+        if ways[i] == 0:  # one card of a rank both rows need: no split has these rows
+            return False
+    way = np.zeros(m, np.int64)
+    while True:
+        masks = np.zeros(3, np.int64)  # the suits each row is sent
+        for i in range(m):
+            r = ranks[i]
+            first = way[i] // (held[r] - 1) if to_middle[i] and to_back[i] else way[i]
+            if to_middle[i]:
+                masks[1] |= 1 << suits[r, first]
+                if to_back[i]:  # the back takes another of the rank's cards
+                    second = way[i] % (held[r] - 1)
+                    second += second >= first
+                    masks[2] |= 1 << suits[r, second]
+            else:
+                masks[2] |= 1 << suits[r, first]
+        found = True
+        for row in range(1, 3):
+            if five[row]:
+                one_suit = masks[row] & (masks[row] - 1) == 0
+                found = found and one_suit == flush[row]
+        if found:
+            return True
+        i = 0  # the next way: an odometer over the ranks
+        while i < m and way[i] == ways[i] - 1:
+            way[i] = 0
+            i += 1
+        if i == m:
+            return False
+        way[i] += 1
