@@ -130,7 +130,7 @@ def arrange_many(bot: Bot, hands: np.ndarray, rng: np.random.Generator) -> np.nd
     many = getattr(bot, "arrange_many", None)
     if many is not None:
         try:
-            return check_batch(hands, many(hands, rng), _name(bot))
+            return check_batch(hands, many(hands.copy(), rng), _name(bot))  # a copy, kept apart from the bot
         except (OpponentError, BotFault) as error:
             raise BotFault(str(error).replace("opponent model", "bot", 1)) from error
         except (Exception, SystemExit) as error:  # a plug-in may raise anything, exit too: say which bot did

@@ -65,7 +65,7 @@ def arrange_checked(model: OpponentModel, hands: np.ndarray, rng: np.random.Gene
     name = model_name(model)
     hands = np.ascontiguousarray(hands, np.uint8)
     try:
-        answer = model.arrange_many(hands, rng)
+        answer = model.arrange_many(hands.copy(), rng)  # a model that writes into its copy cannot pass the check
     except (Exception, SystemExit) as error:  # a plug-in may raise anything, exit too; say which model did
         raise OpponentError(f"opponent model '{name}' failed: {type(error).__name__}: {error}") from error
     return check_batch(hands, answer, name)
@@ -97,7 +97,8 @@ def check_batch(hands: np.ndarray, answer: object, name: str) -> np.ndarray:
                             f"of shape {hands.shape}")
     row = int(first_foreign_row(np.ascontiguousarray(hands, np.uint8), _card_ids(arranged)))
     if row >= 0:
-        shown = " ".join(str(int(c)) for c in arranged[row])
+        ids = [int(c) for c in arranged[row]]
+        shown = format_cards(ids) if all(0 <= c < 52 for c in ids) else " ".join(str(c) for c in ids)
         raise OpponentError(f"opponent model '{name}' set hand {row} ({format_cards(hands[row].tolist())}) "
                             f"as other cards: [{shown}]")
     return arranged.astype(np.uint8, copy=False)

@@ -10,9 +10,10 @@ from hypothesis import strategies as st
 
 import bots.points
 from bots import make_bot, opponent_model
-from solver import config, system
-from solver.errors import OpponentError
-from solver.opponent import check_batch
+from bots.base import arrange_many
+from solver import config, format_cards, system
+from solver.errors import BotFault, OpponentError
+from solver.opponent import arrange_checked, check_batch
 
 
 @pytest.mark.parametrize("spec,rules", [("table", "basic"), ("table", "2-4"), ("heuristic", "basic")])
@@ -160,3 +161,42 @@ def test_the_batch_check_refuses_answers_that_are_not_integer_card_rows(answer, 
     hands = np.argsort(np.random.default_rng(0).random((2, 52)), axis=1)[:, :13].astype(np.uint8)
     with pytest.raises(OpponentError, match=why):
         check_batch(hands, answer, "m")
+
+
+class _OverwritingModel:
+    """Writes the first hand into every row of the array it is handed and returns that array:
+    the hands it returns are not the hands it was dealt."""
+
+    name = "overwriting"
+
+    def arrange_many(self, hands, rng):
+        hands[:] = hands[0]
+        return hands
+
+
+class _OverwritingBot(_OverwritingModel):
+    def arrange(self, cards, rng):  # never asked: the batch is
+        raise AssertionError("arrange")
+
+
+def test_a_model_that_writes_other_cards_into_its_input_is_refused():
+    hands = np.argsort(np.random.default_rng(3).random((4, 52)), axis=1)[:, :13].astype(np.uint8)
+    dealt = hands.copy()
+    with pytest.raises(OpponentError, match=r"opponent model 'overwriting' set hand 1 \("):
+        arrange_checked(_OverwritingModel(), hands, np.random.default_rng(0))
+    assert (hands == dealt).all()  # the caller's hands are untouched
+
+
+def test_a_bot_that_writes_other_cards_into_its_input_is_a_fault():
+    hands = np.argsort(np.random.default_rng(4).random((4, 52)), axis=1)[:, :13].astype(np.uint8)
+    dealt = hands.copy()
+    with pytest.raises(BotFault, match=r"bot 'overwriting' set hand 1 \("):
+        arrange_many(_OverwritingBot(), hands, np.random.default_rng(0))
+    assert (hands == dealt).all()
+
+
+def test_a_batch_answered_out_of_order_names_the_cards_it_was_given():
+    hands = np.argsort(np.random.default_rng(5).random((2, 52)), axis=1)[:, :13].astype(np.uint8)
+    with pytest.raises(OpponentError) as raised:
+        check_batch(hands, hands[::-1], "m")
+    assert f"as other cards: [{format_cards(hands[1].tolist())}]" in str(raised.value)
