@@ -53,8 +53,9 @@ def add_parser(sub: argparse._SubParsersAction[Parser]) -> None:
                         "opponents) or duplicate (A's result over both seatings); default field, but duplicate "
                         "under rules with naturals or when neither bot can be the field")
     parser.add_argument("--field", default=None, metavar="SPEC",
-                        help="the bot that sets the field estimator's opponents, a bot of this package (default: B, "
-                        "else A; either gives A's edge over B heads-up)")
+                        help="the bot that sets the field estimator's opponents: one that runs in this process, a bot "
+                        "of this package or a Python plug-in, not a protocol bot (default: B, else A; either "
+                        "gives A's edge over B heads-up)")
     parser.add_argument("--field-samples", type=limited("samples"), default=None, metavar="K",
                         help=f"simulated opponents a hand for the field estimator (default {config.DEFAULT_SAMPLES:,})")
     parser.add_argument("--seed", type=seed, default=None, help="seed entropy (default: fresh, printed)")
