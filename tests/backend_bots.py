@@ -109,3 +109,21 @@ class ExitingBatchBot(ExitingBot):
         if self.where == "batch":
             sys.exit(self.code)
         return make_bot("greedy").arrange_many(hands, rng)
+
+
+SWAY = {"on": False}  # a test turns it on between a run and its resume
+
+
+class SwayingBot:
+    """Plays like greedy, or, while ``SWAY["on"]``, the cards in the order dealt: a bot whose play
+    of a hand changes with something other than its cards and its rng."""
+
+    name = "swaying"
+
+    def arrange(self, cards, rng):
+        from bots import make_bot
+        from solver import Arrangement
+
+        if SWAY["on"]:
+            return Arrangement(cards[:3], cards[3:8], cards[8:])
+        return make_bot("greedy").arrange(cards, rng)
