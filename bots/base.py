@@ -175,6 +175,50 @@ def checked_arrangement(bot: Bot, cards: CardsLike, rng: np.random.Generator) ->
     return arrangement
 
 
+BATCH_CHECK_HANDS = 12  # hands a plug-in's batch is compared with its play on, before it sets simulated opponents
+BATCH_CHECK_SEEDS = (1, 2, 3, 4, 5, 6)  # the rngs a hand is set with, alone and in a batch of one, when the two differ
+
+
+def batch_disagreement(bot: Bot, hands: int = BATCH_CHECK_HANDS) -> str | None:
+    """A hand the bot's own ``arrange_many`` sets otherwise than its ``arrange``, whatever the rng.
+
+    A simulated opponent is set by ``arrange_many``, the bot's play by ``arrange``: where they
+    differ, a figure measured against the bot's simulated self is measured against another
+    bot. Each of ``hands`` hands (dealt from a fixed seed) is set alone and in a batch of one
+    with the rng of the first of ``BATCH_CHECK_SEEDS``; where the two give other row values,
+    it is set both ways with each of the others too, and is a disagreement only when each way
+    gave the same values every time: a play that changes with the rng is the bot's to choose.
+
+    Args:
+        bot: The bot; one without ``arrange_many`` is asked ``arrange`` in batches too.
+        hands: How many hands to compare on.
+
+    Returns:
+        The first hand set two ways, with both plays, or None.
+
+    Raises:
+        BotFault: The bot failed on a hand, or answered with other cards.
+    """
+    if getattr(bot, "arrange_many", None) is None:
+        return None
+    dealt = np.argsort(np.random.default_rng(BATCH_CHECK_SEEDS).random((hands, 52)), axis=1)[:, :13].astype(np.uint8)
+    for row in dealt:
+        first, other = _both_ways(bot, row, BATCH_CHECK_SEEDS[0])
+        if first.values() == other.values():
+            continue
+        if all(tuple(play.values() for play in _both_ways(bot, row, seed)) == (first.values(), other.values())
+               for seed in BATCH_CHECK_SEEDS[1:]):
+            return (f"bot '{_name(bot)}' sets {format_cards(first.cards)} as {other.format()} in a batch "
+                    f"(arrange_many) but as {first.format()} alone (arrange), whatever its rng")
+    return None
+
+
+def _both_ways(bot: Bot, row: np.ndarray, seed: int) -> tuple[Arrangement, Arrangement]:
+    """The bot's play of a hand alone and in a batch of one, each with a generator seeded ``seed``."""
+    alone = checked_arrangement(bot, tuple(Card(int(c)) for c in row), np.random.default_rng(seed))
+    return alone, arrangement_from_row(arrange_many(bot, row[None], np.random.default_rng(seed))[0])
+
+
 def describe_bot(bot: object) -> str:
     """The first line of a bot's docstring.
 

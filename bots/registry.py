@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from bots.base import Bot, BotError, arrange_many
+from bots.base import Bot, BotError, arrange_many, batch_disagreement
 from bots.exhaustive import ExhaustiveBot
 from bots.greedy import GreedyBot
 from bots.heuristic import HeuristicBot
@@ -511,9 +511,19 @@ def opponent_model(spec: str | Bot | OpponentModel = config.DEFAULT_OPPONENT, ru
     if name == "table":  # as a model, table plays its tables as they are: see the docstring
         spec = label + "".join(f":{key}=false" for key in ("removal", "coupling") if key not in params)
     bot = make_bot_for(spec, played)
+    if name not in BOTS and not _runs_apart(name):  # a Python plug-in: its batches must be its play
+        disagreement = batch_disagreement(bot)
+        if disagreement:
+            raise BotError(f"{disagreement}: simulated opponents are set in batches and must be set as the bot "
+                           "plays, so its arrange_many must set each hand as arrange does (docs/bots.md)")
     if getattr(bot, "rules", None) is played:  # the rules were filled in: say so
         label += f":rules={played.name}"
     return BotOpponent(bot, label)
+
+
+def _runs_apart(name: str) -> bool:
+    """Whether a spec's name is a bot that runs in a process of its own (a bot file, a program)."""
+    return name.endswith(".toml") or name.startswith("cmd:")
 
 
 def playing_as(spec: str) -> str:

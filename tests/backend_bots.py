@@ -11,6 +11,8 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
+
 
 class SlowStartBot:
     """Plays like greedy; its first decision in a process takes ``first`` seconds (loading a
@@ -127,3 +129,46 @@ class SwayingBot:
         if SWAY["on"]:
             return Arrangement(cards[:3], cards[3:8], cards[8:])
         return make_bot("greedy").arrange(cards, rng)
+
+
+class TwoFacedBot:
+    """Plays like greedy alone, and in batches sets every hand in the order dealt: a bot whose
+    simulated self is another bot."""
+
+    name = "two-faced"
+
+    def arrange(self, cards, rng):
+        from bots import make_bot
+
+        return make_bot("greedy").arrange(cards, rng)
+
+    def arrange_many(self, hands, rng):
+        return hands
+
+
+class RandomTiesBot:
+    """Plays like greedy, but for the hands that hold the ace of spades, which it sets as
+    dealt or reversed as its rng says, alone and in batches alike, though a batch reads the
+    same draw the other way round: the same rng sets such a hand one way alone and the other
+    in a batch. A bot whose batches are its play, though not draw for draw."""
+
+    name = "random-ties"
+
+    def arrange(self, cards, rng):
+        return self._set(cards, rng.random() < 0.5)
+
+    def arrange_many(self, hands, rng):
+        from solver import Card
+
+        plays = [self._set(tuple(Card(int(c)) for c in row), rng.random() >= 0.5) for row in hands]
+        return np.array([[int(c) for c in play.cards] for play in plays], np.uint8)
+
+    @staticmethod
+    def _set(cards, as_dealt):
+        from bots import make_bot
+        from solver import Arrangement
+
+        if "AS" in {str(c) for c in cards}:
+            order = list(cards) if as_dealt else list(cards)[::-1]
+            return Arrangement(order[:3], order[3:8], order[8:])
+        return make_bot("greedy").arrange(cards, np.random.default_rng(0))

@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 import bots.points
 from bots import make_bot, opponent_model
-from bots.base import arrange_many
-from solver import config, format_cards, system
+from bots.base import BATCH_CHECK_HANDS, BATCH_CHECK_SEEDS, BotError, arrange_many, arrangement_from_row, batch_disagreement
+from solver import Card, config, format_cards, system
 from solver.errors import BotFault, OpponentError
 from solver.opponent import arrange_checked, check_batch
 
@@ -200,3 +200,49 @@ def test_a_batch_answered_out_of_order_names_the_cards_it_was_given():
     with pytest.raises(OpponentError) as raised:
         check_batch(hands, hands[::-1], "m")
     assert f"as other cards: [{format_cards(hands[1].tolist())}]" in str(raised.value)
+
+
+def test_a_plugin_whose_batches_are_another_bot_cannot_set_simulated_opponents():
+    with pytest.raises(BotError, match=r"bot 'two-faced' sets .* in a batch \(arrange_many\) but as .* alone "
+                                       r"\(arrange\), whatever its rng: simulated opponents are set in batches"):
+        opponent_model("tests.backend_bots:TwoFacedBot", "basic")
+
+
+def test_a_plugin_whose_batches_draw_on_the_rng_as_its_play_does_sets_simulated_opponents():
+    """Hands it sets by its rng are not compared: only a play that stays the same whatever the
+    rng must be the same in a batch."""
+    from tests.backend_bots import RandomTiesBot
+
+    bot = RandomTiesBot()
+    dealt = np.argsort(np.random.default_rng(BATCH_CHECK_SEEDS).random((BATCH_CHECK_HANDS, 52)), axis=1)[:, :13]
+    first = np.random.default_rng(BATCH_CHECK_SEEDS[0])
+    differ = [row for row in dealt.astype(np.uint8) if 51 in row and
+              bot.arrange(tuple(Card(int(c)) for c in row), first).values() !=
+              arrangement_from_row(bot.arrange_many(row[None], np.random.default_rng(BATCH_CHECK_SEEDS[0]))[0]).values()]
+    assert differ, "with the first rng some hand is set one way alone and the other in a batch, or this shows nothing"
+    assert batch_disagreement(bot) is None
+    opponent_model("tests.backend_bots:RandomTiesBot", "basic")
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["exploit", "--bot", "tests.backend_bots:TwoFacedBot", "--hands", "2", "--samples", "50"], "whatever its rng"),
+    (["match", "greedy", "heuristic", "--field", "tests.backend_bots:TwoFacedBot", "--max-deals", "8"],
+     "whatever its rng"),
+])
+def test_a_run_that_would_meet_a_plugins_other_face_stops_in_one_line(argv, message, capsys):
+    from bench.cli import main as bench_main
+
+    status = bench_main(argv)
+    err = capsys.readouterr().err
+    assert status == 2 and message in err and len(err.strip().splitlines()) <= 3, err
+
+
+def test_a_match_whose_b_cannot_be_the_field_says_why_a_is(capsys):
+    from bench.cli import main as bench_main
+
+    status = bench_main(["match", "greedy", "tests.backend_bots:TwoFacedBot", "--max-deals", "4", "--jobs", "1",
+                         "--seed", "1", "--field-samples", "50"])
+    err = capsys.readouterr().err
+    assert status == 0, err
+    assert "set by greedy) (A as the field; B cannot be: the field bot 'tests.backend_bots:TwoFacedBot' cannot set" in err
+    assert "whatever its rng" in err

@@ -78,7 +78,7 @@ def check_plan(plan: FieldPlan, rules: Rules) -> None:
     try:
         shared_opponent_model(plan.model_spec, rules)
     except BotError as error:
-        raise FieldError(f"--field {plan.spec!r} cannot set the simulated opponents: {error}") from None
+        raise FieldError(f"the field bot {plan.spec!r} cannot set the simulated opponents: {error}") from None
 
 
 SPEC_CHARACTERS = 1000  # the longest field spec a document holds (results.schema.json)

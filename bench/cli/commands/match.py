@@ -133,12 +133,13 @@ class Estimator:
                 "samples": self.field.samples if self.field else None, "minimum_deal_count": test.minimum}
 
 
-def _field_or_none(spec: str, samples: int, rules: Rules) -> FieldPlan | None:
+def _field_or_reason(spec: str, samples: int, rules: Rules) -> FieldPlan | str:
+    """The field plan with ``spec`` as the field, or why it cannot be one."""
     plan = FieldPlan(spec, samples)
     try:
         check_plan(plan, rules)
-    except FieldError:
-        return None
+    except FieldError as error:
+        return str(error)
     return plan
 
 
@@ -171,15 +172,20 @@ def choose_estimator(args: argparse.Namespace, rules: Rules, made: dict[str, Any
             except FieldError as error:
                 raise UsageError(str(error)) from None
         return Estimator("duplicate", chose="rules with naturals")
+    passed_over = ""  # why B, which sets hands in batches, is not the field
     for spec in (args.b, args.a):
-        fallback = _field_or_none(spec, samples, rules) if callable(getattr(made[spec], "arrange_many", None)) else None
-        if fallback is not None:
-            return Estimator("field", fallback, chose=f"{'B' if spec == args.b else 'A'} as the field")
+        if not callable(getattr(made[spec], "arrange_many", None)):
+            continue
+        found = _field_or_reason(spec, samples, rules)
+        if isinstance(found, FieldPlan):
+            return Estimator("field", found, chose=f"{'B' if spec == args.b else 'A'} as the field{passed_over}")
+        if spec == args.b:
+            passed_over = f"; B cannot be: {found}"
     if args.estimator == "field" or args.field_samples is not None:
         raise UsageError("neither bot can set the field estimator's simulated opponents in batches (each runs in "
                          "another process, searches every split or sets hands one by one); name a bot of this "
                          "package with --field, such as table")
-    return Estimator("duplicate", chose="neither bot sets simulated opponents in batches")
+    return Estimator("duplicate", chose=f"neither bot sets simulated opponents in batches{passed_over}")
 
 
 @dataclass
