@@ -208,8 +208,9 @@ def batch_disagreement(bot: Bot, hands: int = BATCH_CHECK_HANDS) -> str | None:
             continue
         if all(tuple(play.values() for play in _both_ways(bot, row, seed)) == (first.values(), other.values())
                for seed in BATCH_CHECK_SEEDS[1:]):
-            return (f"bot '{_name(bot)}' sets {format_cards(first.cards)} as {other.format()} in a batch "
-                    f"(arrange_many) but as {first.format()} alone (arrange), whatever its rng")
+            hand = format_cards(sorted(row.tolist(), reverse=True))
+            return (f"bot '{_name(bot)}' sets {hand} as {other.format()} in a batch (arrange_many) but as "
+                    f"{first.format()} alone (arrange), whatever its rng")
     return None
 
 
