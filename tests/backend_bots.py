@@ -48,6 +48,20 @@ class SlowBot:
         return make_bot("greedy").arrange(cards, rng)
 
 
+class StallingBot(SlowBot):
+    """``SlowBot`` on the hands that hold the ace of spades only (a run's warm-up hand holds
+    none): a bot that starts in time and then stalls on a hand."""
+
+    name = "stalling"
+
+    def arrange(self, cards, rng):
+        from bots import make_bot
+
+        if "AS" in {str(c) for c in cards}:
+            time.sleep(self.seconds)
+        return make_bot("greedy").arrange(cards, rng)
+
+
 RANKS = "23456789TJQKA"
 
 

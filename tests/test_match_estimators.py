@@ -82,3 +82,13 @@ def test_a_clear_difference_waits_for_the_minimum_and_then_decides(capsys):
     assert doc["decision"] == "H1" and doc["estimator"]["name"] == "field" and doc["estimator"]["field"] == "table"
     assert doc["deal_count"] == match.deals_minimum(0.05, 0.05) == doc["estimator"]["minimum_deal_count"]
     assert abs(doc["mean"] - doc["duplicate"]["mean"]) < 3 * (doc["se"] ** 2 + doc["duplicate"]["se"] ** 2) ** 0.5
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_bot_that_runs_past_the_time_limit_stops_the_match_on_its_fault(capsys, jobs):
+    """A plug-in that would take 60 s a hand is stopped at --decision-timeout, in this process
+    and in a worker, and the match ends on that bot's fault instead of waiting."""
+    status, _, err = _run(capsys, "greedy", "tests.backend_bots:StallingBot:seconds=60", "--decision-timeout", "0.5",
+                          "--max-deals", "4", "--seed", "1", "--jobs", jobs, "--estimator", "duplicate")
+    assert status == 1, err
+    assert "bot 'tests.backend_bots:StallingBot:seconds=60' gave no answer within the time limit of 0.5 s for hand" in err

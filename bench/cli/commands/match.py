@@ -13,7 +13,7 @@ from tqdm import tqdm
 
 from bench.analysis.estimators import duplicate_results
 from bench.analysis.sprt import Moments, Sprt, SprtError
-from bench.cli.parsing import SPECS, Parser, UsageError, add_log_protocol, job_count, limited, log_protocol, seed
+from bench.cli.parsing import SPECS, Parser, UsageError, add_log_protocol, job_count, limited, log_protocol, seconds, seed
 from bench.cli.progress import note, progress
 from bench.records.model import DealRecord, FieldPlan
 from bench.run.field import FieldError, check_plan, check_rules, deal_outcome
@@ -61,6 +61,10 @@ def add_parser(sub: argparse._SubParsersAction[Parser]) -> None:
     parser.add_argument("--seed", type=seed, default=None, help="seed entropy (default: fresh, printed)")
     parser.add_argument("--rules", default="basic", help="rule set (default basic)")
     parser.add_argument("--jobs", type=job_count, default=-1, help="parallel workers (default: all cores; at most 4 a core)")
+    parser.add_argument("--decision-timeout", type=seconds, default=config.DEFAULT_DECISION_TIMEOUT, metavar="SECONDS",
+                        help="time limit of one bot's play of one hand, past which the match stops on that bot's "
+                        "fault (default %(default)g s); in threads (threading, a local dask cluster) a decision is "
+                        "not interrupted but judged late when it returns")
     parser.add_argument("--backend", choices=BACKENDS, default="loky")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     add_log_protocol(parser)
@@ -143,6 +147,22 @@ def _field_or_reason(spec: str, samples: int, rules: Rules) -> FieldPlan | str:
     return plan
 
 
+def _default_field(args: argparse.Namespace, samples: int, rules: Rules,
+                   made: dict[str, Any]) -> tuple[Estimator | None, str]:
+    """The field estimator with B as the field, else A, of those that set hands in batches, or
+    None; and why B, when it sets hands in batches, cannot be the field ("" otherwise)."""
+    passed_over = ""
+    for spec in (args.b, args.a):
+        if not callable(getattr(made[spec], "arrange_many", None)):
+            continue
+        found = _field_or_reason(spec, samples, rules)
+        if isinstance(found, FieldPlan):
+            return Estimator("field", found, chose=f"{'B' if spec == args.b else 'A'} as the field{passed_over}"), ""
+        if spec == args.b:
+            passed_over = f"; B cannot be: {found}"
+    return None, passed_over
+
+
 def choose_estimator(args: argparse.Namespace, rules: Rules, made: dict[str, Any]) -> Estimator:
     """The estimator the arguments ask for, or the default: the field estimator with B as the
     field (else A), but duplicate results under rules with naturals, or when neither bot can set
@@ -172,15 +192,9 @@ def choose_estimator(args: argparse.Namespace, rules: Rules, made: dict[str, Any
             except FieldError as error:
                 raise UsageError(str(error)) from None
         return Estimator("duplicate", chose="rules with naturals")
-    passed_over = ""  # why B, which sets hands in batches, is not the field
-    for spec in (args.b, args.a):
-        if not callable(getattr(made[spec], "arrange_many", None)):
-            continue
-        found = _field_or_reason(spec, samples, rules)
-        if isinstance(found, FieldPlan):
-            return Estimator("field", found, chose=f"{'B' if spec == args.b else 'A'} as the field{passed_over}")
-        if spec == args.b:
-            passed_over = f"; B cannot be: {found}"
+    found, passed_over = _default_field(args, samples, rules, made)
+    if found is not None:
+        return found
     if args.estimator == "field" or args.field_samples is not None:
         raise UsageError("neither bot can set the field estimator's simulated opponents in batches (each runs in "
                          "another process, searches every split or sets hands one by one); name a bot of this "
@@ -259,8 +273,8 @@ def _set_up(args: argparse.Namespace) -> tuple[Sprt, Rules, int, list[dict[str, 
 def _play(args: argparse.Namespace, looks: _Looks, entropy: int) -> Stopped | None:
     """Play chunks until the test decides, --max-deals is reached or a signal stops the match
     (returned, to report what was looked at)."""
-    settings = RunSettings((args.a, args.b), 2, entropy, looks.rules, log_protocol=args.log_protocol,
-                           field=looks.estimator.field)
+    settings = RunSettings((args.a, args.b), 2, entropy, looks.rules, decision_timeout=args.decision_timeout,
+                           log_protocol=args.log_protocol, field=looks.estimator.field)
     jobs = system.available_cores() if args.jobs < 1 else args.jobs
     with progress(total=args.max_deals, desc="deals", unit="deal") as bar:
         try:
