@@ -175,8 +175,8 @@ def checked_arrangement(bot: Bot, cards: CardsLike, rng: np.random.Generator) ->
     return arrangement
 
 
-BATCH_CHECK_HANDS = 12  # hands a plug-in's batch is compared with its play on, before it sets simulated opponents
-BATCH_CHECK_SEEDS = (1, 2, 3, 4, 5, 6)  # the rngs a hand is set with, alone and in a batch of one, when the two differ
+BATCH_CHECK_HANDS = 12  # hands a plug-in's batches are compared with its play on, before it sets simulated opponents
+BATCH_CHECK_SEEDS = (1, 2, 3, 4, 5, 6)  # the rngs a hand is set with each way, when two ways differ
 
 
 def batch_disagreement(bot: Bot, hands: int = BATCH_CHECK_HANDS) -> str | None:
@@ -184,10 +184,11 @@ def batch_disagreement(bot: Bot, hands: int = BATCH_CHECK_HANDS) -> str | None:
 
     A simulated opponent is set by ``arrange_many``, the bot's play by ``arrange``: where they
     differ, a figure measured against the bot's simulated self is measured against another
-    bot. Each of ``hands`` hands (dealt from a fixed seed) is set alone and in a batch of one
-    with the rng of the first of ``BATCH_CHECK_SEEDS``; where the two give other row values,
-    it is set both ways with each of the others too, and is a disagreement only when each way
-    gave the same values every time: a play that changes with the rng is the bot's to choose.
+    bot. Each of ``hands`` hands (dealt from a fixed seed) is set alone, in a batch of one and
+    in a batch of all of them, with the rng of the first of ``BATCH_CHECK_SEEDS``. Where a
+    batch gives other row values than the hand alone, the hand is set both ways with each of
+    the other seeds too, and it is a disagreement only when each way gave the same values
+    every time: a play that changes with the rng is the bot's to choose.
 
     Args:
         bot: The bot; one without ``arrange_many`` is asked ``arrange`` in batches too.
@@ -201,23 +202,46 @@ def batch_disagreement(bot: Bot, hands: int = BATCH_CHECK_HANDS) -> str | None:
     """
     if getattr(bot, "arrange_many", None) is None:
         return None
-    dealt = np.argsort(np.random.default_rng(BATCH_CHECK_SEEDS).random((hands, 52)), axis=1)[:, :13].astype(np.uint8)
-    for row in dealt:
-        first, other = _both_ways(bot, row, BATCH_CHECK_SEEDS[0])
-        if first.values() == other.values():
-            continue
-        if all(tuple(play.values() for play in _both_ways(bot, row, seed)) == (first.values(), other.values())
-               for seed in BATCH_CHECK_SEEDS[1:]):
-            hand = format_cards(sorted(row.tolist(), reverse=True))
-            return (f"bot '{_name(bot)}' sets {hand} as {other.format()} in a batch (arrange_many) but as "
-                    f"{first.format()} alone (arrange), whatever its rng")
+    check = _BatchCheck(bot, np.argsort(np.random.default_rng(BATCH_CHECK_SEEDS).random((hands, 52)),
+                                        axis=1)[:, :13].astype(np.uint8))
+    for h in range(hands):
+        found = check.disagreement(h)
+        if found:
+            return found
     return None
 
 
-def _both_ways(bot: Bot, row: np.ndarray, seed: int) -> tuple[Arrangement, Arrangement]:
-    """The bot's play of a hand alone and in a batch of one, each with a generator seeded ``seed``."""
-    alone = checked_arrangement(bot, tuple(Card(int(c)) for c in row), np.random.default_rng(seed))
-    return alone, arrangement_from_row(arrange_many(bot, row[None], np.random.default_rng(seed))[0])
+class _BatchCheck:
+    """The plays ``batch_disagreement`` compares, each asked for once."""
+
+    def __init__(self, bot: Bot, dealt: np.ndarray):
+        self.bot, self.dealt = bot, dealt
+        self._whole: dict[int, np.ndarray] = {}  # seed -> the batch of every hand set with it
+
+    def alone(self, h: int, seed: int) -> Arrangement:
+        return checked_arrangement(self.bot, tuple(Card(int(c)) for c in self.dealt[h]), np.random.default_rng(seed))
+
+    def one(self, h: int, seed: int) -> Arrangement:
+        return arrangement_from_row(arrange_many(self.bot, self.dealt[h:h + 1], np.random.default_rng(seed))[0])
+
+    def whole(self, h: int, seed: int) -> Arrangement:
+        if seed not in self._whole:
+            self._whole[seed] = arrange_many(self.bot, self.dealt, np.random.default_rng(seed))
+        return arrangement_from_row(self._whole[seed][h])
+
+    def disagreement(self, h: int) -> str | None:
+        """How hand ``h`` is set otherwise in a batch, whatever the rng, or None."""
+        seed, *others = BATCH_CHECK_SEEDS
+        first = self.alone(h, seed)
+        for way, words in ((self.one, "a batch of one hand"), (self.whole, f"a batch of {len(self.dealt)} hands")):
+            other = way(h, seed)
+            if other.values() == first.values():
+                continue
+            if all(self.alone(h, s).values() == first.values() and way(h, s).values() == other.values() for s in others):
+                hand = format_cards(sorted(self.dealt[h].tolist(), reverse=True))
+                return (f"bot '{_name(self.bot)}' sets {hand} as {other.format()} in {words} (arrange_many) but as "
+                        f"{first.format()} alone (arrange), whatever its rng")
+        return None
 
 
 def describe_bot(bot: object) -> str:

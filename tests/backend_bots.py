@@ -160,6 +160,20 @@ class TwoFacedBot:
         return hands
 
 
+class BigBatchBot(TwoFacedBot):
+    """Plays like greedy alone and in a batch of one hand; larger batches it sets as dealt."""
+
+    name = "big-batch"
+
+    def arrange_many(self, hands, rng):
+        from solver import Card
+
+        if len(hands) == 1:
+            return np.array([[int(c) for c in self.arrange(tuple(Card(int(c)) for c in hands[0]), rng).cards]],
+                            np.uint8)
+        return hands
+
+
 class RandomTiesBot:
     """Plays like greedy, but for the hands that hold the ace of spades, which it sets as
     dealt or reversed as its rng says, alone and in batches alike, though a batch reads the

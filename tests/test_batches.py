@@ -202,10 +202,11 @@ def test_a_batch_answered_out_of_order_names_the_cards_it_was_given():
     assert f"as other cards: [{format_cards(hands[1].tolist())}]" in str(raised.value)
 
 
-def test_a_plugin_whose_batches_are_another_bot_cannot_set_simulated_opponents():
-    with pytest.raises(BotError, match=r"bot 'two-faced' sets .* in a batch \(arrange_many\) but as .* alone "
+@pytest.mark.parametrize("spec, batch", [("TwoFacedBot", "a batch of one hand"), ("BigBatchBot", "a batch of 12 hands")])
+def test_a_plugin_whose_batches_are_another_bot_cannot_set_simulated_opponents(spec, batch):
+    with pytest.raises(BotError, match=rf"bot '.*' sets .* in {batch} \(arrange_many\) but as .* alone "
                                        r"\(arrange\), whatever its rng: simulated opponents are set in batches"):
-        opponent_model("tests.backend_bots:TwoFacedBot", "basic")
+        opponent_model(f"tests.backend_bots:{spec}", "basic")
 
 
 def test_a_plugin_whose_batches_draw_on_the_rng_as_its_play_does_sets_simulated_opponents():
