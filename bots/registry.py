@@ -511,7 +511,7 @@ def opponent_model(spec: str | Bot | OpponentModel = config.DEFAULT_OPPONENT, ru
     if name == "table":  # as a model, table plays its tables as they are: see the docstring
         spec = label + "".join(f":{key}=false" for key in ("removal", "coupling") if key not in params)
     bot = make_bot_for(spec, played)
-    if name not in BOTS and not _runs_apart(name):  # a Python plug-in: its batches must be its play
+    if name not in BUILT_IN and not _runs_apart(name):  # a bot in Python not of this package: its batches must be its play
         disagreement = batch_disagreement(bot)
         if disagreement:
             raise BotError(f"{disagreement}: simulated opponents are set in batches and must be set as the bot "

@@ -101,7 +101,7 @@ def check_batch(hands: np.ndarray, answer: object, name: str) -> np.ndarray:
         shown = format_cards(ids) if all(0 <= c < 52 for c in ids) else " ".join(str(c) for c in ids)
         raise OpponentError(f"opponent model '{name}' set hand {row} ({format_cards(hands[row].tolist())}) "
                             f"as other cards: [{shown}]")
-    return arranged.astype(np.uint8, copy=False)
+    return arranged.astype(np.uint8)  # a copy: a model that writes into its answer later cannot change it
 
 
 def _card_ids(arranged: np.ndarray) -> np.ndarray:

@@ -174,6 +174,35 @@ class BigBatchBot(TwoFacedBot):
         return hands
 
 
+class CoinBatchBot(TwoFacedBot):
+    """Plays like greedy alone; a batch sets each hand as greedy or as dealt, as its rng says:
+    a bot whose play is fixed and whose simulated self is a coin."""
+
+    name = "coin-batch"
+
+    def arrange_many(self, hands, rng):
+        from solver import Card
+
+        out = hands.copy()
+        for i, row in enumerate(hands):
+            if rng.random() < 0.5:
+                out[i] = [int(c) for c in self.arrange(tuple(Card(int(c)) for c in row), rng).cards]
+        return out
+
+
+class FailingBatchBot(TwoFacedBot):
+    """Plays like greedy alone and in a batch of one; a larger batch raises."""
+
+    name = "failing-batch"
+
+    def arrange_many(self, hands, rng):
+        from solver import Card
+
+        if len(hands) > 1:
+            raise RuntimeError("no batches")
+        return np.array([[int(c) for c in self.arrange(tuple(Card(int(c)) for c in hands[0]), rng).cards]], np.uint8)
+
+
 class RandomTiesBot:
     """Plays like greedy, but for the hands that hold the ace of spades, which it sets as
     dealt or reversed as its rng says, alone and in batches alike, though a batch reads the

@@ -202,10 +202,11 @@ def test_a_batch_answered_out_of_order_names_the_cards_it_was_given():
     assert f"as other cards: [{format_cards(hands[1].tolist())}]" in str(raised.value)
 
 
-@pytest.mark.parametrize("spec, batch", [("TwoFacedBot", "a batch of one hand"), ("BigBatchBot", "a batch of 12 hands")])
+@pytest.mark.parametrize("spec, batch", [("TwoFacedBot", "a batch of one hand"), ("BigBatchBot", "a batch of 12 hands"),
+                                         ("CoinBatchBot", "a batch of .*")])
 def test_a_plugin_whose_batches_are_another_bot_cannot_set_simulated_opponents(spec, batch):
     with pytest.raises(BotError, match=rf"bot '.*' sets .* in {batch} \(arrange_many\) but as .* alone "
-                                       r"\(arrange\), whatever its rng: simulated opponents are set in batches"):
+                                       r"\(arrange\), which it plays whatever its rng: simulated opponents are set in batches"):
         opponent_model(f"tests.backend_bots:{spec}", "basic")
 
 
@@ -247,3 +248,35 @@ def test_a_match_whose_b_cannot_be_the_field_says_why_a_is(capsys):
     assert status == 0, err
     assert "set by greedy) (A as the field; B cannot be: the field bot 'tests.backend_bots:TwoFacedBot' cannot set" in err
     assert "whatever its rng" in err
+
+
+def test_a_bot_registered_by_name_is_checked_as_a_plugin_is(monkeypatch):
+    from bots import BOTS
+    from tests.backend_bots import TwoFacedBot
+
+    monkeypatch.setitem(BOTS, "mine", TwoFacedBot)
+    with pytest.raises(BotError, match="bot 'two-faced' sets"):
+        opponent_model("mine", "basic")
+
+
+def test_a_bot_that_fails_while_its_batches_are_checked_says_so():
+    with pytest.raises(BotFault, match=r"failed on a batch of 12 hands: RuntimeError: no batches \(setting 12 hands "
+                                       r"to compare its batches with its play, before it sets simulated opponents\)"):
+        opponent_model("tests.backend_bots:FailingBatchBot", "basic")
+
+
+def test_a_match_passes_over_a_b_that_fails_while_its_batches_are_checked(capsys):
+    from bench.cli import main as bench_main
+
+    status = bench_main(["match", "greedy", "tests.backend_bots:FailingBatchBot", "--max-deals", "4", "--jobs", "1",
+                         "--seed", "1", "--field-samples", "50"])
+    err = capsys.readouterr().err
+    assert status == 0 and "(A as the field; B cannot be: the field bot" in err and "no batches" in err, err
+
+
+def test_the_batch_check_keeps_its_own_copy_of_a_good_answer():
+    hands = np.argsort(np.random.default_rng(6).random((3, 52)), axis=1)[:, :13].astype(np.uint8)
+    answer = hands[:, ::-1].copy()
+    checked = check_batch(hands, answer, "m")
+    answer[:] = 0  # a model that reuses its buffer for the next batch
+    assert (checked == hands[:, ::-1]).all()

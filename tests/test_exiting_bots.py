@@ -28,7 +28,7 @@ def test_exiting_as_it_sets_a_hand_is_the_bots_fault():
 
 def test_exiting_as_it_sets_a_batch_is_the_bots_fault():
     hands = np.array([WITH_ACE], np.uint8)
-    with pytest.raises(BotFault, match=r"bot 'exiting' failed on a batch of 1 hands: SystemExit"):
+    with pytest.raises(BotFault, match=r"bot 'exiting' failed on a batch of 1 hand: SystemExit"):
         arrange_many(ExitingBatchBot(where="batch"), hands, np.random.default_rng(0))
 
 

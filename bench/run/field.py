@@ -41,7 +41,7 @@ from bench.records.model import DealRecord, FieldPlan
 from bots import BotError, parse_spec
 from bots.registry import BUILT_IN, outside_code, shared_opponent_model
 from solver.arrangement import Arrangement
-from solver.errors import InputError
+from solver.errors import BotFault, InputError
 from solver.limits import LimitError, check
 from solver.rules import Rules
 from solver.sampling import check_memory
@@ -77,7 +77,7 @@ def check_plan(plan: FieldPlan, rules: Rules) -> None:
                          f"{plan.samples:,} opponents a hand; choose a bot of this package as the field")
     try:
         shared_opponent_model(plan.model_spec, rules)
-    except BotError as error:
+    except (BotError, BotFault) as error:  # a fault too: the batch check sets hands with it
         raise FieldError(f"the field bot {plan.spec!r} cannot set the simulated opponents: {error}") from None
 
 
