@@ -16,6 +16,7 @@ one call, with the same results.
 from __future__ import annotations
 
 import functools
+import hashlib
 from collections.abc import Callable
 from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
 
@@ -249,10 +250,51 @@ class _BatchCheck:
             if other.values() == first.values():
                 continue
             if all(self.alone(h, s).values() == first.values() for s in others):
-                hand = format_cards(sorted(self.dealt[h].tolist(), reverse=True))
-                return (f"bot '{_name(self.bot)}' sets {hand} as {other.format()} in {words} (arrange_many) but as "
-                        f"{first.format()} alone (arrange), which it plays whatever its rng")
+                return _two_ways(self.bot, self.dealt[h], other, words, first)
         return None
+
+
+def _two_ways(bot: Bot, row: np.ndarray, batch: Arrangement, words: str, alone: Arrangement) -> str:
+    hand = format_cards(sorted(row.tolist(), reverse=True))
+    return (f"bot '{_name(bot)}' sets {hand} as {batch.format()} in {words} (arrange_many) but as "
+            f"{alone.format()} alone (arrange), which it plays whatever its rng")
+
+
+SPOT_CHECKED = 2  # rows of each batch a plug-in sets for simulated opponents that are set again alone
+
+
+def batch_row_disagreement(bot: Bot, hands: np.ndarray, rows: np.ndarray) -> str | None:
+    """A hand of a batch the bot set (``rows``) otherwise than it plays it whatever its rng, or None.
+
+    The spot check ``batch_disagreement`` makes before a plug-in sets simulated opponents,
+    made again on ``SPOT_CHECKED`` rows of each batch it sets: a batch of any size, on the
+    hands of the run. The rows are picked by a hash of the batch's hands, so the same batch
+    is checked on the same rows, and no rng of the run is drawn from.
+
+    Args:
+        bot: The bot that set the batch.
+        hands: The hands, ``(n, 13)`` card ids.
+        rows: The bot's answer, checked to hold each hand (``check_batch``).
+
+    Returns:
+        The first picked hand that the batch sets otherwise than the bot plays it alone
+            with every seed of ``BATCH_CHECK_SEEDS``, with both plays; or None.
+
+    Raises:
+        BotFault: The bot failed on a hand, or answered with other cards.
+    """
+    n = len(hands)
+    if n == 0:
+        return None
+    digest = int.from_bytes(hashlib.blake2b(np.ascontiguousarray(hands).tobytes(), digest_size=8).digest(), "little")
+    seed, *others = BATCH_CHECK_SEEDS
+    for i in sorted({(digest >> (16 * k)) % n for k in range(SPOT_CHECKED)}):
+        cards = tuple(Card(int(c)) for c in hands[i])
+        batch, first = arrangement_from_row(rows[i]), checked_arrangement(bot, cards, np.random.default_rng(seed))
+        if batch.values() != first.values() and all(
+                checked_arrangement(bot, cards, np.random.default_rng(s)).values() == first.values() for s in others):
+            return _two_ways(bot, hands[i], batch, f"a batch of {n} hand{'s' * (n != 1)}", first)
+    return None
 
 
 def describe_bot(bot: object) -> str:

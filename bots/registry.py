@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from bots.base import Bot, BotError, arrange_many, batch_disagreement
+from bots.base import Bot, BotError, arrange_many, batch_disagreement, batch_row_disagreement
 from bots.exhaustive import ExhaustiveBot
 from bots.greedy import GreedyBot
 from bots.heuristic import HeuristicBot
@@ -443,9 +443,10 @@ def bot_spec(bot: Bot) -> dict[str, Any]:
 class BotOpponent:
     """A bot seen as an opponent model: ``arrange_many`` over a batch of hands."""
 
-    def __init__(self, bot: Bot, name: str):
+    def __init__(self, bot: Bot, name: str, spot_check: bool = False):
         self.bot = bot
         self.name = name
+        self.spot_check = spot_check  # check rows of each batch against the bot's play (batch_row_disagreement)
 
     def arrange_many(self, hands: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """Set a batch of hands with the bot (``bots.base.arrange_many``).
@@ -458,9 +459,15 @@ class BotOpponent:
             The hands ``(n, 13)``, each row reordered front | middle | back.
 
         Raises:
-            BotFault: The bot failed, or set a hand wrongly.
+            BotFault: The bot failed, or set a hand wrongly: with other cards, or, for a bot
+                spot-checked, otherwise than it plays it.
         """
-        return arrange_many(self.bot, hands, rng)
+        rows = arrange_many(self.bot, hands, rng)
+        if self.spot_check:
+            disagreement = batch_row_disagreement(self.bot, np.ascontiguousarray(hands, np.uint8), rows)
+            if disagreement:
+                raise BotFault(f"{disagreement}: {BATCH_RULE}")
+        return rows
 
     def __repr__(self) -> str:
         return f"BotOpponent({self.name!r})"
@@ -511,14 +518,18 @@ def opponent_model(spec: str | Bot | OpponentModel = config.DEFAULT_OPPONENT, ru
     if name == "table":  # as a model, table plays its tables as they are: see the docstring
         spec = label + "".join(f":{key}=false" for key in ("removal", "coupling") if key not in params)
     bot = make_bot_for(spec, played)
-    if name not in BUILT_IN and not _runs_apart(name):  # a bot in Python not of this package: its batches must be its play
+    checked = name not in BUILT_IN and not _runs_apart(name)  # a bot in Python not of this package
+    if checked and getattr(bot, "arrange_many", None) is not None:  # its batches must be its play
         disagreement = batch_disagreement(bot)
         if disagreement:
-            raise BotError(f"{disagreement}: simulated opponents are set in batches and must be set as the bot "
-                           "plays, so its arrange_many must set each hand as arrange does (docs/bots.md)")
+            raise BotError(f"{disagreement}: {BATCH_RULE}")
     if getattr(bot, "rules", None) is played:  # the rules were filled in: say so
         label += f":rules={played.name}"
-    return BotOpponent(bot, label)
+    return BotOpponent(bot, label, spot_check=checked and getattr(bot, "arrange_many", None) is not None)
+
+
+BATCH_RULE = ("simulated opponents are set in batches and must be set as the bot plays, so its arrange_many must set "
+              "each hand as arrange does (docs/bots.md)")
 
 
 def _runs_apart(name: str) -> bool:

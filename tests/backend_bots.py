@@ -174,6 +174,21 @@ class BigBatchBot(TwoFacedBot):
         return hands
 
 
+class HugeBatchBot(TwoFacedBot):
+    """Plays like greedy alone and in batches of up to 12 hands; larger batches it sets as dealt:
+    what the check before a run cannot see."""
+
+    name = "huge-batch"
+
+    def arrange_many(self, hands, rng):
+        from solver import Card
+
+        if len(hands) > 12:
+            return hands
+        return np.array([[int(c) for c in self.arrange(tuple(Card(int(c)) for c in row), rng).cards] for row in hands],
+                        np.uint8)
+
+
 class CoinBatchBot(TwoFacedBot):
     """Plays like greedy alone; a batch sets each hand as greedy or as dealt, as its rng says:
     a bot whose play is fixed and whose simulated self is a coin."""

@@ -280,3 +280,23 @@ def test_the_batch_check_keeps_its_own_copy_of_a_good_answer():
     checked = check_batch(hands, answer, "m")
     answer[:] = 0  # a model that reuses its buffer for the next batch
     assert (checked == hands[:, ::-1]).all()
+
+
+def test_a_batch_larger_than_the_check_is_spot_checked_as_it_is_set():
+    """A plug-in true to its play in the batches the check tries, and not in a run's larger
+    ones, is stopped at its first large batch, with the hand and both plays."""
+    model = opponent_model("tests.backend_bots:HugeBatchBot", "basic")
+    hands = np.argsort(np.random.default_rng(8).random((100, 52)), axis=1)[:, :13].astype(np.uint8)
+    with pytest.raises(BotFault, match=r"bot 'huge-batch' sets .* in a batch of 100 hands \(arrange_many\) but as .* "
+                                       r"alone \(arrange\), which it plays whatever its rng: simulated opponents"):
+        model.arrange_many(hands, np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("spec", ["tests.backend_bots:RandomTiesBot", "bots.greedy:GreedyBot", "bots.table:TableBot"])
+def test_a_faithful_plugins_batches_pass_the_spot_check_and_are_its_answer(spec):
+    """A bot true to its play, random or not, reached by its import path as a plug-in is."""
+    hands = np.argsort(np.random.default_rng(9).random((200, 52)), axis=1)[:, :13].astype(np.uint8)
+    model = opponent_model(spec, "basic")
+    assert model.spot_check
+    rows = model.arrange_many(hands, np.random.default_rng(3))
+    assert (rows == model.bot.arrange_many(hands, np.random.default_rng(3))).all()
