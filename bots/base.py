@@ -134,7 +134,9 @@ def arrange_many(bot: Bot, hands: np.ndarray, rng: np.random.Generator) -> np.nd
             return check_batch(hands, many(hands.copy(), rng), _name(bot))  # a copy, kept apart from the bot
         except (OpponentError, BotFault) as error:
             raise BotFault(str(error).replace("opponent model", "bot", 1)) from error
-        except (Exception, SystemExit) as error:  # a plug-in may raise anything, exit too: say which bot did
+        except KeyboardInterrupt:
+            raise  # a stop (Ctrl-C), whoever raised it
+        except BaseException as error:  # a plug-in may raise anything, exit too: say which bot did
             raise BotFault(f"bot '{_name(bot)}' failed on a batch of {len(hands)} hand{'s' * (len(hands) != 1)}: "
                            f"{type(error).__name__}: {error}") from error
     out = np.empty_like(hands)
@@ -164,7 +166,9 @@ def checked_arrangement(bot: Bot, cards: CardsLike, rng: np.random.Generator) ->
         arrangement = bot.arrange(cards, rng)
     except BotFault:
         raise  # it names the bot and the hand already
-    except (Exception, SystemExit) as error:  # a plug-in may raise anything, exit too: say which bot, on which hand
+    except KeyboardInterrupt:
+        raise  # a stop (Ctrl-C), whoever raised it
+    except BaseException as error:  # a plug-in may raise anything, exit too: say which bot, on which hand
         raise BotFault(f"bot '{_name(bot)}' failed on hand {format_cards(cards)}: "
                        f"{type(error).__name__}: {error}") from error
     if not isinstance(arrangement, Arrangement):
@@ -344,7 +348,9 @@ def declared_natural(bot: Bot, cards: tuple[Card, ...], entropy: int | np.random
         return natural
     try:
         choice = decide(cards, np.random.default_rng(entropy))
-    except (Exception, SystemExit) as error:  # a plug-in may raise anything, exit too
+    except KeyboardInterrupt:
+        raise  # a stop (Ctrl-C), whoever raised it
+    except BaseException as error:  # a plug-in may raise anything, exit too
         raise BotFault(f"bot '{_name(bot)}' failed to decide on declaring {natural.kind} with hand "
                        f"{format_cards(cards)}: {type(error).__name__}: {error}") from error
     if not isinstance(choice, (bool, np.bool_)):

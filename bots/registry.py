@@ -233,7 +233,9 @@ def _load_import_path(path: str) -> Callable[..., Bot]:
         raise BotError(f"cannot import bot module {module_name!r} for {path!r}: {error}") from None
     except BotFault:
         raise  # a run's start-up limit, reached while the module loads: the run says so
-    except (Exception, SystemExit) as error:  # the module's own code failed (or exited) as it ran
+    except KeyboardInterrupt:
+        raise  # a stop (Ctrl-C), whoever raised it
+    except BaseException as error:  # the module's own code failed (or exited) as it ran
         raise BotError(f"bot module {module_name!r} failed as it was imported for {path!r}: "
                        f"{type(error).__name__}: {str(error)[:200]}") from None
     try:
@@ -274,7 +276,9 @@ def resolve_factory(name: str) -> Callable[..., Bot]:
             return plugins[name].load()
         except BotFault:
             raise  # a run's start-up limit, reached while the plug-in loads: the run says so
-        except (Exception, SystemExit) as error:  # the plug-in package's code failed (or exited) as it loaded
+        except KeyboardInterrupt:
+            raise  # a stop (Ctrl-C), whoever raised it
+        except BaseException as error:  # the plug-in package's code failed (or exited) as it loaded
             raise BotError(f"plug-in bot {name!r} could not be loaded: {type(error).__name__}: "
                            f"{str(error)[:200]}") from None
     raise _unknown(name)
@@ -351,7 +355,9 @@ def make_bot(spec: str, **params: Any) -> Bot:
         raise  # BotFault: a run's start-up limit, reached while the bot is made
     except (TypeError, ValueError) as error:
         raise BotError(f"bad parameters for bot {name!r}: {error}") from None
-    except (Exception, SystemExit) as error:  # a bot of an import path or a plug-in that fails as it is made
+    except KeyboardInterrupt:
+        raise  # a stop (Ctrl-C), whoever raised it
+    except BaseException as error:  # a bot of an import path or a plug-in that fails as it is made
         if name in BOTS:
             raise
         raise BotError(f"bot {name!r} could not be made: {type(error).__name__}: {str(error)[:200]}") from None

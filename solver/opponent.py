@@ -66,7 +66,9 @@ def arrange_checked(model: OpponentModel, hands: np.ndarray, rng: np.random.Gene
     hands = np.ascontiguousarray(hands, np.uint8)
     try:
         answer = model.arrange_many(hands.copy(), rng)  # a model that writes into its copy cannot pass the check
-    except (Exception, SystemExit) as error:  # a plug-in may raise anything, exit too; say which model did
+    except KeyboardInterrupt:
+        raise  # a stop (Ctrl-C), whoever raised it
+    except BaseException as error:  # a plug-in may raise anything, exit too; say which model did
         raise OpponentError(f"opponent model '{name}' failed: {type(error).__name__}: {error}") from error
     return check_batch(hands, answer, name)
 

@@ -116,6 +116,31 @@ class ExitingBot:
         return True
 
 
+class Odd(BaseException):
+    """Neither an ``Exception`` nor ``SystemExit``: what a careless or hostile plug-in may raise."""
+
+
+class OddBot:
+    """Raises ``Odd`` where ``where`` says: ``arrange``, ``batch`` (``arrange_many``) or ``init``."""
+
+    name = "odd"
+
+    def __init__(self, where: str = "arrange"):
+        if where == "init":
+            raise Odd("made")
+        self.where = where
+
+    def arrange(self, cards, rng):
+        if self.where == "arrange":
+            raise Odd("a hand")
+        from bots import make_bot
+
+        return make_bot("greedy").arrange(cards, rng)
+
+    def arrange_many(self, hands, rng):
+        raise Odd("a batch")
+
+
 class ExitingBatchBot(ExitingBot):
     """``ExitingBot`` that sets hands in batches too."""
 

@@ -1,7 +1,7 @@
 """A bot that calls ``sys.exit`` is a bot that failed: ``SystemExit`` is not an ``Exception``,
 and a run that let it through ended with status 0 and printed nothing. Each place a bot's code
 runs (made, imported, asked to set a hand or a batch, asked to declare) turns it into the
-bot's fault or error, named in one line."""
+bot's fault or error, named in one line; so with any other ``BaseException`` but a stop."""
 
 import json
 
@@ -80,3 +80,29 @@ def test_a_tournament_scores_an_exit_as_the_fault_it_is(tmp_path):
     assert done.returncode == 0, done.stderr
     by_bot = json.loads((out / "results.json").read_text())["results"]["by_bot"]
     assert by_bot["tests.backend_bots:ExitingBot"]["fault_count"] > 0 and by_bot["greedy"]["fault_count"] == 0
+
+
+def test_any_other_base_exception_a_bot_raises_is_its_fault_or_error():
+    from tests.backend_bots import OddBot
+
+    with pytest.raises(BotFault, match=r"bot 'odd' failed on hand .*Odd: a hand"):
+        checked_arrangement(OddBot(), WITH_ACE, np.random.default_rng(0))
+    with pytest.raises(BotFault, match=r"bot 'odd' failed on a batch of 1 hand: Odd: a batch"):
+        arrange_many(OddBot(where="batch"), np.array([WITH_ACE], np.uint8), np.random.default_rng(0))
+    with pytest.raises(OpponentError, match="Odd: a batch"):
+        arrange_checked(OddBot(where="batch"), np.array([WITH_ACE], np.uint8), np.random.default_rng(0))
+    with pytest.raises(BotError, match="Odd"):
+        make_bot("tests.backend_bots:OddBot:where=init")
+
+
+def test_a_stop_a_bot_raises_is_still_a_stop():
+    """Ctrl-C arrives as ``KeyboardInterrupt`` wherever the process is, in a bot's code too: it
+    stops the run rather than being taken for the bot's fault."""
+    class Stopping:
+        name = "stopping"
+
+        def arrange(self, cards, rng):
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        checked_arrangement(Stopping(), WITH_ACE, np.random.default_rng(0))
