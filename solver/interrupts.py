@@ -5,9 +5,11 @@ is in. Most of the time that is code that can take an exception; but Numba and l
 run Python code where it cannot: while a kernel compiles or loads from the cache,
 callbacks from LLVM through ctypes (an exception there is printed and dropped, and the
 native code goes on with a half-done result, which can crash the process), and finalisers
-of LLVM objects. :func:`in_native_code` tells those apart from the frame a handler is given,
-and :func:`alarm`, the time limit of a decision or a start-up, never raises there: it tries
-again a moment later, once the native code has returned to the caller's Python code. A
+of LLVM objects. Nor can any finaliser (:func:`in_finalizer`): the interpreter prints an
+exception raised in one and drops it. :func:`in_native_code` and :func:`in_finalizer` tell
+those apart from the frame a handler is given, and :func:`alarm`, the time limit of a
+decision or a start-up, never raises there: it tries again a moment later, once the code
+has returned to the caller's Python code. A
 handler of another signal does the same with :func:`again_later`; so do the handlers
 :func:`stoppable` installs for a long command, whose Ctrl-C, SIGTERM or SIGHUP raises
 :class:`Stopped`.
@@ -28,6 +30,7 @@ import signal
 import sys
 import threading
 import time
+import weakref
 from collections.abc import Callable, Collection, Iterator
 from types import FrameType
 from typing import Any, Protocol, TypeVar
@@ -180,9 +183,27 @@ def held() -> Iterator[None]:
             _send_waiting()
 
 
+def in_finalizer(frame: FrameType | None) -> bool:
+    """Whether ``frame`` or any frame that led to it is a finaliser: a ``__del__`` method, or
+    the ``weakref`` module's code that runs ``weakref.finalize`` callbacks and the callbacks of
+    weak references. The garbage collector runs them in the middle of any code; an exception
+    raised in one is printed as "Exception ignored" and dropped, so it stops nothing.
+
+    >>> import sys
+    >>> in_finalizer(sys._getframe())
+    False
+    """
+    while frame is not None:
+        code = frame.f_code
+        if code.co_name == "__del__" or code.co_filename == weakref.__file__:
+            return True
+        frame = frame.f_back
+    return False
+
+
 def _must_wait(frame: FrameType | None) -> bool:
-    """Whether a handler must not raise now: inside :func:`held`, or in native code."""
-    return _holding > 0 or in_native_code(frame)
+    """Whether a handler must not raise now: inside :func:`held`, in native code, or in a finaliser."""
+    return _holding > 0 or in_native_code(frame) or in_finalizer(frame)
 
 
 # --- stopping a long command: Ctrl-C, SIGTERM, SIGHUP ----------------------------------------

@@ -450,3 +450,28 @@ def test_kill_9_of_the_bench_leaves_nothing_a_bot_started(tmp_path, mode, jobs):
             bench.kill()
         for process in _marked_sleeps(mark) + _left_behind(tmp_path):
             process.kill()
+
+
+def test_a_finalizer_is_never_where_a_time_limit_raises():
+    """The garbage collector runs ``__del__`` methods and ``weakref.finalize`` callbacks in the
+    middle of any code, and drops an exception raised in them ("Exception ignored"): a time
+    limit that fired there would be lost, so the handler waits until it is out of them."""
+    import gc
+    import weakref
+
+    from solver import interrupts
+
+    seen = []
+
+    class Held:
+        def __del__(self):
+            seen.append(interrupts._must_wait(sys._getframe()))
+
+    Held()
+    gc.collect()
+    tracked = type("Tracked", (), {})()
+    weakref.finalize(tracked, lambda: seen.append(interrupts._must_wait(sys._getframe())))
+    del tracked
+    gc.collect()
+    assert seen == [True, True]
+    assert not interrupts._must_wait(sys._getframe())
