@@ -247,15 +247,23 @@ class _BatchCheck:
     def disagreement(self, h: int) -> str | None:
         """How hand ``h`` is set otherwise in a batch than alone, where its play alone is the
         same whatever the rng, or None."""
-        seed, *others = BATCH_CHECK_SEEDS
+        seed = BATCH_CHECK_SEEDS[0]
         first = self.alone(h, seed)
         for way, words in ((self.one, "a batch of one hand"), (self.whole, f"a batch of {len(self.dealt)} hands")):
             other = way(h, seed)
             if other.values() == first.values():
                 continue
-            if all(self.alone(h, s).values() == first.values() for s in others):
+            if _plays_whatever_rng(self.bot, self.dealt[h], first):
                 return _two_ways(self.bot, self.dealt[h], other, words, first)
         return None
+
+
+def _plays_whatever_rng(bot: Bot, row: np.ndarray, first: Arrangement) -> bool:
+    """Whether the bot plays the hand ``row`` as ``first`` (its play with the first of
+    ``BATCH_CHECK_SEEDS``) with each of the other seeds too."""
+    cards = tuple(Card(int(c)) for c in row)
+    return all(checked_arrangement(bot, cards, np.random.default_rng(seed)).values() == first.values()
+               for seed in BATCH_CHECK_SEEDS[1:])
 
 
 def _two_ways(bot: Bot, row: np.ndarray, batch: Arrangement, words: str, alone: Arrangement) -> str:
@@ -291,12 +299,11 @@ def batch_row_disagreement(bot: Bot, hands: np.ndarray, rows: np.ndarray) -> str
     if n == 0:
         return None
     digest = int.from_bytes(hashlib.blake2b(np.ascontiguousarray(hands).tobytes(), digest_size=8).digest(), "little")
-    seed, *others = BATCH_CHECK_SEEDS
     for i in sorted({(digest >> (16 * k)) % n for k in range(SPOT_CHECKED)}):
         cards = tuple(Card(int(c)) for c in hands[i])
-        batch, first = arrangement_from_row(rows[i]), checked_arrangement(bot, cards, np.random.default_rng(seed))
-        if batch.values() != first.values() and all(
-                checked_arrangement(bot, cards, np.random.default_rng(s)).values() == first.values() for s in others):
+        batch = arrangement_from_row(rows[i])
+        first = checked_arrangement(bot, cards, np.random.default_rng(BATCH_CHECK_SEEDS[0]))
+        if batch.values() != first.values() and _plays_whatever_rng(bot, hands[i], first):
             return _two_ways(bot, hands[i], batch, f"a batch of {n} hand{'s' * (n != 1)}", first)
     return None
 

@@ -524,23 +524,20 @@ def opponent_model(spec: str | Bot | OpponentModel = config.DEFAULT_OPPONENT, ru
     if name == "table":  # as a model, table plays its tables as they are: see the docstring
         spec = label + "".join(f":{key}=false" for key in ("removal", "coupling") if key not in params)
     bot = make_bot_for(spec, played)
-    checked = name not in BUILT_IN and not _runs_apart(name)  # a bot in Python not of this package
-    if checked and getattr(bot, "arrange_many", None) is not None:  # its batches must be its play
+    # a bot in Python, not of this package, with batches of its own: they must be its play
+    checked = name not in BUILT_IN and not isinstance(bot, ProtocolBot) and getattr(bot, "arrange_many", None)
+    if checked:
         disagreement = batch_disagreement(bot)
         if disagreement:
             raise BotError(f"{disagreement}: {BATCH_RULE}")
     if getattr(bot, "rules", None) is played:  # the rules were filled in: say so
         label += f":rules={played.name}"
-    return BotOpponent(bot, label, spot_check=checked and getattr(bot, "arrange_many", None) is not None)
+    return BotOpponent(bot, label, spot_check=bool(checked))
 
 
 BATCH_RULE = ("simulated opponents are set in batches and must be set as the bot plays, so its arrange_many must set "
               "each hand as arrange does (docs/bots.md)")
 
-
-def _runs_apart(name: str) -> bool:
-    """Whether a spec's name is a bot that runs in a process of its own (a bot file, a program)."""
-    return name.endswith(".toml") or name.startswith("cmd:")
 
 
 def playing_as(spec: str) -> str:
