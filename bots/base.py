@@ -184,22 +184,26 @@ BATCH_CHECK_HANDS = 12  # hands a plug-in's batches are compared with its play o
 BATCH_CHECK_SEEDS = (1, 2, 3, 4, 5, 6)  # the rngs a hand is set with each way, when two ways differ
 
 
-def batch_disagreement(bot: Bot, hands: int = BATCH_CHECK_HANDS) -> str | None:
+def batch_disagreement(bot: Bot, hands: int = BATCH_CHECK_HANDS,
+                       seeds: tuple[int, ...] = BATCH_CHECK_SEEDS) -> str | None:
     """A hand the bot's own ``arrange_many`` sets otherwise than its ``arrange``, whatever the rng.
 
     A simulated opponent is set by ``arrange_many``, the bot's play by ``arrange``: where they
     differ, a figure measured against the bot's simulated self is measured against another
     bot. Each of ``hands`` hands (dealt from a fixed seed) is set alone, in a batch of one and
-    in a batch of all of them, with the rng of the first of ``BATCH_CHECK_SEEDS``. Where a
-    batch gives other row values than the hand alone, the hand is set alone with each of the
-    other seeds too, and it is a disagreement when that play is the same every time: a bot
-    that plays a hand one way whatever its rng must set it that way in a batch too, while a
-    play that changes with the rng is the bot's to choose. A spot check: a batch may still
-    differ on hands or batch sizes it does not try.
+    in a batch of all of them, with the rng of the first of ``seeds``. Where a batch gives
+    other row values than the hand alone, the hand is set alone with each of the other seeds
+    too, and it is a disagreement when that play is the same every time: a bot that plays a
+    hand one way whatever its rng must set it that way in a batch too, while a play that
+    changes with the rng is the bot's to choose. A spot check: a batch may still differ on
+    hands or batch sizes it does not try.
 
     Args:
         bot: The bot; one without ``arrange_many`` is asked ``arrange`` in batches too.
         hands: How many hands to compare on.
+        seeds: The seeds of the rngs; one seed alone for a bot that draws on no rng of ours
+            and says it plays every hand one way (a protocol bot whose hello does not say
+            ``"random": true``), so that any other play in a batch is a disagreement.
 
     Returns:
         The first hand set two ways, with both plays, or None.
@@ -210,15 +214,15 @@ def batch_disagreement(bot: Bot, hands: int = BATCH_CHECK_HANDS) -> str | None:
     if getattr(bot, "arrange_many", None) is None:
         return None
     try:
-        return _first_disagreement(bot, hands)
+        return _first_disagreement(bot, hands, seeds)
     except BotFault as error:
         raise BotFault(f"{error} (setting {hands} hands to compare its batches with its play, before it sets "
                        "simulated opponents)") from error
 
 
-def _first_disagreement(bot: Bot, hands: int) -> str | None:
+def _first_disagreement(bot: Bot, hands: int, seeds: tuple[int, ...]) -> str | None:
     check = _BatchCheck(bot, np.argsort(np.random.default_rng(BATCH_CHECK_SEEDS).random((hands, 52)),
-                                        axis=1)[:, :13].astype(np.uint8))
+                                        axis=1)[:, :13].astype(np.uint8), seeds)
     for h in range(hands):
         found = check.disagreement(h)
         if found:
@@ -229,8 +233,8 @@ def _first_disagreement(bot: Bot, hands: int) -> str | None:
 class _BatchCheck:
     """The plays ``batch_disagreement`` compares, each asked for once."""
 
-    def __init__(self, bot: Bot, dealt: np.ndarray):
-        self.bot, self.dealt = bot, dealt
+    def __init__(self, bot: Bot, dealt: np.ndarray, seeds: tuple[int, ...]):
+        self.bot, self.dealt, self.seeds = bot, dealt, seeds
         self._whole: dict[int, np.ndarray] = {}  # seed -> the batch of every hand set with it
 
     def alone(self, h: int, seed: int) -> Arrangement:
@@ -247,35 +251,38 @@ class _BatchCheck:
     def disagreement(self, h: int) -> str | None:
         """How hand ``h`` is set otherwise in a batch than alone, where its play alone is the
         same whatever the rng, or None."""
-        seed = BATCH_CHECK_SEEDS[0]
+        seed = self.seeds[0]
         first = self.alone(h, seed)
         for way, words in ((self.one, "a batch of one hand"), (self.whole, f"a batch of {len(self.dealt)} hands")):
             other = way(h, seed)
             if other.values() == first.values():
                 continue
-            if _plays_whatever_rng(self.bot, self.dealt[h], first):
-                return _two_ways(self.bot, self.dealt[h], other, words, first)
+            if _plays_whatever_rng(self.bot, self.dealt[h], first, self.seeds):
+                return _two_ways(self.bot, self.dealt[h], other, words, first, self.seeds)
         return None
 
 
-def _plays_whatever_rng(bot: Bot, row: np.ndarray, first: Arrangement) -> bool:
+def _plays_whatever_rng(bot: Bot, row: np.ndarray, first: Arrangement, seeds: tuple[int, ...]) -> bool:
     """Whether the bot plays the hand ``row`` as ``first`` (its play with the first of
-    ``BATCH_CHECK_SEEDS``) with each of the other seeds too."""
+    ``seeds``) with each of the other seeds too (always, for one seed)."""
     cards = tuple(Card(int(c)) for c in row)
     return all(checked_arrangement(bot, cards, np.random.default_rng(seed)).values() == first.values()
-               for seed in BATCH_CHECK_SEEDS[1:])
+               for seed in seeds[1:])
 
 
-def _two_ways(bot: Bot, row: np.ndarray, batch: Arrangement, words: str, alone: Arrangement) -> str:
+def _two_ways(bot: Bot, row: np.ndarray, batch: Arrangement, words: str, alone: Arrangement,
+              seeds: tuple[int, ...]) -> str:
     hand = format_cards(sorted(row.tolist(), reverse=True))
+    fixed = "which it plays whatever its rng" if len(seeds) > 1 else "and it says it plays each hand one way"
     return (f"bot '{_name(bot)}' sets {hand} as {batch.format()} in {words} (arrange_many) but as "
-            f"{alone.format()} alone (arrange), which it plays whatever its rng")
+            f"{alone.format()} alone (arrange), {fixed}")
 
 
 SPOT_CHECKED = 2  # rows of each batch a plug-in sets for simulated opponents that are set again alone
 
 
-def batch_row_disagreement(bot: Bot, hands: np.ndarray, rows: np.ndarray) -> str | None:
+def batch_row_disagreement(bot: Bot, hands: np.ndarray, rows: np.ndarray,
+                           seeds: tuple[int, ...] = BATCH_CHECK_SEEDS) -> str | None:
     """A hand of a batch the bot set (``rows``) otherwise than it plays it whatever its rng, or None.
 
     The spot check ``batch_disagreement`` makes before a plug-in sets simulated opponents,
@@ -287,10 +294,11 @@ def batch_row_disagreement(bot: Bot, hands: np.ndarray, rows: np.ndarray) -> str
         bot: The bot that set the batch.
         hands: The hands, ``(n, 13)`` card ids.
         rows: The bot's answer, checked to hold each hand (``check_batch``).
+        seeds: The seeds of the rngs the hands are set with alone (``batch_disagreement``).
 
     Returns:
         The first picked hand that the batch sets otherwise than the bot plays it alone
-            with every seed of ``BATCH_CHECK_SEEDS``, with both plays; or None.
+            with every seed of ``seeds``, with both plays; or None.
 
     Raises:
         BotFault: The bot failed on a hand, or answered with other cards.
@@ -302,9 +310,9 @@ def batch_row_disagreement(bot: Bot, hands: np.ndarray, rows: np.ndarray) -> str
     for i in sorted({(digest >> (16 * k)) % n for k in range(SPOT_CHECKED)}):
         cards = tuple(Card(int(c)) for c in hands[i])
         batch = arrangement_from_row(rows[i])
-        first = checked_arrangement(bot, cards, np.random.default_rng(BATCH_CHECK_SEEDS[0]))
-        if batch.values() != first.values() and _plays_whatever_rng(bot, hands[i], first):
-            return _two_ways(bot, hands[i], batch, f"a batch of {n} hand{'s' * (n != 1)}", first)
+        first = checked_arrangement(bot, cards, np.random.default_rng(seeds[0]))
+        if batch.values() != first.values() and _plays_whatever_rng(bot, hands[i], first, seeds):
+            return _two_ways(bot, hands[i], batch, f"a batch of {n} hand{'s' * (n != 1)}", first, seeds)
     return None
 
 

@@ -27,7 +27,15 @@ from typing import Any
 
 import numpy as np
 
-from bots.base import Bot, BotError, arrange_many, batch_disagreement, batch_row_disagreement
+from bots.base import (
+    BATCH_CHECK_HANDS,
+    BATCH_CHECK_SEEDS,
+    Bot,
+    BotError,
+    arrange_many,
+    batch_disagreement,
+    batch_row_disagreement,
+)
 from bots.exhaustive import ExhaustiveBot
 from bots.greedy import GreedyBot
 from bots.heuristic import HeuristicBot
@@ -449,10 +457,11 @@ def bot_spec(bot: Bot) -> dict[str, Any]:
 class BotOpponent:
     """A bot seen as an opponent model: ``arrange_many`` over a batch of hands."""
 
-    def __init__(self, bot: Bot, name: str, spot_check: bool = False):
+    def __init__(self, bot: Bot, name: str, spot_check: tuple[int, ...] = ()):
         self.bot = bot
         self.name = name
-        self.spot_check = spot_check  # check rows of each batch against the bot's play (batch_row_disagreement)
+        # the seeds rows of each batch are checked with against the bot's play (batch_row_disagreement); () for none
+        self.spot_check = spot_check
 
     def arrange_many(self, hands: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """Set a batch of hands with the bot (``bots.base.arrange_many``).
@@ -470,9 +479,10 @@ class BotOpponent:
         """
         rows = arrange_many(self.bot, hands, rng)
         if self.spot_check:
-            disagreement = batch_row_disagreement(self.bot, np.ascontiguousarray(hands, np.uint8), rows)
+            disagreement = batch_row_disagreement(self.bot, np.ascontiguousarray(hands, np.uint8), rows,
+                                                  self.spot_check)
             if disagreement:
-                raise BotFault(f"{disagreement}: {BATCH_RULE}")
+                raise BotFault(f"{disagreement}: {batch_rule(self.bot)}")
         return rows
 
     def __repr__(self) -> str:
@@ -524,19 +534,54 @@ def opponent_model(spec: str | Bot | OpponentModel = config.DEFAULT_OPPONENT, ru
     if name == "table":  # as a model, table plays its tables as they are: see the docstring
         spec = label + "".join(f":{key}=false" for key in ("removal", "coupling") if key not in params)
     bot = make_bot_for(spec, played)
-    # a bot in Python, not of this package, with batches of its own: they must be its play
-    checked = name not in BUILT_IN and not isinstance(bot, ProtocolBot) and getattr(bot, "arrange_many", None)
-    if checked:
-        disagreement = batch_disagreement(bot)
+    seeds = _batch_check_seeds(name, bot)
+    if seeds:
+        disagreement = batch_disagreement(bot, PROTOCOL_CHECK_HANDS if len(seeds) == 1 else BATCH_CHECK_HANDS, seeds)
         if disagreement:
-            raise BotError(f"{disagreement}: {BATCH_RULE}")
+            raise BotError(f"{disagreement}: {batch_rule(bot)}")
     if getattr(bot, "rules", None) is played:  # the rules were filled in: say so
         label += f":rules={played.name}"
-    return BotOpponent(bot, label, spot_check=bool(checked))
+    return BotOpponent(bot, label, spot_check=seeds)
+
+
+PROTOCOL_CHECK_HANDS = 6  # hands a protocol bot's batches are compared with its play on: 18 decisions before a run
+
+
+def _batch_check_seeds(name: str, bot: Bot) -> tuple[int, ...]:
+    """The seeds a bot's batches are compared with its play with (``batch_disagreement``), or
+    () when they are not compared.
+
+    Bots of this package are not compared (their batches are tested). A bot in Python with
+    batches of its own is, with every seed of ``BATCH_CHECK_SEEDS``. A protocol bot that
+    offers batches and whose hello does not say ``"random": true`` is, with one seed: it draws
+    on no rng of ours and says it sets every hand one way, so a batch must set it that way
+    too. A protocol bot that draws randomness of its own may set a hand any way each time:
+    its batches are not compared.
+    """
+    if name in BUILT_IN:
+        return ()
+    if isinstance(bot, ProtocolBot):
+        return BATCH_CHECK_SEEDS[:1] if bot.batch and bot.replayable else ()
+    return BATCH_CHECK_SEEDS if getattr(bot, "arrange_many", None) else ()
 
 
 BATCH_RULE = ("simulated opponents are set in batches and must be set as the bot plays, so its arrange_many must set "
               "each hand as arrange does (docs/bots.md)")
+PROTOCOL_BATCH_RULE = ("simulated opponents are set in batches and must be set as the bot plays, so its answer to "
+                       "arrange_many must set each hand as its answer to arrange does, or its hello must say "
+                       "\"random\": true or offer no batches (docs/protocol.md)")
+
+
+def batch_rule(bot: Bot) -> str:
+    """The rule a bot's batches broke, in the terms of its kind.
+
+    Args:
+        bot: The bot whose batch set a hand otherwise than it plays it.
+
+    Returns:
+        ``PROTOCOL_BATCH_RULE`` for a protocol bot, else ``BATCH_RULE``.
+    """
+    return PROTOCOL_BATCH_RULE if isinstance(bot, ProtocolBot) else BATCH_RULE
 
 
 

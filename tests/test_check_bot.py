@@ -143,7 +143,9 @@ HAND = "AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C"
 
 @pytest.mark.parametrize("argv, requests", [
     (["-m", "bench.cli", "arrange", "--bot", str(SORTED), HAND], ["hello", "arrange", "quit"]),
-    (["-m", "bench.cli.solve", HAND, "--opponent", str(SORTED), "--samples", "100"], ["hello", "arrange_many", "quit"]),
+    # solve: 6 hands alone and in batches (docs/protocol.md#batches), the run's batches, two of its hands alone
+    (["-m", "bench.cli.solve", HAND, "--opponent", str(SORTED), "--samples", "100"],
+     ["hello", *["arrange", "arrange_many"] * 6, "arrange", "quit"]),
     (["-m", "bench.cli", "match", str(SORTED), "greedy", "--max-deals", "8", "--jobs", "1", "--seed", "1"], None),
     (["-m", "bench.cli", "tournament", "--bots", f"{SORTED},greedy", "--sessions", "1", "--seed", "1", "--jobs", "2"],
      None),
@@ -396,3 +398,76 @@ def arrange(m, n):
     why = ("a new process, started after the failure above, did not start: it exited (status 3) instead of answering "
            "the hello")
     assert all(outcomes[name] == ("SKIP", why) for name in NAMES[NAMES.index("one hand") + 1:]), done.stdout
+
+
+# --- a batch sets each hand as the bot plays it alone -----------------------------------------
+
+
+def _two_faced_bot(tmp_path: Path, larger_than: int = 0, random: bool = False) -> Path:
+    """A bot file for a bot that sets a hand alone as sorted_bot does, but with rows of other
+    values (its best cards in front) in a batch of more than ``larger_than`` hands; its hello
+    offers batches, and says ``"random": true`` when ``random``."""
+    return _inline_bot(tmp_path, f'''
+def hello():
+    return {{"type": "hello", "name": "inline-bot", "version": "1", "protocol": 2, "batch": True,
+            "random": {random}}}
+
+
+def other(hand):
+    cards = sorted(hand.split(), key=lambda c: -RANKS.index(c[0]))
+    return {{"front": " ".join(cards[:3]), "middle": " ".join(cards[3:8]), "back": " ".join(cards[8:])}}
+
+
+def batch(m):
+    two_faced = len(m["hands"]) > {larger_than}
+    return {{"id": m["id"], "arrangements": [other(h) if two_faced else rows(h) for h in m["hands"]]}}
+''')
+
+
+def test_a_batch_that_sets_the_one_hand_otherwise_fails_the_batch_check(tmp_path):
+    done = _checked(tmp_path, str(_two_faced_bot(tmp_path)))
+    outcomes = _outcomes(done)
+    assert done.returncode == 1 and list(outcomes) == NAMES, done.stdout
+    assert [name for name, (outcome, _) in outcomes.items() if outcome != "PASS"] == ["a batch"], done.stdout
+    assert outcomes["a batch"][1].startswith(
+        "it set hand AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C as AS KS QS / 9H 9D JS TS 8C / 7C 6D 5H 4S 2C in the "
+        "batch but as 5H 4S 2C / 9H 9D 8C 7C 6D / AS KS QS JS TS alone: a bot that draws no randomness of its own "
+        "sets a hand one way alone and in a batch"), done.stdout
+
+
+def test_a_bot_that_draws_randomness_of_its_own_may_set_a_batch_otherwise(tmp_path):
+    done = _checked(tmp_path, str(_two_faced_bot(tmp_path, random=True)))
+    outcomes = _outcomes(done)
+    assert done.returncode == 0 and outcomes["a batch"][0] == "PASS", done.stdout
+
+
+def _solve_against(bot: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "bench.cli.solve", HAND, "--opponent", str(bot), "--samples", "100",
+                           "--seed", "1"], cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=600)
+
+
+def test_a_protocol_bot_whose_batches_are_not_its_play_sets_no_simulated_opponent(tmp_path):
+    """Refused before the run (exit 2, one line with the hand and both plays) when its
+    batches of any size differ; stopped in the run (exit 1) when only batches larger than
+    those compared before it do; accepted when its hello says it draws randomness of its own."""
+    done = _solve_against(_two_faced_bot(tmp_path))
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert re.search(r"bot 'inline-bot' sets (\w\w ){12}\w\w as .* in a batch of one hand \(arrange_many\) but as .* "
+                     r"alone \(arrange\), and it says it plays each hand one way: .* its hello must say \"random\": "
+                     r"true or offer no batches \(docs/protocol.md\)$", done.stderr), done.stderr
+    done = _solve_against(_two_faced_bot(tmp_path, larger_than=6))
+    assert done.returncode == 1 and "in a batch of 100 hands (arrange_many)" in done.stderr, done.stderr
+    done = _solve_against(_two_faced_bot(tmp_path, random=True))
+    assert done.returncode == 0 and done.stdout.startswith("hand"), done.stderr
+
+
+def test_a_bot_that_says_it_draws_no_randomness_is_held_to_one_play_a_hand(tmp_path):
+    """The unsteady bot sets a hand alone in a new order each time, from randomness its hello
+    does not declare, and in a batch as sorted_bot does: a bot of ours would be excused where
+    its play changes with the rng, but a protocol bot draws on no rng of ours, so its batch
+    is compared with its first play alone, and refused."""
+    path = bot_file(tmp_path, "unsteady", env={"HELLO": json.dumps({"batch": True})})
+    done = _solve_against(path)
+    assert done.returncode == 2 and "and it says it plays each hand one way" in done.stderr, done.stderr
+    done = _solve_against(bot_file(tmp_path, "unsteady", env={"HELLO": json.dumps({"batch": True, "random": True})}))
+    assert done.returncode == 0, done.stderr

@@ -418,8 +418,9 @@ class _Checks:
             return Check("a batch", "FAIL", self.said.batch_wrong)
         if not self.said.batch:
             return Check("a batch", "SKIP", "its hello offers no batches (\"batch\": true or a number of hands)")
-        rng = np.random.default_rng(1)
-        hands = np.sort(np.array([rng.permutation(52)[:13] for _ in range(min(self.said.batch, BATCH))], np.uint8),
+        rng = np.random.default_rng(1)  # HAND first, to compare with the one-hand answer
+        hands = np.sort(np.array([[int(c) for c in self.hand]] + [rng.permutation(52)[:13] for _ in
+                                                                 range(min(self.said.batch, BATCH) - 1)], np.uint8),
                         axis=1)
         texts = [format_cards(h.tolist()) for h in hands]
         limit = self.spec.decision_timeout * len(texts)
@@ -440,8 +441,26 @@ class _Checks:
             cards = row.tolist()
             fouls += foul_reason(Arrangement(cards[:3], cards[3:8], cards[8:])) is not None
         foul = f" ({fouls} of them foul)" if fouls else ""
+        other = self._batch_against_one_hand(rows[0])
+        if other:
+            return Check("a batch", "FAIL", other)
         return Check("a batch", "PASS", f"{len(texts)} valid arrangements of the cards dealt, in order, "
                                         f"{_timing(seconds, limit)}{foul}")
+
+    def _batch_against_one_hand(self, row: np.ndarray) -> str | None:
+        """What is wrong with the batch's arrangement of HAND (its first hand) beside the
+        one-hand answer: rows of other values from a bot that draws no randomness of its own,
+        which would set simulated opponents otherwise than it plays; or None."""
+        if self.first is None or self.said.random or self.said.random_wrong:
+            return None
+        cards = row.tolist()
+        batch = Arrangement(cards[:3], cards[3:8], cards[8:])
+        if batch.values() == self.first.values():
+            return None
+        return (f"it set hand {HAND} as {batch} in the batch but as {self.first} alone: a bot that draws no "
+                "randomness of its own sets a hand one way alone and in a batch, since simulated opponents "
+                "(solve --opponent, bench exploit --bot) are set in batches; or its hello says \"random\": true, or "
+                "offers no batches")
 
     def _error_reply(self) -> Check:
         if self.said.protocol < 2:
