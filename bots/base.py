@@ -203,7 +203,8 @@ def batch_disagreement(bot: Bot, hands: int = BATCH_CHECK_HANDS,
         hands: How many hands to compare on.
         seeds: The seeds of the rngs; one seed alone for a bot that draws on no rng of ours
             and says it plays every hand one way (a protocol bot whose hello does not say
-            ``"random": true``), so that any other play in a batch is a disagreement.
+            ``"random": true``), so that any other play in a batch is a disagreement, as is
+            another play when the hand is then asked alone once more.
 
     Returns:
         The first hand set two ways, with both plays, or None.
@@ -257,25 +258,34 @@ class _BatchCheck:
             other = way(h, seed)
             if other.values() == first.values():
                 continue
-            if _plays_whatever_rng(self.bot, self.dealt[h], first, self.seeds):
-                return _two_ways(self.bot, self.dealt[h], other, words, first, self.seeds)
+            found = _batch_play_problem(self.bot, self.dealt[h], other, words, first, self.seeds)
+            if found:
+                return found
         return None
 
 
-def _plays_whatever_rng(bot: Bot, row: np.ndarray, first: Arrangement, seeds: tuple[int, ...]) -> bool:
-    """Whether the bot plays the hand ``row`` as ``first`` (its play with the first of
-    ``seeds``) with each of the other seeds too (always, for one seed)."""
+def _batch_play_problem(bot: Bot, row: np.ndarray, batch: Arrangement, words: str, first: Arrangement,
+                        seeds: tuple[int, ...]) -> str | None:
+    """What is wrong where a batch set the hand ``row`` as ``batch`` and the bot alone as
+    ``first`` (with the first of ``seeds``), rows of other values, or None: nothing when its
+    play alone changes with the other seeds (the bot's to choose). With one seed (a bot that
+    says it plays each hand one way) the hand is set alone once more: another play then is
+    randomness it does not declare, else the batch is not its play."""
     cards = tuple(Card(int(c)) for c in row)
-    return all(checked_arrangement(bot, cards, np.random.default_rng(seed)).values() == first.values()
-               for seed in seeds[1:])
-
-
-def _two_ways(bot: Bot, row: np.ndarray, batch: Arrangement, words: str, alone: Arrangement,
-              seeds: tuple[int, ...]) -> str:
     hand = format_cards(sorted(row.tolist(), reverse=True))
-    fixed = "which it plays whatever its rng" if len(seeds) > 1 else "and it says it plays each hand one way"
+    if len(seeds) == 1:
+        again = checked_arrangement(bot, cards, np.random.default_rng(seeds[0]))
+        if again.values() != first.values():
+            return (f"bot '{_name(bot)}' sets {hand} as {first.format()} then as {again.format()} alone (arrange), "
+                    "though it says it plays each hand one way")
+        fixed = "and it says it plays each hand one way"
+    elif all(checked_arrangement(bot, cards, np.random.default_rng(seed)).values() == first.values()
+             for seed in seeds[1:]):
+        fixed = "which it plays whatever its rng"
+    else:
+        return None
     return (f"bot '{_name(bot)}' sets {hand} as {batch.format()} in {words} (arrange_many) but as "
-            f"{alone.format()} alone (arrange), {fixed}")
+            f"{first.format()} alone (arrange), {fixed}")
 
 
 SPOT_CHECKED = 2  # rows of each batch a plug-in sets for simulated opponents that are set again alone
@@ -311,8 +321,10 @@ def batch_row_disagreement(bot: Bot, hands: np.ndarray, rows: np.ndarray,
         cards = tuple(Card(int(c)) for c in hands[i])
         batch = arrangement_from_row(rows[i])
         first = checked_arrangement(bot, cards, np.random.default_rng(seeds[0]))
-        if batch.values() != first.values() and _plays_whatever_rng(bot, hands[i], first, seeds):
-            return _two_ways(bot, hands[i], batch, f"a batch of {n} hand{'s' * (n != 1)}", first, seeds)
+        if batch.values() != first.values():
+            found = _batch_play_problem(bot, hands[i], batch, f"a batch of {n} hand{'s' * (n != 1)}", first, seeds)
+            if found:
+                return found
     return None
 
 

@@ -464,10 +464,12 @@ def test_a_protocol_bot_whose_batches_are_not_its_play_sets_no_simulated_opponen
 def test_a_bot_that_says_it_draws_no_randomness_is_held_to_one_play_a_hand(tmp_path):
     """The unsteady bot sets a hand alone in a new order each time, from randomness its hello
     does not declare, and in a batch as sorted_bot does: a bot of ours would be excused where
-    its play changes with the rng, but a protocol bot draws on no rng of ours, so its batch
-    is compared with its first play alone, and refused."""
+    its play changes with the rng, but a protocol bot draws on no rng of ours, so where its
+    batch differs the hand is asked alone again, and the two plays alone are refused."""
     path = bot_file(tmp_path, "unsteady", env={"HELLO": json.dumps({"batch": True})})
     done = _solve_against(path)
-    assert done.returncode == 2 and "and it says it plays each hand one way" in done.stderr, done.stderr
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert re.search(r"bot 'misbehaving-unsteady' sets (\w\w ){12}\w\w as [^(]* then as [^(]* alone \(arrange\), though "
+                     r"it says it plays each hand one way: .* its hello must say \"random\": true", done.stderr), done.stderr
     done = _solve_against(bot_file(tmp_path, "unsteady", env={"HELLO": json.dumps({"batch": True, "random": True})}))
     assert done.returncode == 0, done.stderr
