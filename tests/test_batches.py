@@ -242,11 +242,12 @@ def test_a_run_that_would_meet_a_plugins_other_face_stops_in_one_line(argv, mess
 def test_a_match_whose_b_cannot_be_the_field_says_why_a_is(capsys):
     from bench.cli import main as bench_main
 
-    status = bench_main(["match", "greedy", "tests.backend_bots:TwoFacedBot", "--max-deals", "4", "--jobs", "1",
-                         "--seed", "1", "--field-samples", "50"])
+    status = bench_main(["match", "bots.greedy:GreedyBot", "tests.backend_bots:TwoFacedBot", "--max-deals", "4",
+                         "--jobs", "1", "--seed", "1", "--field-samples", "50"])  # two plug-ins: B would come first
     err = capsys.readouterr().err
     assert status == 0, err
-    assert "set by greedy) (A as the field; B cannot be: the field bot 'tests.backend_bots:TwoFacedBot' cannot set" in err
+    assert ("set by bots.greedy:GreedyBot) (A as the field; B cannot be: the field bot "
+            "'tests.backend_bots:TwoFacedBot' cannot set") in err
     assert "whatever its rng" in err
 
 
@@ -268,8 +269,8 @@ def test_a_bot_that_fails_while_its_batches_are_checked_says_so():
 def test_a_match_passes_over_a_b_that_fails_while_its_batches_are_checked(capsys):
     from bench.cli import main as bench_main
 
-    status = bench_main(["match", "greedy", "tests.backend_bots:FailingBatchBot", "--max-deals", "4", "--jobs", "1",
-                         "--seed", "1", "--field-samples", "50"])
+    status = bench_main(["match", "bots.greedy:GreedyBot", "tests.backend_bots:FailingBatchBot", "--max-deals", "4",
+                         "--jobs", "1", "--seed", "1", "--field-samples", "50"])
     err = capsys.readouterr().err
     assert status == 0 and "(A as the field; B cannot be: the field bot" in err and "no batches" in err, err
 

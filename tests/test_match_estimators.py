@@ -44,6 +44,12 @@ def test_a_field_that_cannot_run_is_refused_in_one_line(capsys, argv, words):
     (["table", "greedy", "--rules", "naturals"], ("duplicate", None)),
     (["random", "exhaustive:samples=10"], ("duplicate", None)),
     (["table", "greedy", "--estimator", "duplicate"], ("duplicate", None)),
+    # a plug-in (greedy by its import path) is the field only where no bot of this package can be
+    (["heuristic", "bots.greedy:GreedyBot", "--field-samples", "50"], ("field", "heuristic")),
+    (["bots.greedy:GreedyBot", "heuristic", "--field-samples", "50"], ("field", "heuristic")),
+    (["bots.heuristic:HeuristicBot", "bots.greedy:GreedyBot", "--field-samples", "50"],
+     ("field", "bots.greedy:GreedyBot")),
+    (["bots.greedy:GreedyBot", "random", "--field-samples", "50"], ("field", "bots.greedy:GreedyBot")),
 ])
 def test_the_estimator_and_its_field_are_chosen_and_said(capsys, argv, expected):
     status, out, err = _run(capsys, *argv, "--max-deals", "1", "--json", *QUICK)
@@ -53,6 +59,14 @@ def test_the_estimator_and_its_field_are_chosen_and_said(capsys, argv, expected)
     assert f"estimator: {'the field estimator' if expected[0] == 'field' else 'duplicate results'}" in err
     assert doc["look_deal_count"] == 16
     assert doc["estimator"]["minimum_deal_count"] == match.deals_minimum(0.05, 0.05)  # by either estimator
+
+
+def test_a_bot_of_this_package_is_the_field_before_a_plugin_and_the_match_says_so(capsys):
+    status, _, err = _run(capsys, "heuristic", "bots.greedy:GreedyBot", "--field-samples", "50", "--max-deals", "1",
+                          *QUICK)
+    assert status == 0, err
+    assert ("(both plays of each hand against the same 50 opponents, set by heuristic) (A as the field, a bot of this "
+            "package, before B, a plug-in)\n") in err, err
 
 
 @pytest.mark.slow

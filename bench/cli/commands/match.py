@@ -19,7 +19,9 @@ from bench.records.model import DealRecord, FieldPlan
 from bench.run.field import FieldError, check_plan, check_rules, deal_outcome
 from bench.run.play import RunSettings, TournamentError, make_bots
 from bench.run.runner import BACKENDS, run_chunks
+from bots import BotError
 from bots.identity import bot_identity
+from bots.registry import BUILT_IN, parse_spec
 from solver import config, system
 from solver.documents import json_ready
 from solver.interrupts import Stopped, stoppable
@@ -54,8 +56,8 @@ def add_parser(sub: argparse._SubParsersAction[Parser]) -> None:
                         "under rules with naturals or when neither bot can be the field")
     parser.add_argument("--field", default=None, metavar="SPEC",
                         help="the bot that sets the field estimator's opponents: one that runs in this process, a bot "
-                        "of this package or a Python plug-in, not a protocol bot (default: B, else A; either "
-                        "gives A's edge over B heads-up)")
+                        "of this package or a Python plug-in, not a protocol bot (default: B, else A, a bot of "
+                        "this package before a plug-in; either gives A's edge over B heads-up)")
     parser.add_argument("--field-samples", type=limited("samples"), default=None, metavar="K",
                         help=f"simulated opponents a hand for the field estimator (default {config.DEFAULT_SAMPLES:,})")
     parser.add_argument("--seed", type=seed, default=None, help="seed entropy (default: fresh, printed)")
@@ -149,25 +151,42 @@ def _field_or_reason(spec: str, samples: int, rules: Rules) -> FieldPlan | str:
 
 def _default_field(args: argparse.Namespace, samples: int, rules: Rules,
                    made: dict[str, Any]) -> tuple[Estimator | None, str]:
-    """The field estimator with B as the field, else A, of those that set hands in batches, or
-    None; and why B, when it sets hands in batches, cannot be the field ("" otherwise)."""
+    """The field estimator by default, or None; and why B, when it sets hands in batches,
+    cannot be the field ("" otherwise).
+
+    Of the two bots that can set hands in batches, B is the field, else A; but a bot of this
+    package comes before a plug-in, whose speed is not known: the field sets ``samples``
+    opponents for each hand, so a plug-in that takes 10 ms a hand would take 20 s a deal."""
+    ours = [spec for spec in (args.b, args.a) if _of_this_package(spec)]
     passed_over = ""
-    for spec in (args.b, args.a):
+    for spec in ours + [spec for spec in (args.b, args.a) if spec not in ours]:
         if not callable(getattr(made[spec], "arrange_many", None)):
             continue
         found = _field_or_reason(spec, samples, rules)
         if isinstance(found, FieldPlan):
-            return Estimator("field", found, chose=f"{'B' if spec == args.b else 'A'} as the field{passed_over}"), ""
+            which = "B" if spec == args.b else "A"
+            before = (", a bot of this package, before B, a plug-in" if spec in ours and args.b not in ours
+                      and callable(getattr(made[args.b], "arrange_many", None)) else "")
+            return Estimator("field", found, chose=f"{which} as the field{before}{passed_over}"), ""
         if spec == args.b:
             passed_over = f"; B cannot be: {found}"
     return None, passed_over
 
 
+def _of_this_package(spec: str) -> bool:
+    """Whether the spec names a bot of this package (``bots.registry.BUILT_IN``)."""
+    try:
+        return parse_spec(spec)[0] in BUILT_IN
+    except BotError:
+        return False
+
+
 def choose_estimator(args: argparse.Namespace, rules: Rules, made: dict[str, Any]) -> Estimator:
     """The estimator the arguments ask for, or the default: the field estimator with B as the
-    field (else A), but duplicate results under rules with naturals, or when neither bot can set
-    a batch of simulated opponents in one call (``arrange_many``: a bot in another process, the
-    ``exhaustive`` bot or one that sets hands one by one would take seconds a deal).
+    field (else A; a bot of this package before a plug-in), but duplicate results under rules
+    with naturals, or when neither bot can set a batch of simulated opponents in one call
+    (``arrange_many``: a bot in another process, the ``exhaustive`` bot or one that sets hands
+    one by one would take seconds a deal).
 
     Raises:
         UsageError: The field estimator was asked for and cannot run, or --field or
