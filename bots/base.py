@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 import hashlib
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
@@ -184,19 +185,48 @@ BATCH_CHECK_HANDS = 12  # hands a plug-in's batches are compared with its play o
 BATCH_CHECK_SEEDS = (1, 2, 3, 4, 5, 6)  # the rngs a hand is set with each way, when two ways differ
 
 
-def batch_disagreement(bot: Bot, hands: int = BATCH_CHECK_HANDS,
-                       seeds: tuple[int, ...] = BATCH_CHECK_SEEDS) -> str | None:
+@dataclass(frozen=True)
+class Disagreement:
+    """A hand a bot's batch set otherwise than the bot plays it (``text``: the hand and both
+    plays). ``unsteady``: the bot, which says it plays each hand one way, set it two ways alone."""
+
+    text: str
+    unsteady: bool = False
+
+    def __str__(self) -> str:
+        return self.text
+
+
+BatchWords = Callable[[int, int], str]  # (hands in the call, a row of it) -> how the call is named in a message
+
+
+def batch_words(n: int, row: int) -> str:
+    """How a call of ``arrange_many`` for ``n`` hands is named in a message (any ``row`` of it).
+
+    Args:
+        n: The hands of the call.
+        row: The row of the call that a message is about.
+
+    Returns:
+        ``"a batch of 12 hands (arrange_many)"``, or ``"a batch of one hand (arrange_many)"``.
+    """
+    return f"a batch of {'one hand' if n == 1 else f'{n} hands'} (arrange_many)"
+
+
+def batch_disagreement(bot: Bot, hands: int = BATCH_CHECK_HANDS, seeds: tuple[int, ...] = BATCH_CHECK_SEEDS,
+                       whole: int | None = None, words: BatchWords = batch_words) -> Disagreement | None:
     """A hand the bot's own ``arrange_many`` sets otherwise than its ``arrange``, whatever the rng.
 
     A simulated opponent is set by ``arrange_many``, the bot's play by ``arrange``: where they
     differ, a figure measured against the bot's simulated self is measured against another
     bot. Each of ``hands`` hands (dealt from a fixed seed) is set alone, in a batch of one and
-    in a batch of all of them, with the rng of the first of ``seeds``. Where a batch gives
-    other row values than the hand alone, the hand is set alone with each of the other seeds
-    too, and it is a disagreement when that play is the same every time: a bot that plays a
-    hand one way whatever its rng must set it that way in a batch too, while a play that
-    changes with the rng is the bot's to choose. A spot check: a batch may still differ on
-    hands or batch sizes it does not try.
+    in one batch of ``whole`` hands that holds them all, spread through it from its first row
+    to its last, with the rng of the first of ``seeds``. Where a batch gives other row values
+    than the hand alone, the hand is set alone with each of the other seeds too, and it is a
+    disagreement when that play is the same every time: a bot that plays a hand one way
+    whatever its rng must set it that way in a batch too, while a play that changes with the
+    rng is the bot's to choose. A spot check: a batch may still differ on hands or batch
+    sizes it does not try.
 
     Args:
         bot: The bot; one without ``arrange_many`` is asked ``arrange`` in batches too.
@@ -204,7 +234,10 @@ def batch_disagreement(bot: Bot, hands: int = BATCH_CHECK_HANDS,
         seeds: The seeds of the rngs; one seed alone for a bot that draws on no rng of ours
             and says it plays every hand one way (a protocol bot whose hello does not say
             ``"random": true``), so that any other play in a batch is a disagreement, as is
-            another play when the hand is then asked alone once more.
+            another play when the hand is then asked alone once more (``unsteady``).
+        whole: The hands of the batch that holds them all (the others dealt from the same
+            seed, and not compared); ``hands`` when None or fewer.
+        words: How a batch is named in the disagreement (``batch_words``).
 
     Returns:
         The first hand set two ways, with both plays, or None.
@@ -214,18 +247,28 @@ def batch_disagreement(bot: Bot, hands: int = BATCH_CHECK_HANDS,
     """
     if getattr(bot, "arrange_many", None) is None:
         return None
+    size = max(hands, whole or 0)
     try:
-        return _first_disagreement(bot, hands, seeds)
+        return _first_disagreement(_BatchCheck(bot, _check_hands(size), hands, seeds, words))
     except BotFault as error:
-        raise BotFault(f"{error} (setting {hands} hands to compare its batches with its play, before it sets "
-                       "simulated opponents)") from error
+        raise _with_log(BotFault(f"{error} (setting {hands} hands to compare its batches with its play, before it "
+                                 "sets simulated opponents)"), error) from error
 
 
-def _first_disagreement(bot: Bot, hands: int, seeds: tuple[int, ...]) -> str | None:
-    check = _BatchCheck(bot, np.argsort(np.random.default_rng(BATCH_CHECK_SEEDS).random((hands, 52)),
-                                        axis=1)[:, :13].astype(np.uint8), seeds)
-    for h in range(hands):
-        found = check.disagreement(h)
+def _with_log(fault: BotFault, cause: BotFault) -> BotFault:
+    """``fault``, naming the log of the bot's process that ``cause`` names (``BotFault.log``)."""
+    fault.log = getattr(cause, "log", None)
+    return fault
+
+
+def _check_hands(size: int) -> np.ndarray:
+    """The ``size`` hands the batch check deals, from a fixed seed."""
+    return np.argsort(np.random.default_rng(BATCH_CHECK_SEEDS).random((size, 52)), axis=1)[:, :13].astype(np.uint8)
+
+
+def _first_disagreement(check: _BatchCheck) -> Disagreement | None:
+    for h in check.compared:
+        found = check.disagreement(int(h))
         if found:
             return found
     return None
@@ -234,8 +277,9 @@ def _first_disagreement(bot: Bot, hands: int, seeds: tuple[int, ...]) -> str | N
 class _BatchCheck:
     """The plays ``batch_disagreement`` compares, each asked for once."""
 
-    def __init__(self, bot: Bot, dealt: np.ndarray, seeds: tuple[int, ...]):
-        self.bot, self.dealt, self.seeds = bot, dealt, seeds
+    def __init__(self, bot: Bot, dealt: np.ndarray, hands: int, seeds: tuple[int, ...], words: BatchWords):
+        self.bot, self.dealt, self.seeds, self.words = bot, dealt, seeds, words
+        self.compared = np.unique(np.linspace(0, len(dealt) - 1, hands).round().astype(int))  # the first row, the last
         self._whole: dict[int, np.ndarray] = {}  # seed -> the batch of every hand set with it
 
     def alone(self, h: int, seed: int) -> Arrangement:
@@ -249,12 +293,12 @@ class _BatchCheck:
             self._whole[seed] = arrange_many(self.bot, self.dealt, np.random.default_rng(seed))
         return arrangement_from_row(self._whole[seed][h])
 
-    def disagreement(self, h: int) -> str | None:
+    def disagreement(self, h: int) -> Disagreement | None:
         """How hand ``h`` is set otherwise in a batch than alone, where its play alone is the
         same whatever the rng, or None."""
         seed = self.seeds[0]
         first = self.alone(h, seed)
-        for way, words in ((self.one, "a batch of one hand"), (self.whole, f"a batch of {len(self.dealt)} hands")):
+        for way, words in ((self.one, self.words(1, 0)), (self.whole, self.words(len(self.dealt), h))):
             other = way(h, seed)
             if other.values() == first.values():
                 continue
@@ -265,34 +309,34 @@ class _BatchCheck:
 
 
 def _batch_play_problem(bot: Bot, row: np.ndarray, batch: Arrangement, words: str, first: Arrangement,
-                        seeds: tuple[int, ...]) -> str | None:
-    """What is wrong where a batch set the hand ``row`` as ``batch`` and the bot alone as
-    ``first`` (with the first of ``seeds``), rows of other values, or None: nothing when its
-    play alone changes with the other seeds (the bot's to choose). With one seed (a bot that
-    says it plays each hand one way) the hand is set alone once more: another play then is
-    randomness it does not declare, else the batch is not its play."""
+                        seeds: tuple[int, ...]) -> Disagreement | None:
+    """What is wrong where a batch (``words``) set the hand ``row`` as ``batch`` and the bot
+    alone as ``first`` (with the first of ``seeds``), rows of other values, or None: nothing
+    when its play alone changes with the other seeds (the bot's to choose). With one seed (a
+    bot that says it plays each hand one way) the hand is set alone once more: another play
+    then is randomness it does not declare, else the batch is not its play."""
     cards = tuple(Card(int(c)) for c in row)
     hand = format_cards(sorted(row.tolist(), reverse=True))
     if len(seeds) == 1:
         again = checked_arrangement(bot, cards, np.random.default_rng(seeds[0]))
         if again.values() != first.values():
-            return (f"bot '{_name(bot)}' sets {hand} as {first.format()} then as {again.format()} alone (arrange), "
-                    "though it says it plays each hand one way")
+            return Disagreement(f"bot '{_name(bot)}' sets {hand} as {first.format()} then as {again.format()} alone "
+                                "(arrange), though it says it plays each hand one way", unsteady=True)
         fixed = "and it says it plays each hand one way"
     elif all(checked_arrangement(bot, cards, np.random.default_rng(seed)).values() == first.values()
              for seed in seeds[1:]):
         fixed = "which it plays whatever its rng"
     else:
         return None
-    return (f"bot '{_name(bot)}' sets {hand} as {batch.format()} in {words} (arrange_many) but as "
-            f"{first.format()} alone (arrange), {fixed}")
+    return Disagreement(f"bot '{_name(bot)}' sets {hand} as {batch.format()} in {words} but as {first.format()} "
+                        f"alone (arrange), {fixed}")
 
 
 SPOT_CHECKED = 2  # rows of each batch a plug-in sets for simulated opponents that are set again alone
 
 
-def batch_row_disagreement(bot: Bot, hands: np.ndarray, rows: np.ndarray,
-                           seeds: tuple[int, ...] = BATCH_CHECK_SEEDS) -> str | None:
+def batch_row_disagreement(bot: Bot, hands: np.ndarray, rows: np.ndarray, seeds: tuple[int, ...] = BATCH_CHECK_SEEDS,
+                           words: BatchWords = batch_words) -> Disagreement | None:
     """A hand of a batch the bot set (``rows``) otherwise than it plays it whatever its rng, or None.
 
     The spot check ``batch_disagreement`` makes before a plug-in sets simulated opponents,
@@ -305,26 +349,31 @@ def batch_row_disagreement(bot: Bot, hands: np.ndarray, rows: np.ndarray,
         hands: The hands, ``(n, 13)`` card ids.
         rows: The bot's answer, checked to hold each hand (``check_batch``).
         seeds: The seeds of the rngs the hands are set with alone (``batch_disagreement``).
+        words: How the batch is named in the disagreement (``batch_words``).
 
     Returns:
         The first picked hand that the batch sets otherwise than the bot plays it alone
             with every seed of ``seeds``, with both plays; or None.
 
     Raises:
-        BotFault: The bot failed on a hand, or answered with other cards.
+        BotFault: The bot failed on a hand, or answered with other cards; the message says
+            the hand was set alone to compare it with the batch.
     """
     n = len(hands)
     if n == 0:
         return None
     digest = int.from_bytes(hashlib.blake2b(np.ascontiguousarray(hands).tobytes(), digest_size=8).digest(), "little")
     for i in sorted({(digest >> (16 * k)) % n for k in range(SPOT_CHECKED)}):
-        cards = tuple(Card(int(c)) for c in hands[i])
         batch = arrangement_from_row(rows[i])
-        first = checked_arrangement(bot, cards, np.random.default_rng(seeds[0]))
-        if batch.values() != first.values():
-            found = _batch_play_problem(bot, hands[i], batch, f"a batch of {n} hand{'s' * (n != 1)}", first, seeds)
-            if found:
-                return found
+        try:
+            first = checked_arrangement(bot, tuple(Card(int(c)) for c in hands[i]), np.random.default_rng(seeds[0]))
+            found = None if batch.values() == first.values() else \
+                _batch_play_problem(bot, hands[i], batch, words(n, i), first, seeds)
+        except BotFault as error:
+            raise _with_log(BotFault(f"{error} (set alone, to compare it with how {words(n, i)} set it)"),
+                            error) from error
+        if found:
+            return found
     return None
 
 

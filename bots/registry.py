@@ -30,11 +30,14 @@ import numpy as np
 from bots.base import (
     BATCH_CHECK_HANDS,
     BATCH_CHECK_SEEDS,
+    BatchWords,
     Bot,
     BotError,
+    Disagreement,
     arrange_many,
     batch_disagreement,
     batch_row_disagreement,
+    batch_words,
 )
 from bots.exhaustive import ExhaustiveBot
 from bots.greedy import GreedyBot
@@ -480,9 +483,9 @@ class BotOpponent:
         rows = arrange_many(self.bot, hands, rng)
         if self.spot_check:
             disagreement = batch_row_disagreement(self.bot, np.ascontiguousarray(hands, np.uint8), rows,
-                                                  self.spot_check)
+                                                  self.spot_check, _words_for(self.bot))
             if disagreement:
-                raise BotFault(f"{disagreement}: {batch_rule(self.bot)}")
+                raise BotFault(f"{disagreement}: {batch_rule(self.bot, disagreement)}")
         return rows
 
     def __repr__(self) -> str:
@@ -536,15 +539,33 @@ def opponent_model(spec: str | Bot | OpponentModel = config.DEFAULT_OPPONENT, ru
     bot = make_bot_for(spec, played)
     seeds = _batch_check_seeds(name, bot)
     if seeds:
-        disagreement = batch_disagreement(bot, PROTOCOL_CHECK_HANDS if len(seeds) == 1 else BATCH_CHECK_HANDS, seeds)
+        disagreement = (batch_disagreement(bot, PROTOCOL_CHECK_HANDS, seeds, bot.batch, _words_for(bot))
+                        if isinstance(bot, ProtocolBot) else batch_disagreement(bot, BATCH_CHECK_HANDS, seeds))
         if disagreement:
-            raise BotError(f"{disagreement}: {batch_rule(bot)}")
+            raise BotError(f"{disagreement}: {batch_rule(bot, disagreement)}")
     if getattr(bot, "rules", None) is played:  # the rules were filled in: say so
         label += f":rules={played.name}"
     return BotOpponent(bot, label, spot_check=seeds)
 
 
-PROTOCOL_CHECK_HANDS = 6  # hands a protocol bot's batches are compared with its play on: 18 decisions before a run
+PROTOCOL_CHECK_HANDS = 6  # hands a protocol bot's batches are compared with its play on, in a batch of its full size
+
+
+def _words_for(bot: Bot) -> BatchWords:
+    """How a call of ``arrange_many`` is named in a disagreement: for a protocol bot, the
+    message of the call that held the row (the bot's answers come a message at a time)."""
+    if not isinstance(bot, ProtocolBot) or not bot.batch:
+        return batch_words
+    size = bot.batch
+
+    def words(n: int, row: int) -> str:
+        if n <= size:
+            return f"an arrange_many message of {'one hand' if n == 1 else f'{n} hands'}"
+        first = row - row % size
+        return (f"an arrange_many message of {min(size, n - first)} hands (hands {first + 1} to "
+                f"{min(first + size, n)} of {n}, sent in messages of at most {size})")
+
+    return words
 
 
 def _batch_check_seeds(name: str, bot: Bot) -> tuple[int, ...]:
@@ -570,17 +591,24 @@ BATCH_RULE = ("simulated opponents are set in batches and must be set as the bot
 PROTOCOL_BATCH_RULE = ("simulated opponents are set in batches and must be set as the bot plays, so its answer to "
                        "arrange_many must set each hand as its answer to arrange does, or its hello must say "
                        "\"random\": true or offer no batches (docs/protocol.md)")
+RANDOM_RULE = ("a bot that draws randomness of its own says \"random\": true in its hello; its batches are then not "
+               "compared with its plays, which cannot be replayed (docs/protocol.md)")
 
 
-def batch_rule(bot: Bot) -> str:
+def batch_rule(bot: Bot, disagreement: Disagreement | None = None) -> str:
     """The rule a bot's batches broke, in the terms of its kind.
 
     Args:
         bot: The bot whose batch set a hand otherwise than it plays it.
+        disagreement: What was seen; an ``unsteady`` one is randomness a protocol bot does
+            not declare.
 
     Returns:
-        ``PROTOCOL_BATCH_RULE`` for a protocol bot, else ``BATCH_RULE``.
+        ``RANDOM_RULE`` for an unsteady disagreement, ``PROTOCOL_BATCH_RULE`` for another of
+            a protocol bot, else ``BATCH_RULE``.
     """
+    if disagreement is not None and disagreement.unsteady:
+        return RANDOM_RULE
     return PROTOCOL_BATCH_RULE if isinstance(bot, ProtocolBot) else BATCH_RULE
 
 

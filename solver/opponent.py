@@ -14,7 +14,7 @@ import numpy as np
 
 from solver._splits import first_foreign_row
 from solver.cards import format_cards
-from solver.errors import OpponentError
+from solver.errors import BotFault, OpponentError
 
 
 @runtime_checkable
@@ -69,7 +69,8 @@ def arrange_checked(model: OpponentModel, hands: np.ndarray, rng: np.random.Gene
     except KeyboardInterrupt:
         raise  # a stop (Ctrl-C), whoever raised it
     except BaseException as error:  # a plug-in may raise anything, exit too; say which model did
-        raise OpponentError(f"opponent model '{name}' failed: {type(error).__name__}: {error}") from error
+        said = str(error) if isinstance(error, BotFault) else f"{type(error).__name__}: {error}"  # a fault names its bot
+        raise OpponentError(f"opponent model '{name}' failed: {said}") from error
     return check_batch(hands, answer, name)
 
 

@@ -297,7 +297,7 @@ def hello():
 
 def batch(m):
     return {"id": m["id"], "arrangements": [rows(h) for h in m["hands"]][:-1]}
-''', "a batch", "got 4 arrangements for 5 hands"),
+''', "a batch", "got 63 arrangements for 64 hands"),
     ('''
 def arrange(m, n):
     if n == 1:
@@ -403,10 +403,10 @@ def arrange(m, n):
 # --- a batch sets each hand as the bot plays it alone -----------------------------------------
 
 
-def _two_faced_bot(tmp_path: Path, larger_than: int = 0, random: bool = False) -> Path:
+def _two_faced_bot(tmp_path: Path, after: int = 0, random: bool = False, size: int = 0) -> Path:
     """A bot file for a bot that sets a hand alone as sorted_bot does, but with rows of other
-    values (its best cards in front) in a batch of more than ``larger_than`` hands; its hello
-    offers batches, and says ``"random": true`` when ``random``."""
+    values (its best cards in front) in its batches after the first ``after`` and larger than
+    ``size`` hands; its hello offers batches, and says ``"random": true`` when ``random``."""
     return _inline_bot(tmp_path, f'''
 def hello():
     return {{"type": "hello", "name": "inline-bot", "version": "1", "protocol": 2, "batch": True,
@@ -418,8 +418,13 @@ def other(hand):
     return {{"front": " ".join(cards[:3]), "middle": " ".join(cards[3:8]), "back": " ".join(cards[8:])}}
 
 
+batches = 0
+
+
 def batch(m):
-    two_faced = len(m["hands"]) > {larger_than}
+    global batches
+    batches += 1
+    two_faced = batches > {after} and len(m["hands"]) > {size}
     return {{"id": m["id"], "arrangements": [other(h) if two_faced else rows(h) for h in m["hands"]]}}
 ''')
 
@@ -431,8 +436,8 @@ def test_a_batch_that_sets_the_one_hand_otherwise_fails_the_batch_check(tmp_path
     assert [name for name, (outcome, _) in outcomes.items() if outcome != "PASS"] == ["a batch"], done.stdout
     assert outcomes["a batch"][1].startswith(
         "it set hand AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C as AS KS QS / 9H 9D JS TS 8C / 7C 6D 5H 4S 2C in the "
-        "batch but as 5H 4S 2C / 9H 9D 8C 7C 6D / AS KS QS JS TS alone: a bot that draws no randomness of its own "
-        "sets a hand one way alone and in a batch"), done.stdout
+        "batch (its last hand) but as 5H 4S 2C / 9H 9D 8C 7C 6D / AS KS QS JS TS alone: a bot that draws no "
+        "randomness of its own sets a hand one way alone and in a batch"), done.stdout
 
 
 def test_a_bot_that_draws_randomness_of_its_own_may_set_a_batch_otherwise(tmp_path):
@@ -448,15 +453,19 @@ def _solve_against(bot: Path) -> subprocess.CompletedProcess:
 
 def test_a_protocol_bot_whose_batches_are_not_its_play_sets_no_simulated_opponent(tmp_path):
     """Refused before the run (exit 2, one line with the hand and both plays) when its
-    batches of any size differ; stopped in the run (exit 1) when only batches larger than
-    those compared before it do; accepted when its hello says it draws randomness of its own."""
+    batches differ, in a batch of one or only in one of its full size; stopped in the run
+    (exit 1), naming the message, when only batches after those compared before it do;
+    accepted when its hello says it draws randomness of its own."""
     done = _solve_against(_two_faced_bot(tmp_path))
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
-    assert re.search(r"bot 'inline-bot' sets (\w\w ){12}\w\w as .* in a batch of one hand \(arrange_many\) but as .* "
+    assert re.search(r"bot 'inline-bot' sets (\w\w ){12}\w\w as .* in an arrange_many message of one hand but as .* "
                      r"alone \(arrange\), and it says it plays each hand one way: .* its hello must say \"random\": "
                      r"true or offer no batches \(docs/protocol.md\)$", done.stderr), done.stderr
-    done = _solve_against(_two_faced_bot(tmp_path, larger_than=6))
-    assert done.returncode == 1 and "in a batch of 100 hands (arrange_many)" in done.stderr, done.stderr
+    done = _solve_against(_two_faced_bot(tmp_path, size=6))
+    assert done.returncode == 2 and "in an arrange_many message of 64 hands but as" in done.stderr, done.stderr
+    done = _solve_against(_two_faced_bot(tmp_path, after=7))  # 6 hands in batches of one, then one of 64
+    assert done.returncode == 1 and re.search(r"in an arrange_many message of (64|36) hands \(hands (1|65) to (64|100) "
+                                              r"of 100, sent in messages of at most 64\) but as", done.stderr), done.stderr
     done = _solve_against(_two_faced_bot(tmp_path, random=True))
     assert done.returncode == 0 and done.stdout.startswith("hand"), done.stderr
 
@@ -470,6 +479,106 @@ def test_a_bot_that_says_it_draws_no_randomness_is_held_to_one_play_a_hand(tmp_p
     done = _solve_against(path)
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
     assert re.search(r"bot 'misbehaving-unsteady' sets (\w\w ){12}\w\w as [^(]* then as [^(]* alone \(arrange\), though "
-                     r"it says it plays each hand one way: .* its hello must say \"random\": true", done.stderr), done.stderr
+                     r"it says it plays each hand one way: a bot that draws randomness of its own says \"random\": true "
+                     r"in its hello", done.stderr), done.stderr
     done = _solve_against(bot_file(tmp_path, "unsteady", env={"HELLO": json.dumps({"batch": True, "random": True})}))
     assert done.returncode == 0, done.stderr
+
+
+def test_a_bot_whose_play_follows_the_order_of_the_cards_passes_every_batch_check(tmp_path):
+    """A bot that sets the cards in the order they are written (first three in front) is one
+    play a hand as long as the hand is written the same way: check-bot writes the one hand in
+    its batch as it wrote it alone, and the runs' checks write each hand one way."""
+    bot = _inline_bot(tmp_path, '''
+def in_order(hand):
+    cards = hand.split()
+    return {"front": " ".join(cards[:3]), "middle": " ".join(cards[3:8]), "back": " ".join(cards[8:])}
+
+
+def hello():
+    return {"type": "hello", "name": "inline-bot", "version": "1", "protocol": 2, "batch": True}
+
+
+def arrange(m, n):
+    return {"id": m["id"], **in_order(m["hand"])}
+
+
+def batch(m):
+    return {"id": m["id"], "arrangements": [in_order(h) for h in m["hands"]]}
+''')
+    done = _checked(tmp_path, str(bot))
+    assert done.returncode == 0 and _outcomes(done)["a batch"][0] == "PASS", done.stdout
+    assert _solve_against(bot).returncode == 0
+
+
+def test_a_batch_that_differs_on_its_last_row_alone_is_refused_before_the_run(tmp_path):
+    bot = _inline_bot(tmp_path, '''
+def hello():
+    return {"type": "hello", "name": "inline-bot", "version": "1", "protocol": 2, "batch": True}
+
+
+def other(hand):
+    cards = sorted(hand.split(), key=lambda c: -RANKS.index(c[0]))
+    return {"front": " ".join(cards[:3]), "middle": " ".join(cards[3:8]), "back": " ".join(cards[8:])}
+
+
+def batch(m):
+    hands = m["hands"]
+    return {"id": m["id"], "arrangements": [rows(h) for h in hands[:-1]] + [other(hands[-1]) if len(hands) > 1
+                                                                             else rows(hands[-1])]}
+''')
+    done = _solve_against(bot)
+    assert done.returncode == 2 and "in an arrange_many message of 64 hands but as" in done.stderr, done.stderr
+
+
+def test_a_hand_set_two_ways_alone_fails_one_check_not_two(tmp_path):
+    """Without "random": true in its hello, a bot that sets the one hand another way when it
+    is asked again fails "the same hand again"; the batch, which sets it as the second time,
+    is not blamed for it too."""
+    bot = _inline_bot(tmp_path, '''
+def other(hand):
+    cards = sorted(hand.split(), key=lambda c: -RANKS.index(c[0]))
+    return {"front": " ".join(cards[:3]), "middle": " ".join(cards[3:8]), "back": " ".join(cards[8:])}
+
+
+def hello():
+    return {"type": "hello", "name": "inline-bot", "version": "1", "protocol": 2, "batch": True}
+
+
+def arrange(m, n):
+    return {"id": m["id"], **(rows(m["hand"]) if n == 1 else other(m["hand"]))}
+
+
+def batch(m):
+    return {"id": m["id"], "arrangements": [other(h) for h in m["hands"]]}
+''')
+    done = _checked(tmp_path, str(bot))
+    outcomes = _outcomes(done)
+    assert done.returncode == 1, done.stdout
+    assert [name for name, (outcome, _) in outcomes.items() if outcome != "PASS"] == ["the same hand again"], done.stdout
+
+
+def test_a_bot_that_fails_on_a_hand_set_alone_to_check_a_batch_says_why_it_was_asked(tmp_path):
+    bot = _inline_bot(tmp_path, '''
+def hello():
+    return {"type": "hello", "name": "inline-bot", "version": "1", "protocol": 2, "batch": True}
+
+
+def arrange(m, n):  # the 6 hands of the check before the run, then an exit
+    if n > 6:
+        sys.exit(5)
+    return {"id": m["id"], **rows(m["hand"])}
+''')
+    done = _solve_against(bot)
+    assert done.returncode == 1 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert re.search(r"bot 'inline-bot' exited \(status 5\) instead of answering hand (\w\w ){12}\w\w \(set alone, to "
+                     r"compare it with how an arrange_many message of (64|36) hands \(hands \d+ to \d+ of 100, sent in "
+                     r"messages of at most 64\) set it\)$", done.stderr), done.stderr
+
+
+def test_a_bad_request_is_refused_before_the_opponent_bot_is_started(tmp_path):
+    trace = tmp_path / "trace.log"
+    done = subprocess.run([sys.executable, "-m", "bench.cli.solve", HAND.rsplit(" ", 1)[0], "--opponent", str(SORTED),
+                           "--log-protocol", str(trace)], cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2 and "expected 13 cards for the hand, got 12" in done.stderr, done.stderr
+    assert not trace.exists() or trace.read_text() == ""

@@ -3,7 +3,7 @@ import pytest
 
 from bots import solve_hand as solve
 from solver import Arrangement, CardCountError, DuplicateCardError, UnknownCardError, all_splits, is_foul
-from solver.errors import SolveError
+from solver.errors import BotFault, SolveError
 from solver.evaluator import row_values
 from tests import naive
 from tests.conftest import random_hands
@@ -178,6 +178,10 @@ class _Model:
         return self.answer(np.asarray(hands))
 
 
+def _raise(error: Exception) -> None:
+    raise error
+
+
 @pytest.mark.parametrize(
     "answer, message",
     [
@@ -187,6 +191,7 @@ class _Model:
         (lambda h: h.astype(float), "expected integer card ids"),
         (lambda h: None, "returned NoneType"),
         (lambda h: 1 / 0, "opponent model 'liar' failed: ZeroDivisionError"),
+        (lambda h: _raise(BotFault("bot 'x' gave no answer")), "^opponent model 'liar' failed: bot 'x' gave no answer$"),
     ],
 )
 def test_an_opponent_models_answers_are_checked(answer, message):

@@ -10,6 +10,8 @@ import json
 import sys
 from collections.abc import Sequence
 
+import numpy as np
+
 from bench.cli import warmup
 from bench.cli.parsing import (
     SPECS,
@@ -202,10 +204,11 @@ def _first_run_notice(ascii: bool = False) -> bool:
 
 
 def _solve(args: argparse.Namespace) -> int:
+    # what is asked is refused before the first-run notice: bad input gets its one line alone; and before the
+    # opponent model is made, which for a bot in another process asks it dozens of hands (its batch check)
+    check_request(" ".join(args.hand), _NOT_MADE, args.grade, samples=args.samples, seed=args.seed,
+                  players=args.players, top=args.top, rules=args.rules, distinct=args.distinct)
     model = _opponent(args)
-    # what is asked is refused before the first-run notice: bad input gets its one line alone
-    check_request(" ".join(args.hand), model, args.grade, samples=args.samples, seed=args.seed, players=args.players,
-                  top=args.top, rules=args.rules, distinct=args.distinct)
     warmup.notice_compiling("solve", ascii=args.ascii)  # any kernel the first-run notice does not foresee
     helper = warmup.start(args.rules) if _first_run_notice(args.ascii) else None  # the scoring kernels, on another core
     try:
@@ -241,6 +244,19 @@ def _bot_fault(error: OpponentError, model: OpponentModel) -> OpponentError:
     told = OpponentError(f"opponent model '{model_name(model)}' failed: {causes[0]}")
     told.log = next((c.log for c in causes if isinstance(c, BotFault) and c.log), None)
     return told
+
+
+class _NotMade:
+    """Stands for the opponent model while the rest of a request is checked (``check_request``
+    asks only that it has ``arrange_many``); the model ``--opponent`` names is made after."""
+
+    name = "not made yet"
+
+    def arrange_many(self, hands: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        raise AssertionError("the opponent model is made after the request is checked")
+
+
+_NOT_MADE = _NotMade()
 
 
 def _opponent(args: argparse.Namespace) -> OpponentModel:

@@ -41,7 +41,6 @@ from solver.cards import format_cards, parse_hand
 Outcome = Literal["PASS", "FAIL", "SKIP"]
 HAND = "AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C"  # the hand of the single requests
 SHORT_HAND = "AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S"  # twelve cards: a request no bot can serve
-BATCH = 5  # hands in the batch request (fewer when the bot's hello says so)
 
 
 @dataclass(frozen=True)
@@ -248,6 +247,7 @@ class _Checks:
         self.spec = session.spec
         self.hand = parse_hand(HAND)
         self.first: Arrangement | None = None  # the arrangement of "one hand", when it passed
+        self.unsteady = False  # it set the one hand two ways alone, without "random": true
         self.said = _Hello()
         self.failed: dict[str, str] = {}  # each failure's words, and the first check that failed so
 
@@ -410,6 +410,7 @@ class _Checks:
                                                              if self.said.random else ""))
         if self.said.random:
             return Check(name, "PASS", "set another way, as its hello says it may (\"random\": true)")
+        self.unsteady = True
         return Check(name, "FAIL", f"set {first} then {again}: a bot that draws randomness of its own says "
                                    "\"random\": true in its hello (its plays then cannot be replayed to check a record)")
 
@@ -418,10 +419,9 @@ class _Checks:
             return Check("a batch", "FAIL", self.said.batch_wrong)
         if not self.said.batch:
             return Check("a batch", "SKIP", "its hello offers no batches (\"batch\": true or a number of hands)")
-        rng = np.random.default_rng(1)  # HAND first, to compare with the one-hand answer
-        hands = np.sort(np.array([[int(c) for c in self.hand]] + [rng.permutation(52)[:13] for _ in
-                                                                 range(min(self.said.batch, BATCH) - 1)], np.uint8),
-                        axis=1)
+        rng = np.random.default_rng(1)  # a batch of its full size, HAND last, written as it was sent alone
+        others = np.array([np.sort(rng.permutation(52)[:13]) for _ in range(self.said.batch - 1)], np.uint8)
+        hands = np.concatenate([others.reshape(-1, 13), np.array([[int(c) for c in self.hand]], np.uint8)])
         texts = [format_cards(h.tolist()) for h in hands]
         limit = self.spec.decision_timeout * len(texts)
         what = f"a batch of {len(texts)} hands"
@@ -436,28 +436,29 @@ class _Checks:
         rows = messages.arrangements_of(answer, hands, texts, self.spec.name, what)
         fouls = 0
         for row, hand, text in zip(rows, hands, texts):
-            if sorted(row.tolist()) != hand.tolist():
+            if sorted(row.tolist()) != sorted(hand.tolist()):
                 raise _Fault(f"it set {format_cards(row.tolist())} for hand {text}, not the cards dealt")
             cards = row.tolist()
             fouls += foul_reason(Arrangement(cards[:3], cards[3:8], cards[8:])) is not None
         foul = f" ({fouls} of them foul)" if fouls else ""
-        other = self._batch_against_one_hand(rows[0])
+        other = self._batch_against_one_hand(rows[-1])
         if other:
             return Check("a batch", "FAIL", other)
         return Check("a batch", "PASS", f"{len(texts)} valid arrangements of the cards dealt, in order, "
                                         f"{_timing(seconds, limit)}{foul}")
 
     def _batch_against_one_hand(self, row: np.ndarray) -> str | None:
-        """What is wrong with the batch's arrangement of HAND (its first hand) beside the
+        """What is wrong with the batch's arrangement of HAND (its last hand) beside the
         one-hand answer: rows of other values from a bot that draws no randomness of its own,
-        which would set simulated opponents otherwise than it plays; or None."""
-        if self.first is None or self.said.random or self.said.random_wrong:
+        which would set simulated opponents otherwise than it plays; or None (also when the
+        hand was set two ways alone, which "the same hand again" fails)."""
+        if self.first is None or self.said.random or self.said.random_wrong or self.unsteady:
             return None
         cards = row.tolist()
         batch = Arrangement(cards[:3], cards[3:8], cards[8:])
         if batch.values() == self.first.values():
             return None
-        return (f"it set hand {HAND} as {batch} in the batch but as {self.first} alone: a bot that draws no "
+        return (f"it set hand {HAND} as {batch} in the batch (its last hand) but as {self.first} alone: a bot that draws no "
                 "randomness of its own sets a hand one way alone and in a batch, since simulated opponents "
                 "(solve --opponent, bench exploit --bot) are set in batches; or its hello says \"random\": true, or "
                 "offers no batches")
