@@ -562,8 +562,9 @@ def _words_for(bot: Bot) -> BatchWords:
         if n <= size:
             return f"an arrange_many message of {'one hand' if n == 1 else f'{n} hands'}"
         first = row - row % size
-        return (f"an arrange_many message of {min(size, n - first)} hands (hands {first + 1} to "
-                f"{min(first + size, n)} of {n}, sent in messages of at most {size})")
+        count, last = min(size, n - first), min(first + size, n)
+        held, span = ("one hand", f"hand {first + 1}") if count == 1 else (f"{count} hands", f"hands {first + 1} to {last}")
+        return f"an arrange_many message of {held} ({span} of {n}, sent in messages of at most {size})"
 
     return words
 

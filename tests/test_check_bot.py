@@ -133,9 +133,9 @@ def test_the_protocol_log_holds_every_line_with_its_time_process_and_direction(t
     assert [(m[2], json.loads(m[3]).get("type")) for m in parsed[:2]] == [("→", "hello"), ("←", "hello")]
     assert len({m[1] for m in parsed}) == 1  # one process
     sent = [json.loads(m[3]) for m in parsed if m[2] == "→"]
-    assert [m.get("type") for m in sent] == ["hello", "arrange", "arrange", "arrange_many", "arrange", "arrange",
-                                              "quit"]
-    assert Path(trace).read_text().count("\n") == len(lines) == 13  # each request answered but quit
+    assert [m.get("type") for m in sent] == ["hello", "arrange", "arrange", "arrange_many", "arrange_many", "arrange",
+                                              "arrange", "quit"]
+    assert Path(trace).read_text().count("\n") == len(lines) == 15  # each request answered but quit
 
 
 HAND = "AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C"
@@ -403,13 +403,15 @@ def arrange(m, n):
 # --- a batch sets each hand as the bot plays it alone -----------------------------------------
 
 
-def _two_faced_bot(tmp_path: Path, after: int = 0, random: bool = False, size: int = 0) -> Path:
+def _two_faced_bot(tmp_path: Path, after: int = 0, random: bool = False, size: int = 0, most: int = 0,
+                   smaller: int = 1000) -> Path:
     """A bot file for a bot that sets a hand alone as sorted_bot does, but with rows of other
-    values (its best cards in front) in its batches after the first ``after`` and larger than
-    ``size`` hands; its hello offers batches, and says ``"random": true`` when ``random``."""
+    values (its best cards in front) in its batches after the first ``after``, larger than
+    ``size`` hands and smaller than ``smaller``; its hello offers batches (of at most ``most``
+    hands, when given), and says ``"random": true`` when ``random``."""
     return _inline_bot(tmp_path, f'''
 def hello():
-    return {{"type": "hello", "name": "inline-bot", "version": "1", "protocol": 2, "batch": True,
+    return {{"type": "hello", "name": "inline-bot", "version": "1", "protocol": 2, "batch": {most or True},
             "random": {random}}}
 
 
@@ -424,7 +426,7 @@ batches = 0
 def batch(m):
     global batches
     batches += 1
-    two_faced = batches > {after} and len(m["hands"]) > {size}
+    two_faced = batches > {after} and {size} < len(m["hands"]) < {smaller}
     return {{"id": m["id"], "arrangements": [other(h) if two_faced else rows(h) for h in m["hands"]]}}
 ''')
 
@@ -582,3 +584,18 @@ def test_a_bad_request_is_refused_before_the_opponent_bot_is_started(tmp_path):
                            "--log-protocol", str(trace)], cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=300)
     assert done.returncode == 2 and "expected 13 cards for the hand, got 12" in done.stderr, done.stderr
     assert not trace.exists() or trace.read_text() == ""
+
+
+def test_a_batch_of_one_hand_that_differs_fails_check_bot_as_it_fails_a_run(tmp_path):
+    bot = _two_faced_bot(tmp_path, smaller=2)
+    done = _checked(tmp_path, str(bot))
+    outcome, detail = _outcomes(done)["a batch"]
+    assert done.returncode == 1 and outcome == "FAIL" and " in a batch of one hand but as " in detail, done.stdout
+    assert _solve_against(bot).returncode == 2
+
+
+def test_a_message_of_one_hand_is_named_so(tmp_path):
+    done = _solve_against(_two_faced_bot(tmp_path, after=12, most=1))  # 6 alone, then 6 hands a message each
+    assert done.returncode == 1, done.stderr
+    assert re.search(r" in an arrange_many message of one hand \(hand \d+ of 100, sent in messages of at most 1\) but "
+                     r"as ", done.stderr), done.stderr

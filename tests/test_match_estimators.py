@@ -61,6 +61,14 @@ def test_the_estimator_and_its_field_are_chosen_and_said(capsys, argv, expected)
     assert doc["estimator"]["minimum_deal_count"] == match.deals_minimum(0.05, 0.05)  # by either estimator
 
 
+def test_a_protocol_b_is_said_to_be_no_field_when_a_bot_of_this_package_is_the_field(capsys):
+    status, _, err = _run(capsys, "table", "examples/bots/sorted_bot.toml", "--field-samples", "50", "--max-deals", "1",
+                          *QUICK)
+    assert status == 0, err
+    assert ("set by table) (A as the field; B cannot be: the field bot 'examples/bots/sorted_bot.toml' runs in "
+            "another process") in err, err
+
+
 def test_a_bot_of_this_package_is_the_field_before_a_plugin_and_the_match_says_so(capsys):
     status, _, err = _run(capsys, "heuristic", "bots.greedy:GreedyBot", "--field-samples", "50", "--max-deals", "1",
                           *QUICK)

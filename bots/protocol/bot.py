@@ -505,7 +505,7 @@ class ProtocolBot:
 
     def _batch(self, hands: np.ndarray) -> np.ndarray:
         texts = [format_cards(h.tolist()) for h in hands]
-        what = f"a batch of {len(texts)} hands"
+        what = f"a batch of {len(texts)} hands" if len(texts) != 1 else "a batch of one hand"
 
         def check(answer: dict[str, Any]) -> np.ndarray:
             return messages.arrangements_of(answer, hands, texts, self.name, what)

@@ -422,33 +422,39 @@ class _Checks:
         rng = np.random.default_rng(1)  # a batch of its full size, HAND last, written as it was sent alone
         others = np.array([np.sort(rng.permutation(52)[:13]) for _ in range(self.said.batch - 1)], np.uint8)
         hands = np.concatenate([others.reshape(-1, 13), np.array([[int(c) for c in self.hand]], np.uint8)])
+        rows, seconds, limit = self._ask_batch(hands)
+        fouls = sum(foul_reason(Arrangement(r[:3], r[3:8], r[8:])) is not None for r in rows.tolist())
+        foul = f" ({fouls} of them foul)" if fouls else ""
+        other = self._batch_against_one_hand(rows[-1], "in the batch (its last hand)")
+        if not other and len(hands) > 1:  # and in a message of one hand, as a run asks too
+            other = self._batch_against_one_hand(self._ask_batch(hands[-1:])[0][0], "in a batch of one hand")
+        if other:
+            return Check("a batch", "FAIL", other)
+        return Check("a batch", "PASS", f"{_hands(len(hands), 'valid arrangement')} of the cards dealt, in order, "
+                                        f"{_timing(seconds, limit)}{foul}")
+
+    def _ask_batch(self, hands: np.ndarray) -> tuple[np.ndarray, float, float]:
+        """The bot's arrangements of ``hands`` asked in one arrange_many message, each checked
+        to hold its hand's cards, with the seconds taken and the time limit; a ``_Fault`` otherwise."""
         texts = [format_cards(h.tolist()) for h in hands]
         limit = self.spec.decision_timeout * len(texts)
-        what = f"a batch of {len(texts)} hands"
+        what = f"a batch of {_hands(len(texts), 'hand')}"
         answer, seconds = self.session.request({"type": "arrange_many", "hands": texts}, limit, what)
         if "error" in answer:
             raise _Fault(f"it sent an error reply: {messages.quote(str(answer['error']), 300)}")
         arrangements = answer.get("arrangements")
         if isinstance(arrangements, list) and len(arrangements) != len(texts):
-            raise _Fault(f"it answered {what} with \"arrangements\" of the wrong length: got {len(arrangements)} "
-                         f"arrangement{'s' if len(arrangements) != 1 else ''} for {len(texts)} hands (one a hand, "
+            raise _Fault(f"it answered {what} with \"arrangements\" of the wrong length: got "
+                         f"{_hands(len(arrangements), 'arrangement')} for {_hands(len(texts), 'hand')} (one a hand, "
                          "in the order of the hands)")
         rows = messages.arrangements_of(answer, hands, texts, self.spec.name, what)
-        fouls = 0
         for row, hand, text in zip(rows, hands, texts):
             if sorted(row.tolist()) != sorted(hand.tolist()):
                 raise _Fault(f"it set {format_cards(row.tolist())} for hand {text}, not the cards dealt")
-            cards = row.tolist()
-            fouls += foul_reason(Arrangement(cards[:3], cards[3:8], cards[8:])) is not None
-        foul = f" ({fouls} of them foul)" if fouls else ""
-        other = self._batch_against_one_hand(rows[-1])
-        if other:
-            return Check("a batch", "FAIL", other)
-        return Check("a batch", "PASS", f"{len(texts)} valid arrangements of the cards dealt, in order, "
-                                        f"{_timing(seconds, limit)}{foul}")
+        return rows, seconds, limit
 
-    def _batch_against_one_hand(self, row: np.ndarray) -> str | None:
-        """What is wrong with the batch's arrangement of HAND (its last hand) beside the
+    def _batch_against_one_hand(self, row: np.ndarray, where: str) -> str | None:
+        """What is wrong with a batch's arrangement of HAND (``where`` in it) beside the
         one-hand answer: rows of other values from a bot that draws no randomness of its own,
         which would set simulated opponents otherwise than it plays; or None (also when the
         hand was set two ways alone, which "the same hand again" fails)."""
@@ -458,7 +464,7 @@ class _Checks:
         batch = Arrangement(cards[:3], cards[3:8], cards[8:])
         if batch.values() == self.first.values():
             return None
-        return (f"it set hand {HAND} as {batch} in the batch (its last hand) but as {self.first} alone: a bot that draws no "
+        return (f"it set hand {HAND} as {batch} {where} but as {self.first} alone: a bot that draws no "
                 "randomness of its own sets a hand one way alone and in a batch, since simulated opponents "
                 "(solve --opponent, bench exploit --bot) are set in batches; or its hello says \"random\": true, or "
                 "offers no batches")
@@ -492,3 +498,8 @@ class _Checks:
             return Check("quit", "FAIL", f"still running {grace:g} s after quit: exit on {{\"type\": \"quit\"}} and "
                                          "at the end of standard input")
         return Check("quit", "PASS", f"exited {_timing(time.monotonic() - started, grace)}, status {status}")
+
+
+def _hands(count: int, thing: str) -> str:
+    """``count`` things: "one hand", "64 hands"."""
+    return f"one {thing}" if count == 1 else f"{count} {thing}s"

@@ -164,13 +164,26 @@ def _default_field(args: argparse.Namespace, samples: int, rules: Rules,
             continue
         found = _field_or_reason(spec, samples, rules)
         if isinstance(found, FieldPlan):
-            which = "B" if spec == args.b else "A"
-            before = (", a bot of this package, before B, a plug-in" if spec in ours and args.b not in ours
-                      and callable(getattr(made[args.b], "arrange_many", None)) else "")
-            return Estimator("field", found, chose=f"{which} as the field{before}{passed_over}"), ""
+            if spec == args.b:
+                return Estimator("field", found, chose="B as the field"), ""
+            # A: B was tried first and passed over (passed_over says why), or not tried, A being ours
+            why = _why_not_b(args, samples, rules, made) if spec in ours and args.b not in ours else passed_over
+            return Estimator("field", found, chose=f"A as the field{why}"), ""
         if spec == args.b:
             passed_over = f"; B cannot be: {found}"
     return None, passed_over
+
+
+def _why_not_b(args: argparse.Namespace, samples: int, rules: Rules, made: dict[str, Any]) -> str:
+    """Why A, a bot of this package, is the field and not B, a bot of another kind that was
+    not tried: one that cannot be a field (a protocol bot, a bot that sets hands one by one)
+    says so; a plug-in that might be is passed over for A."""
+    if not callable(getattr(made[args.b], "arrange_many", None)):
+        return ""
+    name = parse_spec(args.b)[0]
+    if name.startswith("cmd:") or name.endswith(".toml"):  # refused before any bot is made (check_plan)
+        return f"; B cannot be: {_field_or_reason(args.b, samples, rules)}"
+    return ", a bot of this package, before B, a plug-in"
 
 
 def _of_this_package(spec: str) -> bool:
