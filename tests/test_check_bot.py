@@ -149,7 +149,9 @@ HAND = "AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C"
     (["-m", "bench.cli", "match", str(SORTED), "greedy", "--max-deals", "8", "--jobs", "1", "--seed", "1"], None),
     (["-m", "bench.cli", "tournament", "--bots", f"{SORTED},greedy", "--sessions", "1", "--seed", "1", "--jobs", "2"],
      None),
-], ids=["arrange", "solve", "match", "tournament"])
+    (["-m", "bench.cli", "exploit", "--bot", str(SORTED), "--hands", "1", "--samples", "100", "--eval-samples", "100",
+      "--seed", "1"], None),
+], ids=["arrange", "solve", "match", "tournament", "exploit"])
 def test_every_command_that_plays_a_protocol_bot_logs_its_lines(tmp_path, argv, requests):
     """--log-protocol on the commands that play bots: every line, from every process of the run
     (a tournament's workers append to the same file), each request answered."""
@@ -172,7 +174,7 @@ def test_every_command_that_plays_a_protocol_bot_logs_its_lines(tmp_path, argv, 
         kinds = [m["type"] for d, m in lines if d == "→"]
         assert [kind for i, kind in enumerate(kinds) if i == 0 or kinds[i - 1] != kind] == requests, kinds
     else:
-        assert len(by_process) >= 2 or "match" in argv[2]  # the tournament's workers each start the bot
+        assert len(by_process) >= 2 or argv[2] in ("match", "exploit")  # the tournament's workers each start the bot
 
 
 # --- what a reviewer found: each check on its own, a process after a bad answer, the words -----
