@@ -29,6 +29,7 @@ from solver.errors import BotFault, InputError, OpponentError
 from solver.naturals import Natural, best_natural
 from solver.opponent import check_batch
 from solver.rules import Rules
+from solver.text import how_many
 
 
 class BotError(InputError, ValueError):
@@ -210,7 +211,7 @@ def batch_words(n: int, row: int) -> str:
     Returns:
         ``"a batch of 12 hands (arrange_many)"``, or ``"a batch of one hand (arrange_many)"``.
     """
-    return f"a batch of {'one hand' if n == 1 else f'{n} hands'} (arrange_many)"
+    return f"a batch of {how_many(n, 'hand')} (arrange_many)"
 
 
 def batch_disagreement(bot: Bot, hands: int = BATCH_CHECK_HANDS, seeds: tuple[int, ...] = BATCH_CHECK_SEEDS,

@@ -49,6 +49,7 @@ from solver import config
 from solver.errors import BotFault
 from solver.opponent import OpponentModel
 from solver.rules import Rules, as_rules
+from solver.text import how_many
 
 ENTRY_POINT_GROUP = "chinese_poker.bots"
 
@@ -560,11 +561,11 @@ def _words_for(bot: Bot) -> BatchWords:
 
     def words(n: int, row: int) -> str:
         if n <= size:
-            return f"an arrange_many message of {'one hand' if n == 1 else f'{n} hands'}"
+            return f"an arrange_many message of {how_many(n, 'hand')}"
         first = row - row % size
         count, last = min(size, n - first), min(first + size, n)
-        held, span = ("one hand", f"hand {first + 1}") if count == 1 else (f"{count} hands", f"hands {first + 1} to {last}")
-        return f"an arrange_many message of {held} ({span} of {n}, sent in messages of at most {size})"
+        span = f"hand {first + 1}" if count == 1 else f"hands {first + 1} to {last}"
+        return f"an arrange_many message of {how_many(count, 'hand')} ({span} of {n}, sent in messages of at most {size})"
 
     return words
 

@@ -174,6 +174,23 @@ codecs.register_error("solver.text.spelled", _spelled)
 codecs.register_error("solver.text.escaped", _escaped)
 
 
+def how_many(count: int, noun: str) -> str:
+    """A count of a noun in words for a message: "one" for one, else the number and an s.
+
+    Args:
+        count: The count.
+        noun: The noun in the singular.
+
+    Returns:
+        The count and the noun.
+
+    Examples:
+        >>> how_many(1, "hand"), how_many(64, "hand")
+        ('one hand', '64 hands')
+    """
+    return f"one {noun}" if count == 1 else f"{count} {noun}s"
+
+
 def printable(text: str) -> str:
     r"""``text`` with every character that does not print written as :func:`terminal`
     writes it, but its ends of line kept.

@@ -35,6 +35,7 @@ from bots.protocol.spec import ProtocolSpec, decision_source, startup_limit
 from bots.protocol.transport import LINE_LIMIT, Closed, Overlong, Process, ProtocolTrace, StderrLog
 from solver import Arrangement, Card, config, files, format_cards
 from solver.rules import Rules
+from solver.text import how_many
 
 _LIVE: weakref.WeakSet[ProtocolBot] = weakref.WeakSet()
 _Checked = TypeVar("_Checked")  # what a request's check makes of its answer
@@ -505,7 +506,7 @@ class ProtocolBot:
 
     def _batch(self, hands: np.ndarray) -> np.ndarray:
         texts = [format_cards(h.tolist()) for h in hands]
-        what = f"a batch of {len(texts)} hands" if len(texts) != 1 else "a batch of one hand"
+        what = f"a batch of {how_many(len(texts), 'hand')}"
 
         def check(answer: dict[str, Any]) -> np.ndarray:
             return messages.arrangements_of(answer, hands, texts, self.name, what)

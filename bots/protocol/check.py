@@ -37,6 +37,7 @@ from bots.protocol.transport import LINE_LIMIT, Closed, Overlong, Process, Proto
 from solver import config
 from solver.arrangement import Arrangement, foul_reason
 from solver.cards import format_cards, parse_hand
+from solver.text import how_many
 
 Outcome = Literal["PASS", "FAIL", "SKIP"]
 HAND = "AS KS QS JS TS 9H 9D 8C 7C 6D 5H 4S 2C"  # the hand of the single requests
@@ -430,7 +431,7 @@ class _Checks:
             other = self._batch_against_one_hand(self._ask_batch(hands[-1:])[0][0], "in a batch of one hand")
         if other:
             return Check("a batch", "FAIL", other)
-        return Check("a batch", "PASS", f"{_hands(len(hands), 'valid arrangement')} of the cards dealt, in order, "
+        return Check("a batch", "PASS", f"{how_many(len(hands), 'valid arrangement')} of the cards dealt, in order, "
                                         f"{_timing(seconds, limit)}{foul}")
 
     def _ask_batch(self, hands: np.ndarray) -> tuple[np.ndarray, float, float]:
@@ -438,14 +439,14 @@ class _Checks:
         to hold its hand's cards, with the seconds taken and the time limit; a ``_Fault`` otherwise."""
         texts = [format_cards(h.tolist()) for h in hands]
         limit = self.spec.decision_timeout * len(texts)
-        what = f"a batch of {_hands(len(texts), 'hand')}"
+        what = f"a batch of {how_many(len(texts), 'hand')}"
         answer, seconds = self.session.request({"type": "arrange_many", "hands": texts}, limit, what)
         if "error" in answer:
             raise _Fault(f"it sent an error reply: {messages.quote(str(answer['error']), 300)}")
         arrangements = answer.get("arrangements")
         if isinstance(arrangements, list) and len(arrangements) != len(texts):
             raise _Fault(f"it answered {what} with \"arrangements\" of the wrong length: got "
-                         f"{_hands(len(arrangements), 'arrangement')} for {_hands(len(texts), 'hand')} (one a hand, "
+                         f"{how_many(len(arrangements), 'arrangement')} for {how_many(len(texts), 'hand')} (one a hand, "
                          "in the order of the hands)")
         rows = messages.arrangements_of(answer, hands, texts, self.spec.name, what)
         for row, hand, text in zip(rows, hands, texts):
@@ -498,8 +499,3 @@ class _Checks:
             return Check("quit", "FAIL", f"still running {grace:g} s after quit: exit on {{\"type\": \"quit\"}} and "
                                          "at the end of standard input")
         return Check("quit", "PASS", f"exited {_timing(time.monotonic() - started, grace)}, status {status}")
-
-
-def _hands(count: int, thing: str) -> str:
-    """``count`` things: "one hand", "64 hands"."""
-    return f"one {thing}" if count == 1 else f"{count} {thing}s"

@@ -21,6 +21,7 @@ from bench.run.play import RunSettings, TournamentError, make_bots
 from bench.run.runner import BACKENDS, run_chunks
 from bots import BotError
 from bots.identity import bot_identity
+from bots.protocol import ProtocolBot
 from bots.registry import BUILT_IN, parse_spec
 from solver import config, system
 from solver.documents import json_ready
@@ -180,8 +181,7 @@ def _why_not_b(args: argparse.Namespace, samples: int, rules: Rules, made: dict[
     says so; a plug-in that might be is passed over for A."""
     if not callable(getattr(made[args.b], "arrange_many", None)):
         return ""
-    name = parse_spec(args.b)[0]
-    if name.startswith("cmd:") or name.endswith(".toml"):  # refused before any bot is made (check_plan)
+    if isinstance(made[args.b], ProtocolBot):  # refused before any bot is made (check_plan)
         return f"; B cannot be: {_field_or_reason(args.b, samples, rules)}"
     return ", a bot of this package, before B, a plug-in"
 
