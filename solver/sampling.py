@@ -19,6 +19,7 @@ from solver.cards import Card
 from solver.errors import SolveError
 from solver.naturals import Natural, best_natural, natural_mask, settle_naturals
 from solver.opponent import OpponentModel, arrange_checked
+from solver.pool import OpponentPool
 from solver.rules import Rules
 from solver.scoring import fouls, row_results_of, settle_values
 
@@ -154,11 +155,18 @@ def simulate(cards: tuple[Card, ...], opponent: OpponentModel, samples: int,
 
     Returns:
         The deals (``(samples, 13)`` uint8), the same hands arranged front | middle | back,
-            and the seconds each step took (``deal``, ``arrange``).
+            and the seconds each step took (``deal``, ``arrange``). From an ``OpponentPool`` the
+            opponents are its first ``samples`` members that share no card with ``cards`` (the
+            seed is not used), and the deals are those hands as set.
 
     Raises:
         OpponentError: The opponent model failed or set its hands wrongly.
+        SolveError: The pool holds too few members for these cards.
     """
+    if isinstance(opponent, OpponentPool):
+        t0 = time.perf_counter()
+        arranged = opponent.draw(cards, samples)
+        return arranged, arranged, {"deal": time.perf_counter() - t0, "arrange": 0.0}
     deal_seed, bot_seed = np.random.SeedSequence(entropy).spawn(2)
     t0 = time.perf_counter()
     deals = deal_opponents(cards, samples, np.random.default_rng(deal_seed))

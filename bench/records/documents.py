@@ -105,6 +105,8 @@ class ExploitDocument(TypedDict):
     requested_hand_count: int
     sample_count: int
     eval_sample_count: int
+    pooled: NotRequired[bool]
+    pool_variance: NotRequired[ExploitDocumentPoolVariance]
     gain: float | None
     gain_se: float | None
     ci95: list[float] | None
@@ -137,6 +139,12 @@ class ExploitRulesRoyaltiesItem(TypedDict):
     row: Literal['front', 'middle', 'back']
     category: str
     units: int
+
+
+class ExploitDocumentPoolVariance(TypedDict):
+    "a pooled run: what the opponents shared between hands add to the variance of the in-sample and of the held-out mean gain, already in in_sample_gain_se and gain_se"
+    in_sample: float
+    held_out: float
 
 
 class ExploitDocumentLargestGainsItem(TypedDict):
@@ -176,6 +184,7 @@ class ExploitJournalSettings(TypedDict):
     seed: int
     sample_count: int
     eval_sample_count: int
+    pooled: NotRequired[bool]
 
 
 class ExploitJournalRules(TypedDict):
