@@ -34,6 +34,7 @@ from solver.opponent import OpponentModel, arrange_checked, model_name
 DISJOINT = math.comb(39, 13) / math.comb(52, 13)  # the chance a member shares no card with a given hand
 SPARE_SDS = 8  # a pool holds this many standard deviations of spare members above the mean need
 CHUNK = 65_536  # members dealt and set at a time, each chunk from its own seed
+BYTES_PER_MEMBER = 32  # a member kept: its 13 cards set, its mask, and a run's sum of its deviations (8 each)
 
 
 def pool_size(count: int) -> int:
@@ -51,7 +52,7 @@ def pool_size(count: int) -> int:
 
     Examples:
         >>> pool_size(1000), pool_size(32000)
-        (84656, 2541052)
+        (100531, 2616840)
     """
     size = math.ceil(count / DISJOINT)
     while size * DISJOINT - SPARE_SDS * math.sqrt(size * DISJOINT * (1 - DISJOINT)) < count:

@@ -28,7 +28,7 @@ def _gib(n: float) -> str:
     return f"{n / 2**30:,.1f} GiB" if n >= 2**30 else f"{n / 2**20:,.0f} MiB"
 
 
-def check_memory(samples: int) -> None:
+def check_memory(samples: int, each: int = config.BYTES_PER_SAMPLE, what: str = "samples") -> None:
     """Refuse, before any work, a sample that would not fit in the memory left.
 
     A sample that needs less than ``config.SMALL_NEED`` (less than the interpreter itself
@@ -36,8 +36,10 @@ def check_memory(samples: int) -> None:
     the check is worth. Where the memory left cannot be read, every sample is let through.
 
     Args:
-        samples: How many opponent hands the sample would hold; each needs
-            ``config.BYTES_PER_SAMPLE`` bytes.
+        samples: How many opponent hands the sample would hold.
+        each: The bytes each needs: ``config.BYTES_PER_SAMPLE`` for a sample that is dealt,
+            ``solver.pool.BYTES_PER_MEMBER`` for a pool's members.
+        what: What they are called in the message.
 
     Raises:
         SolveError: The sample needs more than ``system.available_memory()``; the message
@@ -49,13 +51,13 @@ def check_memory(samples: int) -> None:
         ...
         solver.errors.SolveError: 1,000,000,000,000,000 samples would need about 651,925,802.2 GiB of memory, more than the ...
     """
-    need = int(samples) * config.BYTES_PER_SAMPLE
+    need = int(samples) * each
     if need < config.SMALL_NEED:
         return
     have = system.available_memory()
     if have is not None and need > have:
-        raise SolveError(f"{int(samples):,} samples would need about {_gib(need)} of memory, more than the "
-                         f"{_gib(have)} available; ask for at most {have // config.BYTES_PER_SAMPLE:,}")
+        raise SolveError(f"{int(samples):,} {what} would need about {_gib(need)} of memory, more than the "
+                         f"{_gib(have)} available; ask for at most {have // each:,}")
 
 
 def deal_opponents(hand: tuple[Card, ...], samples: int, rng: np.random.Generator) -> np.ndarray:

@@ -44,6 +44,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--bots", default="table,heuristic,greedy",
                         help="coverage: the bots whose reduced games are built, comma-separated")
     parser.add_argument("--runs", type=positive, default=2000, help="coverage: simulated runs of each game")
+    parser.add_argument("--pool", action="store_true", help="coverage: simulate runs of bench exploit --pool, whose "
+                        "hands share their opponents (each of the game's hands meets the same ones each time it is dealt)")
     parser.add_argument("--jobs", type=positive, default=None, help="estimators: workers (default: all cores)")
     parser.add_argument("--save", default=None, metavar="FILE.npz",
                         help="estimators: keep every deal's outcomes, saved after each pair (run the study again "
@@ -176,7 +178,7 @@ def _coverage(args: argparse.Namespace) -> int:
                     raise UsageError(str(error)) from None
                 rows.append({"bot": bot, "rules": rules_name,
                              **exploit_coverage.coverage(game, args.runs, args.hands, args.samples, args.samples,
-                                                         seed=args.seed)})
+                                                         seed=args.seed, pooled=args.pool)})
     show(json.dumps(json_ready({"study": "coverage", "game": exploit_coverage.GAME, "seed": args.seed, "rows": rows},
                                digits=6), indent=1), exact=True)
     return 0
