@@ -87,17 +87,17 @@ class OpponentPool:
         self.name = model_name(model)
         self.size = int(size)
         self.entropy = int(entropy)
-        arranged = np.empty((self.size, 13), np.uint8)
+        self.arranged = np.empty((self.size, 13), np.uint8)
+        self.masks = np.empty(self.size, np.uint64)
         seeds = np.random.SeedSequence(self.entropy).spawn(-(-self.size // CHUNK))
-        for c, child in enumerate(seeds):
+        for c, child in enumerate(seeds):  # a chunk at a time, so that what is made meanwhile stays small
             deal_seed, bot_seed = child.spawn(2)
             start, stop = c * CHUNK, min((c + 1) * CHUNK, self.size)
             deals = np.argsort(np.random.default_rng(deal_seed).random((stop - start, 52)), axis=1)[:, :13]
-            arranged[start:stop] = arrange_checked(model, deals.astype(np.uint8), np.random.default_rng(bot_seed))
+            self.arranged[start:stop] = arrange_checked(model, deals.astype(np.uint8), np.random.default_rng(bot_seed))
+            self.masks[start:stop] = _masks(self.arranged[start:stop])
             if on_chunk is not None:
                 on_chunk(stop)
-        self.arranged = arranged
-        self.masks = _masks(arranged)
 
     def arrange_many(self, hands: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """Set hands as the pool's model does.

@@ -106,7 +106,7 @@ class ExploitDocument(TypedDict):
     sample_count: int
     eval_sample_count: int
     pooled: NotRequired[bool]
-    pool_variance: NotRequired[ExploitDocumentPoolVariance]
+    pool_share: NotRequired[ExploitDocumentPoolShare]
     gain: float | None
     gain_se: float | None
     ci95: list[float] | None
@@ -141,10 +141,10 @@ class ExploitRulesRoyaltiesItem(TypedDict):
     units: int
 
 
-class ExploitDocumentPoolVariance(TypedDict):
-    "a pooled run: what the opponents shared between hands add to the variance of the in-sample and of the held-out mean gain, already in in_sample_gain_se and gain_se"
-    in_sample: float
-    held_out: float
+class ExploitDocumentPoolShare(TypedDict):
+    "a pooled run: of the in-sample and of the held-out gain's standard error squared, the share that the opponents shared between hands make (the held-out gain's takes the choosing pool's part too); null where there is no standard error"
+    in_sample: float | None
+    held_out: float | None
 
 
 class ExploitDocumentLargestGainsItem(TypedDict):
