@@ -1,7 +1,7 @@
 """A pool of opponents set once and shared by many hands.
 
 Setting a simulated opponent is the costly part of a solve: ``table`` with card removal and,
-under 1-6 and 2-4, the coupling of the rows takes about 0.08 ms a hand, and a run that
+under 1-6 and 2-4, the coupling of the rows takes about 0.07 ms a hand on two free cores, and a run that
 measures thousands of hands against tens of thousands of opponents each sets them again for
 every hand. A pool deals ``size`` opponents once, each 13 cards from the whole deck, and sets
 them once. A hand then draws its opponents from the pool: the first ``count`` members, in the
@@ -15,7 +15,7 @@ alone, in turn) keeps them independent. A member qualifies for a given hand with
 hand once it holds ``pool_size(count)`` members.
 
 What a pool does not give is independence between hands: two hands may draw the same
-member (about 0.8% of a hand's opponents, where the pool is just large enough). A figure
+member (about 1.3% of a hand's opponents on average, where the pool is just large enough). A figure
 averaged over hands then has a variance above the spread between its hands over their number;
 ``bench.analysis.exploit`` adds that part, member by member.
 """
@@ -34,7 +34,7 @@ from solver.opponent import OpponentModel, arrange_checked, model_name
 DISJOINT = math.comb(39, 13) / math.comb(52, 13)  # the chance a member shares no card with a given hand
 SPARE_SDS = 8  # a pool holds this many standard deviations of spare members above the mean need
 CHUNK = 65_536  # members dealt and set at a time, each chunk from its own seed
-BYTES_PER_MEMBER = 32  # a member kept: its 13 cards set, its mask, and a run's sum of its deviations (8 each)
+BYTES_PER_MEMBER = 48  # a member: its 13 cards set, its mask and a run's sum of its deviations (8 each), a hand's draw (9)
 
 
 def pool_size(count: int) -> int:

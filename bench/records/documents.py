@@ -142,7 +142,7 @@ class ExploitRulesRoyaltiesItem(TypedDict):
 
 
 class ExploitDocumentPoolShare(TypedDict):
-    "a pooled run: of the in-sample and of the held-out gain's standard error squared, the share that the opponents shared between hands make (the held-out gain's takes the choosing pool's part too); null where there is no standard error"
+    "a pooled run: of the in-sample and of the held-out gain's standard error squared, the share added for the pools (the held-out gain's takes the choosing pool's part too); it counts each hand's own sampling noise a second time, so it overstates what the hands share; null where there is no standard err"
     in_sample: float | None
     held_out: float | None
 
